@@ -1,0 +1,157 @@
+/* copy_cpu.c - the CPU copy engine behind host-side #copy: a strided copy
+ * between two layouts of the same logical index space. Dimensions of size 1
+ * are dropped, the rest ordered by destination stride and merged where both
+ * strides chain, so that contiguous runs become memcpy and transposes become
+ * cache-blocked loops. */
+#include "parray/core.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXD 16
+
+typedef struct dimv {
+  int64_t n, ds, ss; /* size, destination stride, source stride (elements) */
+} dimv;
+
+static int cmp_dim(const void *a, const void *b) {
+  const dimv *x = a, *y = b;
+  int64_t dx = x->ds < 0 ? -x->ds : x->ds, dy = y->ds < 0 ? -y->ds : y->ds;
+  if (dx != dy) return dx > dy ? -1 : 1; /* outermost first */
+  int64_t sx = x->ss < 0 ? -x->ss : x->ss, sy = y->ss < 0 ? -y->ss : y->ss;
+  return sx > sy ? -1 : sx < sy ? 1 : 0;
+}
+
+/* Normalise: drop size-1 dims, sort, merge chained dims. Returns new rank. */
+static int normalise(dimv *d, int n) {
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (d[i].n != 1) d[m++] = d[i];
+  qsort(d, (size_t)m, sizeof *d, cmp_dim);
+  int k = 0;
+  for (int i = 0; i < m; i++) {
+    if (k > 0 && d[k - 1].ds == d[i].ds * d[i].n && d[k - 1].ss == d[i].ss * d[i].n) {
+      d[k - 1].n *= d[i].n;
+      d[k - 1].ds = d[i].ds;
+      d[k - 1].ss = d[i].ss;
+    } else {
+      d[k++] = d[i];
+    }
+  }
+  return k;
+}
+
+static inline void move(char *dst, const char *src, size_t es) {
+  switch (es) {
+  case 1: *dst = *src; break;
+  case 2: memcpy(dst, src, 2); break;
+  case 4: memcpy(dst, src, 4); break;
+  case 8: memcpy(dst, src, 8); break;
+  case 16: memcpy(dst, src, 16); break;
+  default: memcpy(dst, src, es); break;
+  }
+}
+
+/* Innermost two dimensions as a cache-blocked 2-D copy; element sizes 1, 2,
+ * 4, 8 and 16 get loops of their own (fixed-size memcpy compiles to one
+ * move), others go through the generic byte copy. Blocks are BI outer by BJ
+ * inner indices: the inner loop walks the dst-contiguous dimension, so BJ
+ * rows of the source are live at once; keeping BJ at 8 avoids the cache-set
+ * conflicts of power-of-two row pitches (measured 3-4x faster than 32 x 32
+ * on u8/f32 transposes of 4096..8192 rows). */
+#define BI 128
+#define BJ 8
+#define COPY2D_T(NAME, ES)                                                                                            \
+  static void NAME(char *dst, const char *src, const dimv *o, const dimv *in) {                                       \
+    const int64_t ods = o->ds * ES, oss = o->ss * ES, ids = in->ds * ES, iss = in->ss * ES;                           \
+    for (int64_t i0 = 0; i0 < o->n; i0 += BI)                                                                         \
+      for (int64_t j0 = 0; j0 < in->n; j0 += BJ) {                                                                    \
+        int64_t ie = i0 + BI < o->n ? i0 + BI : o->n, je = j0 + BJ < in->n ? j0 + BJ : in->n;                         \
+        for (int64_t i = i0; i < ie; i++) {                                                                           \
+          char *d = dst + i * ods + j0 * ids;                                                                         \
+          const char *s = src + i * oss + j0 * iss;                                                                   \
+          for (int64_t j = j0; j < je; j++, d += ids, s += iss) memcpy(d, s, ES);                                     \
+        }                                                                                                             \
+      }                                                                                                               \
+  }
+COPY2D_T(copy2d_1, 1)
+COPY2D_T(copy2d_2, 2)
+COPY2D_T(copy2d_4, 4)
+COPY2D_T(copy2d_8, 8)
+COPY2D_T(copy2d_16, 16)
+
+static void copy2d(char *dst, const char *src, const dimv *o, const dimv *in, size_t es) {
+  switch (es) {
+  case 1: copy2d_1(dst, src, o, in); return;
+  case 2: copy2d_2(dst, src, o, in); return;
+  case 4: copy2d_4(dst, src, o, in); return;
+  case 8: copy2d_8(dst, src, o, in); return;
+  case 16: copy2d_16(dst, src, o, in); return;
+  default: break;
+  }
+  for (int64_t i0 = 0; i0 < o->n; i0 += BI)
+    for (int64_t j0 = 0; j0 < in->n; j0 += BJ) {
+      int64_t ie = i0 + BI < o->n ? i0 + BI : o->n, je = j0 + BJ < in->n ? j0 + BJ : in->n;
+      for (int64_t i = i0; i < ie; i++) {
+        char *d = dst + (size_t)(i * o->ds + j0 * in->ds) * es;
+        const char *s = src + (size_t)(i * o->ss + j0 * in->ss) * es;
+        for (int64_t j = j0; j < je; j++, d += in->ds * (int64_t)es, s += in->ss * (int64_t)es) move(d, s, es);
+      }
+    }
+}
+
+parray_status parray_copy_strided_cpu(void *dst, const int64_t *dst_stride, const void *src,
+                                      const int64_t *src_stride, const int64_t *shape, int ndim,
+                                      size_t elem_size) {
+  if (ndim < 0 || ndim > MAXD || elem_size == 0 || (ndim > 0 && (!shape || !dst_stride || !src_stride))) {
+    parray_set_error("parray_copy_strided_cpu: bad rank %d or element size %zu", ndim, elem_size);
+    return PARRAY_ERR_INVALID;
+  }
+  dimv d[MAXD];
+  for (int i = 0; i < ndim; i++) {
+    if (shape[i] < 0) {
+      parray_set_error("parray_copy_strided_cpu: negative extent %lld", (long long)shape[i]);
+      return PARRAY_ERR_INVALID;
+    }
+    if (shape[i] == 0) return PARRAY_OK;
+    d[i] = (dimv){shape[i], dst_stride[i], src_stride[i]};
+  }
+  if (!dst || !src) {
+    parray_set_error("parray_copy_strided_cpu: null pointer");
+    return PARRAY_ERR_INVALID;
+  }
+  int n = normalise(d, ndim);
+  char *D = dst;
+  const char *S = src;
+  if (n == 0) {
+    move(D, S, elem_size);
+    return PARRAY_OK;
+  }
+  /* Innermost run contiguous on both sides: copy it with memcpy. */
+  int contig = d[n - 1].ds == 1 && d[n - 1].ss == 1;
+  size_t run = contig ? (size_t)d[n - 1].n * elem_size : 0;
+  int outer = contig ? n - 1 : (n >= 2 ? n - 2 : 0);
+  int64_t idx[MAXD] = {0};
+  int64_t total = 1;
+  for (int i = 0; i < outer; i++) total *= d[i].n;
+  for (int64_t t = 0; t < total; t++) {
+    int64_t doff = 0, soff = 0;
+    for (int i = 0; i < outer; i++) {
+      doff += idx[i] * d[i].ds;
+      soff += idx[i] * d[i].ss;
+    }
+    char *dp = D + doff * (int64_t)elem_size;
+    const char *sp = S + soff * (int64_t)elem_size;
+    if (contig)
+      memcpy(dp, sp, run);
+    else if (n >= 2)
+      copy2d(dp, sp, &d[n - 2], &d[n - 1], elem_size);
+    else
+      for (int64_t j = 0; j < d[0].n; j++) move(dp + j * d[0].ds * (int64_t)elem_size, sp + j * d[0].ss * (int64_t)elem_size, elem_size);
+    for (int i = outer - 1; i >= 0; i--) {
+      if (++idx[i] < d[i].n) break;
+      idx[i] = 0;
+    }
+  }
+  return PARRAY_OK;
+}

@@ -1,0 +1,205 @@
+/* copy_strided.cu - the device copy engine (#copy between two dmem layouts)
+ * and the device permute. Plans a copy after parray_copy_normalise (byte
+ * strides, size-1 dimensions dropped, dimensions that move together merged)
+ * and dispatches it: cudaMemcpyAsync for one contiguous run,
+ * cudaMemcpy2DAsync for wide pitched rows, the tiled transpose when src and
+ * dst have different contiguous dimensions, the gather kernel otherwise
+ * (kernels in permute_kernels.cu). docs/permute.md states the rules. */
+#include "parray/cuda.h"
+#include "parray/permute.h"
+
+#include <cstdint>
+
+extern "C" {
+parray_status parray__launch_gather(void *dst, const void *src, int unit, const parray_copy_dim *d, int nd,
+                                    cudaStream_t s);
+parray_status parray__launch_tile(void *dst, const void *src, int wb, int k, const parray_copy_dim *batch, int nb,
+                                  int64_t A, int64_t Da, int64_t B, int64_t Sb, int ym, int persistent,
+                                  cudaStream_t s);
+}
+
+namespace {
+
+constexpr int MAXD = 16;
+/* Innermost common run (bytes) from which a copy is a batch of row copies
+ * (each row at least one full 32-byte sector) rather than a transpose. */
+constexpr int64_t ROW_MIN = 32;
+/* Widest pitched rows worth handing to cudaMemcpy2DAsync. */
+constexpr int64_t MEMCPY2D_MIN = 512;
+/* Smallest extents of the two contiguous dims for the tile transpose. */
+constexpr int64_t TILE_MIN = 8;
+
+/* Engine options (bench/tests only, through parray__copy_strided_cuda_opts). */
+enum {
+  OPT_NO_MEMCPY2D = 1, /* never call cudaMemcpy2DAsync */
+  OPT_PERSISTENT = 2,  /* tile kernel on a grid of 8 blocks per SM, looping */
+  OPT_YM1 = 4,         /* tile of 32 x 32 slots for 4-byte words (default 32 x 64) */
+  OPT_YM2 = 8,         /* tile of 32 x 64 slots for every word size */
+  OPT_NO_K = 16,       /* no 2x2 / 4x4 word packing for 2- and 1-byte elements */
+  OPT_NO_TILE = 32     /* gather kernel instead of the tile transpose */
+};
+
+int64_t iabs(int64_t v) { return v < 0 ? -v : v; }
+
+int pow2_unit(uint64_t g) { /* largest of 16, 8, 4, 2, 1 dividing g */
+  int u = 16;
+  while (u > 1 && (g % u) != 0) u >>= 1;
+  return u;
+}
+
+parray_status plan(void *dst, const void *src, parray_copy_dim *d, int n, int opts, cudaStream_t s) {
+  const char *what = "parray_copy_strided_cuda: cudaMemcpyAsync";
+  if (n == 0) return parray_cuda_status(cudaMemcpyAsync(dst, src, 1, cudaMemcpyDeviceToDevice, s), what);
+  int64_t R = 1; /* common innermost contiguous run, bytes */
+  int nr = n;    /* dims outside the run */
+  if (d[n - 1].dst_stride == 1 && d[n - 1].src_stride == 1) {
+    R = d[n - 1].n;
+    nr = n - 1;
+  }
+  if (nr == 0) return parray_cuda_status(cudaMemcpyAsync(dst, src, size_t(R), cudaMemcpyDeviceToDevice, s), what);
+  uint64_t g = uint64_t(uintptr_t(dst) | uintptr_t(src));
+  for (int i = 0; i < nr; i++) g |= uint64_t(iabs(d[i].dst_stride) | iabs(d[i].src_stride));
+  parray_copy_dim u[MAXD + 1];
+
+  if (R >= ROW_MIN) {
+    /* batch of row copies */
+    if (nr == 1 && !(opts & OPT_NO_MEMCPY2D) && R >= MEMCPY2D_MIN && d[0].dst_stride >= R &&
+        d[0].src_stride >= R && d[0].dst_stride < (int64_t(1) << 30) && d[0].src_stride < (int64_t(1) << 30))
+      return parray_cuda_status(cudaMemcpy2DAsync(dst, size_t(d[0].dst_stride), src, size_t(d[0].src_stride),
+                                                  size_t(R), size_t(d[0].n), cudaMemcpyDeviceToDevice, s),
+                                "parray_copy_strided_cuda: cudaMemcpy2DAsync");
+    const int m = pow2_unit(g | uint64_t(R));
+    for (int i = 0; i < nr; i++) u[i] = {d[i].n, d[i].dst_stride / m, d[i].src_stride / m};
+    u[nr] = {R / m, 1, 1};
+    return parray__launch_gather(dst, src, m, u, nr + 1, s);
+  }
+
+  const int e = int(R); /* element of R bytes, R < 32 */
+  if ((e & (e - 1)) == 0 && e <= 16 && g % uint64_t(e) == 0) {
+    for (int i = 0; i < nr; i++) u[i] = {d[i].n, d[i].dst_stride / e, d[i].src_stride / e};
+    /* b: contiguous in dst (the last, by the ordering); a: contiguous in src */
+    int ib = u[nr - 1].dst_stride == 1 ? nr - 1 : -1, ia = -1;
+    for (int i = 0; i < nr; i++)
+      if (i != ib && u[i].src_stride == 1 && (ia < 0 || u[i].n > u[ia].n)) ia = i;
+    if (!(opts & OPT_NO_TILE) && ia >= 0 && ib >= 0 && u[ia].n >= TILE_MIN && u[ib].n >= TILE_MIN) {
+      parray_copy_dim batch[MAXD + 1];
+      int nb = 0;
+      for (int i = 0; i < nr; i++)
+        if (i != ia && i != ib) batch[nb++] = u[i];
+      const int64_t A = u[ia].n, B = u[ib].n, Da = u[ia].dst_stride, Sb = u[ib].src_stride;
+      int k = 1, wb = e;
+      if (e <= 2 && !(opts & OPT_NO_K)) {
+        /* pack 4/e elements per 4-byte word along both a and b */
+        const int64_t K = 4 / e;
+        bool ok = A % K == 0 && B % K == 0 && (uintptr_t(dst) | uintptr_t(src)) % 4 == 0 && Da % K == 0 &&
+                  Sb % K == 0;
+        for (int i = 0; i < nb; i++) ok = ok && batch[i].dst_stride % K == 0 && batch[i].src_stride % K == 0;
+        if (ok) {
+          k = int(K);
+          wb = 4;
+          for (int i = 0; i < nb; i++) batch[i] = {batch[i].n, batch[i].dst_stride / K, batch[i].src_stride / K};
+        }
+      }
+      const int ym = (opts & OPT_YM2) ? 2 : (opts & OPT_YM1) ? 1 : (wb == 4 && k <= 2) ? 2 : 1;
+      return parray__launch_tile(dst, src, wb, k, batch, nb, A / k, Da / k, B / k, Sb / k, ym,
+                                 (opts & OPT_PERSISTENT) ? 1 : 0, s);
+    }
+    return parray__launch_gather(dst, src, e, u, nr, s);
+  }
+  /* odd element size or misaligned: move the largest legal unit */
+  const int m = pow2_unit(g | uint64_t(R));
+  for (int i = 0; i < nr; i++) u[i] = {d[i].n, d[i].dst_stride / m, d[i].src_stride / m};
+  int nu = nr;
+  if (R / m > 1) u[nu++] = {R / m, 1, 1};
+  return parray__launch_gather(dst, src, m, u, nu, s);
+}
+
+parray_status copy_strided(void *dst, const int64_t *dst_stride, const void *src, const int64_t *src_stride,
+                           const int64_t *shape, int ndim, size_t elem_size, int opts, cudaStream_t s) {
+  if (ndim < 0 || ndim > MAXD || elem_size == 0 || elem_size > 16 ||
+      (ndim > 0 && (!shape || !dst_stride || !src_stride))) {
+    parray_set_error("parray_copy_strided_cuda: bad rank %d or element size %zu (1..16)", ndim, elem_size);
+    return PARRAY_ERR_INVALID;
+  }
+  for (int i = 0; i < ndim; i++) {
+    if (shape[i] < 0) {
+      parray_set_error("parray_copy_strided_cuda: negative extent %lld", (long long)shape[i]);
+      return PARRAY_ERR_INVALID;
+    }
+    if (shape[i] == 0) return PARRAY_OK;
+  }
+  if (!dst || !src) {
+    parray_set_error("parray_copy_strided_cuda: null pointer");
+    return PARRAY_ERR_INVALID;
+  }
+  parray_copy_dim d[MAXD + 1];
+  const int n = parray_copy_normalise(d, shape, dst_stride, src_stride, ndim, elem_size);
+  if (n < 0) return PARRAY_ERR_INVALID;
+  return plan(dst, src, d, n, opts, s);
+}
+
+parray_status permute(void *dst, const void *src, size_t elem_size, int ndim, const int64_t *src_shape,
+                      const int *perm, int opts, cudaStream_t s) {
+  if (ndim < 0 || ndim > PARRAY_PERMUTE_MAX_DIMS || elem_size == 0 || elem_size > 16 ||
+      (ndim > 0 && (!src_shape || !perm))) {
+    parray_set_error("parray_permute_cuda: bad rank %d, element size %zu (1..16) or null shape/perm", ndim,
+                     elem_size);
+    return PARRAY_ERR_INVALID;
+  }
+  int seen[PARRAY_PERMUTE_MAX_DIMS] = {0};
+  for (int i = 0; i < ndim; i++) {
+    if (perm[i] < 0 || perm[i] >= ndim || seen[perm[i]]++) {
+      parray_set_error("parray_permute_cuda: perm is not a permutation of 0..%d", ndim - 1);
+      return PARRAY_ERR_INVALID;
+    }
+    if (src_shape[i] < 0) {
+      parray_set_error("parray_permute_cuda: negative extent %lld", (long long)src_shape[i]);
+      return PARRAY_ERR_INVALID;
+    }
+  }
+  int64_t sstr[PARRAY_PERMUTE_MAX_DIMS], shape[PARRAY_PERMUTE_MAX_DIMS], dstr[PARRAY_PERMUTE_MAX_DIMS],
+      ss[PARRAY_PERMUTE_MAX_DIMS];
+  int64_t acc = 1;
+  for (int i = ndim - 1; i >= 0; i--) {
+    sstr[i] = acc;
+    acc *= src_shape[i];
+  }
+  acc = 1;
+  for (int i = ndim - 1; i >= 0; i--) {
+    shape[i] = src_shape[perm[i]];
+    dstr[i] = acc;
+    ss[i] = sstr[perm[i]];
+    acc *= shape[i];
+  }
+  return copy_strided(dst, dstr, src, ss, shape, ndim, elem_size, opts, s);
+}
+
+} // namespace
+
+extern "C" {
+
+parray_status parray_copy_strided_cuda(void *dst, const int64_t *dst_stride, const void *src,
+                                       const int64_t *src_stride, const int64_t *shape, int ndim, size_t elem_size,
+                                       cudaStream_t s) {
+  return copy_strided(dst, dst_stride, src, src_stride, shape, ndim, elem_size, 0, s);
+}
+
+parray_status parray_permute_cuda(void *dst, const void *src, size_t elem_size, int ndim, const int64_t *src_shape,
+                                  const int *perm, cudaStream_t s) {
+  return permute(dst, src, elem_size, ndim, src_shape, perm, 0, s);
+}
+
+/* Bench/test entry points with engine options (see the OPT_ flags above). */
+PARRAY_API parray_status parray__copy_strided_cuda_opts(void *dst, const int64_t *dst_stride, const void *src,
+                                                        const int64_t *src_stride, const int64_t *shape, int ndim,
+                                                        size_t elem_size, int opts, cudaStream_t s) {
+  return copy_strided(dst, dst_stride, src, src_stride, shape, ndim, elem_size, opts, s);
+}
+
+PARRAY_API parray_status parray__permute_cuda_opts(void *dst, const void *src, size_t elem_size, int ndim,
+                                                   const int64_t *src_shape, const int *perm, int opts,
+                                                   cudaStream_t s) {
+  return permute(dst, src, elem_size, ndim, src_shape, perm, opts, s);
+}
+
+} // extern "C"

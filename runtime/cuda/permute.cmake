@@ -1,0 +1,4 @@
+# Permute/transpose library, device side: parray_permute_cuda and the device
+# copy engine parray_copy_strided_cuda (planner) plus their kernels.
+target_sources(parray_cuda PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cuda/copy_strided.cu
+                                   ${CMAKE_CURRENT_SOURCE_DIR}/cuda/permute_kernels.cu)

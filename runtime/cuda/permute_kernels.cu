@@ -1,0 +1,441 @@
+/* permute_kernels.cu - the GPU kernels behind parray_permute_cuda and
+ * parray_copy_strided_cuda (copy_strided.cu plans, this file launches):
+ *  - a tiled shared-memory transpose for copies where src and dst have
+ *    different contiguous dimensions (any permutation that moves the last
+ *    dimension), with one padding slot per tile row so that neither phase
+ *    has bank conflicts, and 2-byte / 1-byte elements handled in 4-byte
+ *    words (a 2x2 / 4x4 register transpose: the "half2 path");
+ *  - a vectorised gather kernel (1..16-byte moves, 4 per thread in flight)
+ *    for everything else, e.g. (1,0,2) as a batched row copy.
+ * Index arithmetic is int32 when every offset fits, int64 otherwise, and
+ * divides by precomputed magic numbers (round-up method: for n < 2^(N-1),
+ * n / d == (mulhi(n, m) + n) >> s with s = ceil(log2 d) and
+ * m = floor(2^N (2^s - d) / d) + 1). */
+#include "parray/cuda.h"
+#include "parray/permute.h"
+
+#include <climits>
+#include <cstdint>
+
+namespace {
+
+constexpr int KMAXD = 17; /* 16 dims + the byte dimension of the normaliser */
+constexpr int THREADS = 256;
+constexpr int UNROLL = 4; /* gather: units per thread */
+
+struct FastDiv32 {
+  uint32_t d, m, s;
+  __host__ __device__ FastDiv32() : d(1), m(1), s(0) {}
+  explicit FastDiv32(uint32_t dv) : d(dv), m(1), s(0) {
+    while (s < 32 && (uint64_t(1) << s) < dv) s++;
+    m = uint32_t((uint64_t(1) << 32) * ((uint64_t(1) << s) - dv) / dv + 1);
+  }
+  /* n < 2^31 */
+  __host__ __device__ __forceinline__ void divmod(int32_t n, int32_t &q, int32_t &r) const {
+    uint32_t un = uint32_t(n);
+#ifdef __CUDA_ARCH__
+    uint32_t hi = __umulhi(un, m);
+#else
+    uint32_t hi = uint32_t((uint64_t(un) * m) >> 32);
+#endif
+    uint32_t uq = (hi + un) >> s;
+    q = int32_t(uq);
+    r = int32_t(un - uq * d);
+  }
+};
+
+struct FastDiv64 {
+  uint64_t d, m;
+  uint32_t s;
+  __host__ __device__ FastDiv64() : d(1), m(1), s(0) {}
+  explicit FastDiv64(uint64_t dv) : d(dv), m(1), s(0) {
+    while (s < 63 && (uint64_t(1) << s) < dv) s++; /* dv <= 2^63 */
+    unsigned __int128 p = ((unsigned __int128)1 << s) - dv;
+    m = uint64_t((p << 64) / dv + 1);
+  }
+  /* n < 2^63 */
+  __host__ __device__ __forceinline__ void divmod(int64_t n, int64_t &q, int64_t &r) const {
+    uint64_t un = uint64_t(n);
+#ifdef __CUDA_ARCH__
+    uint64_t hi = __umul64hi(un, m);
+#else
+    uint64_t hi = uint64_t(((unsigned __int128)un * m) >> 64);
+#endif
+    uint64_t uq = (hi + un) >> s;
+    q = int64_t(uq);
+    r = int64_t(un - uq * d);
+  }
+};
+
+template <typename I> struct FD;
+template <> struct FD<int32_t> { using type = FastDiv32; };
+template <> struct FD<int64_t> { using type = FastDiv64; };
+
+/* Moves of 1..16 bytes. */
+template <int B> struct U;
+template <> struct U<1> { using type = unsigned char; };
+template <> struct U<2> { using type = unsigned short; };
+template <> struct U<4> { using type = unsigned int; };
+template <> struct U<8> { using type = uint2; };
+template <> struct U<16> { using type = uint4; };
+
+/* ---------------------------------------------------------------- gather */
+
+/* dims stored innermost first; dim k < nd-1 is divided out of the linear dst
+ * index, the outermost keeps the quotient. Strides in units, signed. */
+template <typename I> struct GatherDesc {
+  typename FD<I>::type div[KMAXD];
+  I ds[KMAXD], ss[KMAXD];
+  I ds_outer, ss_outer;
+  I total;
+  int nd;
+};
+
+template <typename I>
+__device__ __forceinline__ void gather_offsets(const GatherDesc<I> &p, I i, I &doff, I &soff) {
+  I rem = i, so = 0, dof = 0;
+#pragma unroll
+  for (int k = 0; k < KMAXD - 1; k++) {
+    if (k >= p.nd - 1) break;
+    I q, r;
+    p.div[k].divmod(rem, q, r);
+    so += r * p.ss[k];
+    dof += r * p.ds[k];
+    rem = q;
+  }
+  soff = so + rem * p.ss_outer;
+  doff = dof + rem * p.ds_outer;
+}
+
+template <int B, typename I>
+__global__ void __launch_bounds__(THREADS) gather_kernel(void *__restrict__ dstp, const void *__restrict__ srcp,
+                                                         const GatherDesc<I> p) {
+  using T = typename U<B>::type;
+  T *dst = static_cast<T *>(dstp);
+  const T *src = static_cast<const T *>(srcp);
+  const I base = I(blockIdx.x) * (THREADS * UNROLL) + I(threadIdx.x);
+  T v[UNROLL];
+  I d[UNROLL];
+#pragma unroll
+  for (int k = 0; k < UNROLL; k++) {
+    I i = base + k * THREADS;
+    if (i < p.total) {
+      I so;
+      gather_offsets(p, i, d[k], so);
+      v[k] = __ldg(src + so);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < UNROLL; k++)
+    if (base + k * THREADS < p.total) dst[d[k]] = v[k];
+}
+
+/* ------------------------------------------------------------- transpose */
+
+/* Tile kernel problem, in words (W = one slot for K == 1, 4 bytes for
+ * K > 1): dim a has src stride 1 (word index x), dim b dst stride 1 (word
+ * index y); A, B count words. src word (b, x) = so + b*Sb + x with
+ * b = K*y + i; dst word (a, y) = dof + a*Da + y with a = K*x + j. */
+template <typename I> struct TileDesc {
+  typename FD<I>::type bdiv[KMAXD];
+  I bds[KMAXD], bss[KMAXD];
+  I bds_outer, bss_outer;
+  int nb;
+  I A, B, Da, Sb;
+  typename FD<I>::type tb_div, ta_div;
+  I ntiles;
+};
+
+/* Slot (smem element) holding K words: for K == 1 the word itself. */
+template <int WB, int K> struct Slot { using type = typename U<WB * K>::type; };
+
+template <int K> struct KT;
+template <> struct KT<1> {
+  template <typename W> __device__ static W pack(const W *r) { return r[0]; }
+  template <typename W> __device__ static W word(const W &s, int) { return s; }
+};
+template <> struct KT<2> {
+  /* r[i] = row b=2y+i, halves a=2x,2x+1 -> slot.x = column a=2x (b pair),
+   * slot.y = column a=2x+1 */
+  __device__ static uint2 pack(const unsigned *r) {
+    return make_uint2(__byte_perm(r[0], r[1], 0x5410), __byte_perm(r[0], r[1], 0x7632));
+  }
+  __device__ static unsigned word(const uint2 &s, int j) { return j == 0 ? s.x : s.y; }
+};
+template <> struct KT<4> {
+  __device__ static uint4 pack(const unsigned *r) {
+    unsigned lo01 = __byte_perm(r[0], r[1], 0x5140), hi01 = __byte_perm(r[0], r[1], 0x7362);
+    unsigned lo23 = __byte_perm(r[2], r[3], 0x5140), hi23 = __byte_perm(r[2], r[3], 0x7362);
+    return make_uint4(__byte_perm(lo01, lo23, 0x5410), __byte_perm(lo01, lo23, 0x7632),
+                      __byte_perm(hi01, hi23, 0x5410), __byte_perm(hi01, hi23, 0x7632));
+  }
+  __device__ static unsigned word(const uint4 &s, int j) { return j == 0 ? s.x : j == 1 ? s.y : j == 2 ? s.z : s.w; }
+};
+
+template <typename I>
+__device__ __forceinline__ void tile_base(const TileDesc<I> &p, I t, I &ta, I &tb, I &so, I &dof) {
+  I q, bi;
+  p.tb_div.divmod(t, q, tb);
+  p.ta_div.divmod(q, bi, ta);
+  I s = 0, d = 0;
+#pragma unroll
+  for (int k = 0; k < KMAXD - 1; k++) {
+    if (k >= p.nb - 1) break;
+    I qq, r;
+    p.bdiv[k].divmod(bi, qq, r);
+    s += r * p.bss[k];
+    d += r * p.bds[k];
+    bi = qq;
+  }
+  so = s + bi * p.bss_outer;
+  dof = d + bi * p.bds_outer;
+}
+
+/* Tile: 32 slots along a (one warp, contiguous in src) by 32*YM slots along
+ * b (contiguous in dst). smem row = 32*YM + 1 slots (odd): in the load phase
+ * the lanes of a warp write column yy of rows 0..31, addresses lane*(odd)+yy,
+ * which fall into distinct banks (or bank groups for 8/16-byte slots, whose
+ * accesses split into 16/8-lane phases); in the store phase the lanes read
+ * consecutive slots of one row. */
+template <int WB, int K, int YM, typename I>
+__global__ void __launch_bounds__(THREADS) tile_kernel(void *__restrict__ dstp, const void *__restrict__ srcp,
+                                                       const TileDesc<I> p) {
+  using W = typename U<WB>::type;
+  using S = typename Slot<WB, K>::type;
+  constexpr int TY = 32 * YM;
+  constexpr int LIT = TY / 8; /* load iterations: 8 warps */
+  __shared__ S tile[32][TY + 1];
+  W *dst = static_cast<W *>(dstp);
+  const W *src = static_cast<const W *>(srcp);
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  for (I t = blockIdx.x; t < p.ntiles; t += gridDim.x) {
+    I ta, tb, so, dof;
+    tile_base(p, t, ta, tb, so, dof);
+    const I x0 = ta * 32, y0 = tb * TY;
+    const I x = x0 + lane;
+    W r[LIT][K];
+#pragma unroll
+    for (int it = 0; it < LIT; it++) {
+      const I y = y0 + w + 8 * it;
+      if (x < p.A && y < p.B) {
+#pragma unroll
+        for (int i = 0; i < K; i++) r[it][i] = __ldg(src + so + (y * K + i) * p.Sb + x);
+      }
+    }
+#pragma unroll
+    for (int it = 0; it < LIT; it++) {
+      const I y = y0 + w + 8 * it;
+      if (x < p.A && y < p.B) tile[lane][w + 8 * it] = KT<K>::pack(r[it]);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int it = 0; it < 4; it++) {
+      const int xx = w + 8 * it;
+      const I xg = x0 + xx;
+#pragma unroll
+      for (int qq = 0; qq < YM; qq++) {
+        const int yy = lane + 32 * qq;
+        const I y = y0 + yy;
+        if (xg < p.A && y < p.B) {
+          const S s = tile[xx][yy];
+#pragma unroll
+          for (int j = 0; j < K; j++) dst[dof + (xg * K + j) * p.Da + y] = KT<K>::word(s, j);
+        }
+      }
+    }
+    __syncthreads();
+  }
+}
+
+/* ------------------------------------------------------------ host side */
+
+int64_t iabs(int64_t v) { return v < 0 ? -v : v; }
+
+/* int32 indexing when every offset and count stays below 2^31 with margin */
+bool fits32(int64_t v) { return v < (int64_t(1) << 31) - (int64_t(1) << 22); }
+
+template <typename I>
+parray_status launch_gather(void *dst, const void *src, int unit, const parray_copy_dim *d, int nd, int64_t total,
+                            cudaStream_t s) {
+  GatherDesc<I> p;
+  p.nd = nd;
+  p.total = I(total);
+  for (int k = 0; k + 1 < nd; k++) { /* d[] is outermost first */
+    const parray_copy_dim &e = d[nd - 1 - k];
+    p.div[k] = typename FD<I>::type(e.n);
+    p.ds[k] = I(e.dst_stride);
+    p.ss[k] = I(e.src_stride);
+  }
+  p.ds_outer = I(d[0].dst_stride);
+  p.ss_outer = I(d[0].src_stride);
+  const int64_t blocks = (total + THREADS * UNROLL - 1) / (THREADS * UNROLL);
+  if (blocks > INT_MAX) {
+    parray_set_error("parray_copy_strided_cuda: %lld elements is too many", (long long)total);
+    return PARRAY_ERR_UNSUPPORTED;
+  }
+  const dim3 g{unsigned(blocks)}, b{unsigned(THREADS)};
+  switch (unit) {
+  case 1: gather_kernel<1, I><<<g, b, 0, s>>>(dst, src, p); break;
+  case 2: gather_kernel<2, I><<<g, b, 0, s>>>(dst, src, p); break;
+  case 4: gather_kernel<4, I><<<g, b, 0, s>>>(dst, src, p); break;
+  case 8: gather_kernel<8, I><<<g, b, 0, s>>>(dst, src, p); break;
+  case 16: gather_kernel<16, I><<<g, b, 0, s>>>(dst, src, p); break;
+  default: parray_set_error("gather: bad unit %d", unit); return PARRAY_ERR_INVALID;
+  }
+  return parray_cuda_status(cudaGetLastError(), "parray_copy_strided_cuda: gather kernel launch");
+}
+
+template <int WB, int K, typename I>
+parray_status launch_tile_ym(void *dst, const void *src, const TileDesc<I> &p, int ym, int64_t grid,
+                             cudaStream_t s) {
+  if (ym == 2)
+    tile_kernel<WB, K, 2, I><<<dim3(unsigned(grid)), dim3(THREADS), 0, s>>>(dst, src, p);
+  else
+    tile_kernel<WB, K, 1, I><<<dim3(unsigned(grid)), dim3(THREADS), 0, s>>>(dst, src, p);
+  return parray_cuda_status(cudaGetLastError(), "parray_copy_strided_cuda: transpose kernel launch");
+}
+
+template <typename I>
+parray_status launch_tile(void *dst, const void *src, int wb, int k, const parray_copy_dim *batch, int nb, int64_t A,
+                          int64_t Da, int64_t B, int64_t Sb, int ym, int persistent, cudaStream_t s) {
+  using F = typename FD<I>::type;
+  TileDesc<I> p;
+  p.nb = nb;
+  for (int j = 0; j + 1 < nb; j++) {
+    const parray_copy_dim &e = batch[nb - 1 - j];
+    p.bdiv[j] = F(e.n);
+    p.bds[j] = I(e.dst_stride);
+    p.bss[j] = I(e.src_stride);
+  }
+  p.bds_outer = nb ? I(batch[0].dst_stride) : I(0);
+  p.bss_outer = nb ? I(batch[0].src_stride) : I(0);
+  p.A = I(A);
+  p.B = I(B);
+  p.Da = I(Da);
+  p.Sb = I(Sb);
+  const int64_t ty = 32 * ym;
+  const int64_t nta = (A + 31) / 32, ntb = (B + ty - 1) / ty;
+  int64_t nbatch = 1;
+  for (int j = 0; j < nb; j++) nbatch *= batch[j].n;
+  p.ta_div = F(nta);
+  p.tb_div = F(ntb);
+  const int64_t ntiles = nta * ntb * nbatch;
+  p.ntiles = I(ntiles);
+  int64_t grid = ntiles;
+  if (persistent) {
+    int dev = 0, sms = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess) return parray_cuda_status(e, "parray_copy_strided_cuda: device query");
+    grid = (int64_t)sms * 8 * persistent;
+    if (grid > ntiles) grid = ntiles;
+  }
+  if (grid > INT_MAX) {
+    parray_set_error("parray_copy_strided_cuda: %lld tiles is too many", (long long)ntiles);
+    return PARRAY_ERR_UNSUPPORTED;
+  }
+  switch (wb * 8 + k) {
+  case 1 * 8 + 1: return launch_tile_ym<1, 1, I>(dst, src, p, ym, grid, s);
+  case 2 * 8 + 1: return launch_tile_ym<2, 1, I>(dst, src, p, ym, grid, s);
+  case 4 * 8 + 1: return launch_tile_ym<4, 1, I>(dst, src, p, ym, grid, s);
+  case 8 * 8 + 1: return launch_tile_ym<8, 1, I>(dst, src, p, ym, grid, s);
+  case 16 * 8 + 1: return launch_tile_ym<16, 1, I>(dst, src, p, ym, grid, s);
+  case 4 * 8 + 2: return launch_tile_ym<4, 2, I>(dst, src, p, ym, grid, s);
+  case 4 * 8 + 4: return launch_tile_ym<4, 4, I>(dst, src, p, ym, grid, s);
+  default: parray_set_error("transpose: bad word %d / K %d", wb, k); return PARRAY_ERR_INVALID;
+  }
+}
+
+} // namespace
+
+extern "C" {
+
+/* Internal (copy_strided.cu): d[0..nd-1] outermost first, strides in units
+ * of `unit` bytes, dst order; moves every index of the product of extents. */
+__attribute__((visibility("hidden"))) parray_status parray__launch_gather(void *dst, const void *src, int unit,
+                                                                         const parray_copy_dim *d, int nd,
+                                                                         cudaStream_t s) {
+  if (nd < 1 || nd > KMAXD) {
+    parray_set_error("gather: rank %d out of range", nd);
+    return PARRAY_ERR_INVALID;
+  }
+  int64_t total = 1, span = 0;
+  for (int k = 0; k < nd; k++) {
+    total *= d[k].n;
+    span += (d[k].n - 1) * (iabs(d[k].dst_stride) > iabs(d[k].src_stride) ? iabs(d[k].dst_stride)
+                                                                           : iabs(d[k].src_stride));
+  }
+  if (fits32(total + THREADS * UNROLL) && fits32(span))
+    return launch_gather<int32_t>(dst, src, unit, d, nd, total, s);
+  return launch_gather<int64_t>(dst, src, unit, d, nd, total, s);
+}
+
+/* Internal: the tile transpose. Words of wb bytes holding k elements each
+ * (k > 1 only with wb == 4). Dim a is contiguous in src, dim b in dst; A and
+ * B count their words (extent / k); Da is the dst stride of one element step
+ * of a and Sb the src stride of one element step of b, in words; batch[0..nb-1]
+ * (outermost first) are the other dimensions, strides in words. */
+__attribute__((visibility("hidden"))) parray_status parray__launch_tile(void *dst, const void *src, int wb, int k,
+                                                                       const parray_copy_dim *batch, int nb,
+                                                                       int64_t A, int64_t Da, int64_t B, int64_t Sb,
+                                                                       int ym, int persistent, cudaStream_t s) {
+  if (nb < 0 || nb > KMAXD) {
+    parray_set_error("transpose: %d batch dimensions", nb);
+    return PARRAY_ERR_INVALID;
+  }
+  int64_t span = (A * k - 1) * iabs(Da) + (B * k - 1) * iabs(Sb) + A + B;
+  int64_t ntiles = (A + 31) / 32 * ((B + 63) / 32);
+  for (int j = 0; j < nb; j++) {
+    span += (batch[j].n - 1) * (iabs(batch[j].dst_stride) + iabs(batch[j].src_stride));
+    ntiles *= batch[j].n;
+  }
+  if (ym != 1 && ym != 2) ym = 1;
+  if (fits32(span) && fits32(ntiles))
+    return launch_tile<int32_t>(dst, src, wb, k, batch, nb, A, Da, B, Sb, ym, persistent, s);
+  return launch_tile<int64_t>(dst, src, wb, k, batch, nb, A, Da, B, Sb, ym, persistent, s);
+}
+
+/* Test hook: checks the magic-number division against '/' and '%' on
+ * random and edge operands; returns the number of mismatches. */
+PARRAY_API long parray__permute_fastdiv_selftest(unsigned long long seed, long iters) {
+  long bad = 0;
+  uint64_t x = seed | 1;
+  auto rnd = [&x]() {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  for (long t = 0; t < iters; t++) {
+    /* divisor: random bit length, sometimes a power of two or near one */
+    int bits = int(rnd() % 31) + 1;
+    uint32_t d32 = uint32_t(rnd() & ((uint64_t(1) << bits) - 1));
+    if (t % 7 == 0) d32 = uint32_t(1) << (bits - 1);
+    if (t % 11 == 0) d32 = (uint32_t(1) << (bits - 1)) + 1;
+    if (d32 == 0) d32 = 1;
+    if (d32 > 0x7fffffffu) d32 = 0x7fffffffu;
+    int32_t n32 = int32_t(rnd() & 0x7fffffff);
+    if (t % 5 == 0) n32 = 0x7fffffff - int32_t(rnd() % 1000);
+    if (t % 13 == 0) n32 = int32_t(d32) - 1;
+    FastDiv32 f32(d32);
+    int32_t q, r;
+    f32.divmod(n32, q, r);
+    if (q != int32_t(uint32_t(n32) / d32) || r != int32_t(uint32_t(n32) % d32)) bad++;
+
+    int bits64 = int(rnd() % 63) + 1;
+    uint64_t d64 = rnd() & ((bits64 == 64) ? ~uint64_t(0) : ((uint64_t(1) << bits64) - 1));
+    if (t % 7 == 0) d64 = uint64_t(1) << (bits64 - 1);
+    if (t % 11 == 0) d64 = (uint64_t(1) << (bits64 - 1)) + 1;
+    if (d64 == 0) d64 = 1;
+    int64_t n64 = int64_t(rnd() >> 1);
+    if (t % 3 == 0) n64 = int64_t(rnd() % (uint64_t(1) << (rnd() % 62 + 1)));
+    if (t % 5 == 0) n64 = INT64_MAX - int64_t(rnd() % 1000);
+    FastDiv64 f64(d64);
+    int64_t q64, r64;
+    f64.divmod(n64, q64, r64);
+    if (q64 != int64_t(uint64_t(n64) / d64) || r64 != int64_t(uint64_t(n64) % d64)) bad++;
+  }
+  return bad;
+}
+
+} // extern "C"
