@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# gpu_run.sh - one device call for the SGEMM work: build the SGEMM runtime,
+# tests and benchmark with nvcc directly (independent of the other work
+# streams' sources), report registers/spills (-Xptxas -v) and the SASS mix of
+# every kernel's main loop, run the CPU and GPU tests, then time parray_sgemm
+# (and, with VARIANTS=1, every tile configuration) against cuBLAS with TF32 off.
+#   bash bench/sgemm/gpu_run.sh            # from the repository root
+# Environment: OUT (log folder, default /tmp/sgemm_out), VARIANTS (1 = build
+# and time the extra configurations; default 1), SIZES (default
+# 1024,2048,4096,8192), LAYOUTS_AT (size at which all 8 layouts are timed,
+# default 4096), CMAKE_CHECK (1 = also configure/build with CMake and run
+# ctest -R sgemm; default 0).
+set -u
+OUT=${OUT:-/tmp/sgemm_out}
+VARIANTS=${VARIANTS:-1}
+SIZES=${SIZES:-1024,2048,4096,8192}
+LAYOUTS_AT=${LAYOUTS_AT:-4096}
+CMAKE_CHECK=${CMAKE_CHECK:-0}
+mkdir -p "$OUT"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=/tmp/sgemm_build
+mkdir -p $B
+NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+CUDA_HOME=$(dirname "$(dirname "$NVCC")")
+export PATH=$CUDA_HOME/bin:$PATH
+ARCH=${ARCH:-sm_90}
+VDEF=""
+[ "$VARIANTS" = 1 ] && VDEF=-DPARRAY_SGEMM_VARIANTS
+
+{
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit,temperature.gpu --format=csv
+  $NVCC --version | tail -1
+} >"$OUT/build.log" 2>&1
+
+NVF="-std=c++17 -O3 -arch=$ARCH -I$ROOT/include -Xptxas -v"
+CF="-std=c11 -O2 -Wall -Wextra -I$ROOT/include -I$CUDA_HOME/include -D_GNU_SOURCE"
+set -o pipefail
+(
+  $NVCC $NVF $VDEF -c $ROOT/runtime/cuda/sgemm.cu -o $B/sgemm.o >$B/ptx_sgemm.log 2>&1 &
+  if [ "$VARIANTS" = 1 ]; then
+    $NVCC $NVF $VDEF -c $ROOT/runtime/cuda/sgemm_variants.cu -o $B/sgemm_variants.o >$B/ptx_var.log 2>&1 &
+  fi
+  $NVCC -std=c++17 -O2 -arch=$ARCH -I$ROOT/include -c $ROOT/runtime/cuda/cuda_core.cu -o $B/cuda_core.o &
+  gcc $CF -c $ROOT/runtime/core.c -o $B/core.o &
+  gcc $CF -c $ROOT/runtime/cpu/sgemm_cpu.c -o $B/sgemm_cpu.o &
+  gcc $CF -c $ROOT/tests/sgemm/test_sgemm_cpu.c -o $B/test_cpu.o &
+  gcc $CF -c $ROOT/tests/sgemm/test_sgemm_gpu.c -o $B/test_gpu.o &
+  gcc $CF -c $ROOT/bench/sgemm/bench_sgemm.c -o $B/bench.o &
+  wait
+) >>"$OUT/build.log" 2>&1
+cat $B/ptx_*.log >>"$OUT/build.log"
+LIBO="$B/sgemm.o $B/cuda_core.o $B/core.o $B/sgemm_cpu.o"
+[ "$VARIANTS" = 1 ] && LIBO="$LIBO $B/sgemm_variants.o"
+$NVCC -arch=$ARCH -o $B/test_sgemm_cpu $B/test_cpu.o $B/core.o $B/sgemm_cpu.o -lm -lpthread >>"$OUT/build.log" 2>&1
+$NVCC -arch=$ARCH -o $B/test_sgemm_gpu $B/test_gpu.o $LIBO -lm -lpthread >>"$OUT/build.log" 2>&1
+$NVCC -arch=$ARCH -o $B/bench_sgemm $B/bench.o $LIBO -lcublas -lm -lpthread >>"$OUT/build.log" 2>&1 ||
+  echo "BUILD FAILED" >>"$OUT/build.log"
+grep -E "error|BUILD FAILED|spill stores" "$OUT/build.log" | sort | uniq -c | head -20
+
+# Registers / spills per kernel, and the SASS mix of each main loop.
+{
+  grep -A2 "Compiling entry" "$OUT/build.log" | grep -E "entry|registers|spill" | sed 's/ptxas info    : //'
+  for o in $B/sgemm.o $B/sgemm_variants.o; do
+    [ -f $o ] || continue
+    cuobjdump --dump-sass $o >$o.sass 2>/dev/null &&
+      python3 $ROOT/bench/sgemm/sass_stats.py $o.sass 'ILi2ELi2ELi4ELi2ELi8ELi2EEELb1ELb0' "$OUT/sass_mainloop_128x128_nn.txt"
+  done
+} >"$OUT/sass_summary.txt" 2>&1
+
+echo "== tests"
+$B/test_sgemm_cpu >"$OUT/tests.log" 2>&1; echo "cpu test rc=$? $(tail -1 $OUT/tests.log)"
+$B/test_sgemm_gpu >>"$OUT/tests.log" 2>&1; echo "gpu test rc=$? $(tail -1 $OUT/tests.log)"
+grep -E "FAIL" "$OUT/tests.log" | head -20
+
+echo "== bench"
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active \
+  --format=csv -lms 500 >"$OUT/smi_during_bench.csv" 2>&1 &
+SMI=$!
+VFLAG=""
+[ "$VARIANTS" = 1 ] && VFLAG=-v
+NVIDIA_TF32_OVERRIDE=0 $B/bench_sgemm -s $SIZES -r 20 $VFLAG -l $LAYOUTS_AT -o "$OUT/bench.csv" >"$OUT/bench.log" 2>&1
+echo "bench rc=$?"
+kill $SMI 2>/dev/null
+
+if [ "$CMAKE_CHECK" = 1 ]; then
+  echo "== cmake + ctest"
+  (cmake -S $ROOT -B /tmp/sgemm_cmake -G Ninja -DPARRAY_BUILD_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release &&
+    cmake --build /tmp/sgemm_cmake --target test_sgemm_cpu test_sgemm_gpu bench_sgemm &&
+    cd /tmp/sgemm_cmake && ctest -R sgemm --output-on-failure) >"$OUT/ctest.log" 2>&1
+  echo "cmake/ctest rc=$? $(grep -E 'tests passed|tests failed' $OUT/ctest.log)"
+fi
+
+echo "== main loops (FFMA share counts the slow-path code too)"
+grep -E "^_Z|main loop" "$OUT/sass_summary.txt" | sed -e 's/_ZN19parray_sgemm_detail12sgemm_kernelINS_3Cfg//' | paste - - | cut -c1-200 | head -24
+grep -E "registers" "$OUT/sass_summary.txt" | sort | uniq -c
+echo "== bench table"
+cat "$OUT/bench.log"

@@ -1,0 +1,227 @@
+/* sgemm.cu - parray_sgemm: the FP32 matrix product on the GPU (plain FFMA,
+ * no tensor cores), tuned for Hopper. Checks the arguments, maps every
+ * layout onto the row-major kernel of sgemm_kernel.cu, chooses the tile
+ * configuration from the problem size and launches. */
+#include "sgemm_kernel.cu"
+
+#include <climits>
+#include <cstdint>
+
+#include "parray/cuda.h"
+#include "parray/sgemm.h"
+
+namespace parray_sgemm_detail {
+
+// Slot 1: the large-problem kernel, 128x128 block tile, BK = 8, 256 threads
+// as 4x2 warps, 8x8 per thread, 2 blocks per SM.
+typedef Cfg<2, 2, 4, 2, 8, 2> CfgLarge;
+// Slot 2: the small-problem kernel, 128x64 block tile, BK = 8, 128 threads
+// as 4x1 warps, 8x8 per thread: twice the blocks for problems that would
+// leave SMs idle with 128x128 tiles.
+typedef Cfg<2, 2, 4, 1, 8, 2> CfgSmall;
+
+enum { SLOT_AUTO = 0, SLOT_LARGE = 1, SLOT_SMALL = 2, SLOT_VARIANTS = 3, N_VARIANTS = 8 };
+
+#ifdef PARRAY_SGEMM_VARIANTS
+bool variant_entry(int v, ConfigEntry *e); // sgemm_variants.cu
+#endif
+
+static bool get_entry(int slot, ConfigEntry *e) {
+  switch (slot) {
+  case SLOT_LARGE:
+    *e = make_entry<CfgLarge, true>("128x128x8 t256 r8x8");
+    return true;
+  case SLOT_SMALL:
+    *e = make_entry<CfgSmall, true>("128x64x8 t128 r8x8");
+    return true;
+  default:
+#ifdef PARRAY_SGEMM_VARIANTS
+    if (slot >= SLOT_VARIANTS && slot < SLOT_VARIANTS + N_VARIANTS) return variant_entry(slot - SLOT_VARIANTS, e);
+#endif
+    return false;
+  }
+}
+
+/* C = beta*C (beta == 0: C = 0 without reading), before split-K slices add in. */
+static __global__ void scale_c_kernel(float *C, long long ldc, int M, int N, float beta) {
+  const long long total = (long long)M * N;
+  for (long long x = blockIdx.x * (long long)blockDim.x + threadIdx.x; x < total;
+       x += (long long)gridDim.x * blockDim.x) {
+    const long long r = x / N, c = x % N;
+    float *q = C + r * ldc + c;
+    *q = beta != 0.0f ? beta * *q : 0.0f;
+  }
+}
+
+static int64_t max1(int64_t v) { return v > 1 ? v : 1; }
+
+/* Argument rules (the same as parray_sgemm_cpu in runtime/cpu/sgemm_cpu.c). */
+static parray_status check_args(const char *fn, parray_layout order, parray_trans ta, parray_trans tb, int64_t m,
+                                int64_t n, int64_t k, float alpha, const float *A, int64_t lda, const float *B,
+                                int64_t ldb, const float *C, int64_t ldc) {
+  if (order != PARRAY_ROW_MAJOR && order != PARRAY_COL_MAJOR) {
+    parray_set_error("%s: bad order %d", fn, (int)order);
+    return PARRAY_ERR_INVALID;
+  }
+  if ((ta != PARRAY_NOTRANS && ta != PARRAY_TRANS) || (tb != PARRAY_NOTRANS && tb != PARRAY_TRANS)) {
+    parray_set_error("%s: bad transpose flag (%d, %d)", fn, (int)ta, (int)tb);
+    return PARRAY_ERR_INVALID;
+  }
+  if (m < 0 || n < 0 || k < 0 || m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) {
+    parray_set_error("%s: bad size m=%lld n=%lld k=%lld", fn, (long long)m, (long long)n, (long long)k);
+    return PARRAY_ERR_INVALID;
+  }
+  const int64_t a_rows = ta == PARRAY_NOTRANS ? m : k, a_cols = ta == PARRAY_NOTRANS ? k : m;
+  const int64_t b_rows = tb == PARRAY_NOTRANS ? k : n, b_cols = tb == PARRAY_NOTRANS ? n : k;
+  const int64_t need_a = max1(order == PARRAY_ROW_MAJOR ? a_cols : a_rows);
+  const int64_t need_b = max1(order == PARRAY_ROW_MAJOR ? b_cols : b_rows);
+  const int64_t need_c = max1(order == PARRAY_ROW_MAJOR ? n : m);
+  if (lda < need_a || ldb < need_b || ldc < need_c) {
+    parray_set_error("%s: leading dimension too small (lda=%lld need %lld, ldb=%lld need %lld, ldc=%lld need %lld)",
+                     fn, (long long)lda, (long long)need_a, (long long)ldb, (long long)need_b, (long long)ldc,
+                     (long long)need_c);
+    return PARRAY_ERR_INVALID;
+  }
+  if (m > 0 && n > 0 && (!C || (k > 0 && alpha != 0.0f && (!A || !B)))) {
+    parray_set_error("%s: null matrix pointer", fn);
+    return PARRAY_ERR_INVALID;
+  }
+  return PARRAY_OK;
+}
+
+static bool aligned16(const void *p, int64_t ld) { return ((uintptr_t)p & 15u) == 0 && (ld & 3) == 0; }
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* The automatic choice: 128x128 tiles once they give every SM about two
+ * blocks, else 128x64 tiles. */
+static int auto_slot(int64_t m, int64_t n, int sms) {
+  const int64_t tiles = cdiv(m, 128) * cdiv(n, 128);
+  return tiles >= (int64_t)sms * 3 / 2 ? SLOT_LARGE : SLOT_SMALL;
+}
+
+static parray_status run(const char *fn, int slot, int splits, parray_layout order, parray_trans ta, parray_trans tb,
+                         int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda, const float *B,
+                         int64_t ldb, float beta, float *C, int64_t ldc, cudaStream_t s) {
+  parray_status st = check_args(fn, order, ta, tb, m, n, k, alpha, A, lda, B, ldb, C, ldc);
+  if (st != PARRAY_OK) return st;
+  if (splits < 1) {
+    parray_set_error("%s: splits must be >= 1 (got %d)", fn, splits);
+    return PARRAY_ERR_INVALID;
+  }
+  if (m == 0 || n == 0) return PARRAY_OK;
+  if (order == PARRAY_COL_MAJOR) {
+    // Column-major C is row-major C^T = op(B)^T op(A)^T: swap the operands.
+    const float *tp = A;
+    A = B;
+    B = tp;
+    int64_t t = lda;
+    lda = ldb;
+    ldb = t;
+    t = m;
+    m = n;
+    n = t;
+    parray_trans tt = ta;
+    ta = tb;
+    tb = tt;
+  }
+  if (alpha == 0.0f) k = 0; // A and B are not read
+
+  if (slot == SLOT_AUTO) {
+    int dev = 0, sms = 132;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+      return parray_cuda_status(cudaGetLastError(), fn);
+    slot = auto_slot(m, n, sms);
+    splits = 1;
+  }
+  ConfigEntry e;
+  if (!get_entry(slot, &e)) {
+    parray_set_error("%s: kernel configuration %d is not in this build", fn, slot);
+    return PARRAY_ERR_UNSUPPORTED;
+  }
+  // Row-major: A is k-contiguous when not transposed, B when transposed.
+  const int ak = ta == PARRAY_NOTRANS, bk = tb == PARRAY_TRANS;
+  LaunchFn f = e.fn[ak][bk];
+  if (!f) {
+    parray_set_error("%s: configuration %s has no kernel for this operand layout in this build", fn, e.name);
+    return PARRAY_ERR_UNSUPPORTED;
+  }
+  const int64_t tiles_m = cdiv(m, e.bm), tiles_n = cdiv(n, e.bn);
+  if (tiles_m * tiles_n > INT_MAX) {
+    parray_set_error("%s: %lld x %lld is too large for one launch", fn, (long long)m, (long long)n);
+    return PARRAY_ERR_UNSUPPORTED;
+  }
+  Params P;
+  P.A = A;
+  P.B = B;
+  P.C = C;
+  P.lda = lda;
+  P.ldb = ldb;
+  P.ldc = ldc;
+  P.M = (int)m;
+  P.N = (int)n;
+  P.K = (int)k;
+  P.alpha = alpha;
+  P.beta = beta;
+  P.tiles_m = (int)tiles_m;
+  P.tiles_n = (int)tiles_n;
+  P.group_m = 16;
+  P.vecA = k > 0 && aligned16(A, lda);
+  P.vecB = k > 0 && aligned16(B, ldb);
+  P.vecC = aligned16(C, ldc);
+  P.kchunk = (int)k;
+  P.atomic = 0;
+  if (splits > 1 && k > e.bk) {
+    const int64_t chunk = cdiv(cdiv(k, splits), e.bk) * e.bk;
+    splits = (int)cdiv(k, chunk);
+    P.kchunk = (int)chunk;
+  } else {
+    splits = 1;
+  }
+  if (splits > 1) {
+    // Split-K: C = beta*C first, then every slice adds alpha*partial atomically.
+    P.atomic = 1;
+    if (beta != 1.0f) {
+      const long long total = (long long)m * n;
+      const int blocks = (int)(total / 256 + 1 < 4096 ? total / 256 + 1 : 4096);
+      scale_c_kernel<<<blocks, 256, 0, s>>>(C, ldc, (int)m, (int)n, beta);
+      st = parray_cuda_status(cudaGetLastError(), fn);
+      if (st != PARRAY_OK) return st;
+    }
+  }
+  return parray_cuda_status(f(P, splits, s), fn);
+}
+
+} // namespace parray_sgemm_detail
+
+using namespace parray_sgemm_detail;
+
+extern "C" {
+
+parray_status parray_sgemm(parray_layout order, parray_trans ta, parray_trans tb, int64_t m, int64_t n, int64_t k,
+                           float alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
+                           int64_t ldc, struct CUstream_st *s) {
+  return run("parray_sgemm", SLOT_AUTO, 1, order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, s);
+}
+
+parray_status parray_sgemm_config(int config, int splits, parray_layout order, parray_trans ta, parray_trans tb,
+                                  int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
+                                  const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
+                                  struct CUstream_st *s) {
+  if (config < 0 || config >= SLOT_VARIANTS + N_VARIANTS) {
+    parray_set_error("parray_sgemm_config: no configuration %d", config);
+    return PARRAY_ERR_INVALID;
+  }
+  return run("parray_sgemm_config", config, splits, order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, s);
+}
+
+int parray_sgemm_config_count(void) { return SLOT_VARIANTS + N_VARIANTS; }
+
+const char *parray_sgemm_config_name(int config) {
+  if (config < 0 || config >= SLOT_VARIANTS + N_VARIANTS) return nullptr;
+  if (config == SLOT_AUTO) return "auto";
+  ConfigEntry e;
+  return get_entry(config, &e) ? e.name : "(not built)";
+}
+
+} // extern "C"

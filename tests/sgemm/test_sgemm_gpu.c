@@ -1,0 +1,190 @@
+/* test_sgemm_gpu.c - parray_sgemm on the GPU against a float64 CPU
+ * reference on fresh random data: both orders, all transposes, odd shapes
+ * (1, 7, 129, 1000, ...), padded and odd (misaligned) leading dimensions,
+ * misaligned base pointers, alpha/beta (beta == 0 with NaN-poisoned C), every
+ * element checked and the padding around C checked untouched; k up to 4096.
+ * Also runs each built kernel configuration and split-K directly through
+ * parray_sgemm_config, so every kernel is covered whatever the automatic
+ * choice. Exits 77 with "SKIP: no CUDA device" when there is no GPU. */
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parray/cuda.h"
+#include "sgemm_ref.h"
+
+static int passed, failed;
+
+#define CK(call)                                                                                                \
+  do {                                                                                                          \
+    cudaError_t e_ = (call);                                                                                    \
+    if (e_ != cudaSuccess) {                                                                                    \
+      printf("FAIL: %s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));                        \
+      exit(1);                                                                                                  \
+    }                                                                                                           \
+  } while (0)
+
+typedef struct tcase {
+  parray_layout o;
+  parray_trans ta, tb;
+  int64_t m, n, k;
+  int pad;         /* added to every leading dimension */
+  int misalign;    /* offset A, B, C by this many floats from a 256-byte boundary */
+  float alpha, beta;
+  int config, splits; /* config 0 = parray_sgemm itself */
+} tcase;
+
+static int64_t need_ld(parray_layout o, int64_t rows, int64_t cols) {
+  int64_t v = o == PARRAY_ROW_MAJOR ? cols : rows;
+  return v > 1 ? v : 1;
+}
+
+static void run_case(tcase t) {
+  const int64_t ar = t.ta == PARRAY_NOTRANS ? t.m : t.k, ac = t.ta == PARRAY_NOTRANS ? t.k : t.m;
+  const int64_t br = t.tb == PARRAY_NOTRANS ? t.k : t.n, bc = t.tb == PARRAY_NOTRANS ? t.n : t.k;
+  const int64_t lda = need_ld(t.o, ar, ac) + t.pad, ldb = need_ld(t.o, br, bc) + t.pad,
+                ldc = need_ld(t.o, t.m, t.n) + t.pad;
+  const int64_t sa = ref_span(t.o, ar, ac, lda), sb = ref_span(t.o, br, bc, ldb), sc = ref_span(t.o, t.m, t.n, ldc);
+  float *A = malloc(sizeof(float) * sa), *B = malloc(sizeof(float) * sb);
+  float *C = malloc(sizeof(float) * sc), *C0 = malloc(sizeof(float) * sc);
+  double *ref = malloc(sizeof(double) * (t.m * t.n + 1)), *mag = malloc(sizeof(double) * (t.m * t.n + 1));
+  if (!A || !B || !C || !C0 || !ref || !mag) {
+    printf("FAIL: host allocation\n");
+    exit(1);
+  }
+  for (int64_t x = 0; x < sa; x++) A[x] = ref_rand();
+  for (int64_t x = 0; x < sb; x++) B[x] = ref_rand();
+  /* beta == 0: C starts as NaN everywhere (it must not be read, and every
+   * element must be written). Otherwise random values, NaN in the padding. */
+  for (int64_t x = 0; x < sc; x++) C0[x] = t.beta == 0.0f ? NAN : ref_rand();
+  if (t.beta != 0.0f)
+    for (int64_t i = 0; i < (t.o == PARRAY_ROW_MAJOR ? t.m : t.n); i++)
+      for (int64_t j = (t.o == PARRAY_ROW_MAJOR ? t.n : t.m); j < ldc; j++) C0[i * ldc + j] = NAN;
+  float *dA, *dB, *dC;
+  const int off = t.misalign;
+  CK(cudaMalloc((void **)&dA, sizeof(float) * (sa + 64)));
+  CK(cudaMalloc((void **)&dB, sizeof(float) * (sb + 64)));
+  CK(cudaMalloc((void **)&dC, sizeof(float) * (sc + 64)));
+  CK(cudaMemcpy(dA + off, A, sizeof(float) * sa, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dB + off, B, sizeof(float) * sb, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dC + off, C0, sizeof(float) * sc, cudaMemcpyHostToDevice));
+  char what[256];
+  snprintf(what, sizeof what, "%s %s%s m=%lld n=%lld k=%lld pad=%d off=%d alpha=%g beta=%g config=%d(%s) splits=%d",
+           ref_order_name(t.o), ref_trans_name(t.ta), ref_trans_name(t.tb), (long long)t.m, (long long)t.n,
+           (long long)t.k, t.pad, off, t.alpha, t.beta, t.config, parray_sgemm_config_name(t.config), t.splits);
+  parray_status st =
+      t.config == 0 && t.splits == 1
+          ? parray_sgemm(t.o, t.ta, t.tb, t.m, t.n, t.k, t.alpha, dA + off, lda, dB + off, ldb, t.beta, dC + off,
+                         ldc, NULL)
+          : parray_sgemm_config(t.config, t.splits, t.o, t.ta, t.tb, t.m, t.n, t.k, t.alpha, dA + off, lda, dB + off,
+                                ldb, t.beta, dC + off, ldc, NULL);
+  if (st == PARRAY_OK) st = parray_cuda_status(cudaDeviceSynchronize(), "sgemm kernel");
+  if (st != PARRAY_OK) {
+    printf("  status %s: %s\n", parray_status_str(st), parray_last_error());
+    printf("FAIL: %s\n", what);
+    failed++;
+  } else {
+    CK(cudaMemcpy(C, dC + off, sizeof(float) * sc, cudaMemcpyDeviceToHost));
+    ref_product(t.o, t.ta, t.tb, t.m, t.n, t.k, A, lda, B, ldb, ref, mag);
+    ref_result r = ref_check(t.o, t.m, t.n, t.alpha, t.beta, ref, mag, C, C0, ldc, 1e-5);
+    int64_t outside = 0;
+    for (int64_t i = 0; i < (t.o == PARRAY_ROW_MAJOR ? t.m : t.n); i++)
+      for (int64_t j = (t.o == PARRAY_ROW_MAJOR ? t.n : t.m); j < ldc; j++)
+        if (memcmp(&C[i * ldc + j], &C0[i * ldc + j], sizeof(float)) != 0) outside++;
+    if (r.bad || outside) {
+      printf("  max err %.3g, norm err %.3g, %lld bad (first %lld,%lld), %lld written outside\n", r.max_err,
+             r.norm_err, (long long)r.bad, (long long)r.first_i, (long long)r.first_j, (long long)outside);
+      printf("FAIL: %s\n", what);
+      failed++;
+    } else {
+      if (t.k >= 1000) printf("ok   %s  max err %.2e  norm err %.2e\n", what, r.max_err, r.norm_err);
+      passed++;
+    }
+  }
+  CK(cudaFree(dA));
+  CK(cudaFree(dB));
+  CK(cudaFree(dC));
+  free(A);
+  free(B);
+  free(C);
+  free(C0);
+  free(ref);
+  free(mag);
+}
+
+static tcase mk(parray_layout o, int ta, int tb, int64_t m, int64_t n, int64_t k, int pad, int off, float alpha,
+                float beta) {
+  tcase t = {o, (parray_trans)ta, (parray_trans)tb, m, n, k, pad, off, alpha, beta, 0, 1};
+  return t;
+}
+
+int main(void) {
+  if (parray_cuda_device_count() == 0) {
+    printf("SKIP: no CUDA device\n");
+    return 77;
+  }
+  ref_seed(20261121);
+  /* 1. Every order and transpose on odd shapes, aligned and not. */
+  static const int64_t shapes[][3] = {{1, 1, 1},     {7, 129, 1000}, {129, 7, 33},    {1000, 1, 129},
+                                      {1, 1000, 7},  {129, 129, 129}, {200, 264, 17}, {1000, 1000, 1000},
+                                      {256, 384, 64}};
+  const int ns = (int)(sizeof shapes / sizeof shapes[0]);
+  for (int o = 0; o < 2; o++)
+    for (int ta = 0; ta < 2; ta++)
+      for (int tb = 0; tb < 2; tb++)
+        for (int s = 0; s < ns; s++) {
+          const int v = (o * 4 + ta * 2 + tb + s) % 4;
+          /* v: 0 tight, 1 pad 4 (aligned, ld > row), 2 pad 3 (odd ld), 3 misaligned base pointers */
+          const int pad = v == 1 ? 4 : v == 2 ? 3 : 0, off = v == 3 ? 1 : 0;
+          const float alpha = s % 2 ? 1.0f : -0.5f, beta = s % 3 == 0 ? 0.0f : 0.75f;
+          run_case(mk((parray_layout)o, ta, tb, shapes[s][0], shapes[s][1], shapes[s][2], pad, off, alpha, beta));
+        }
+  /* 2. k = 4096 on full aligned tiles and on ragged ones, every layout. */
+  for (int o = 0; o < 2; o++)
+    for (int ta = 0; ta < 2; ta++)
+      for (int tb = 0; tb < 2; tb++) {
+        run_case(mk((parray_layout)o, ta, tb, 512, 512, 4096, 0, 0, 1.0f, 0.0f));
+        run_case(mk((parray_layout)o, ta, tb, 300, 260, 4095, 1, 0, 1.0f, 1.0f));
+      }
+  run_case(mk(PARRAY_ROW_MAJOR, 0, 0, 2048, 2048, 2048, 0, 0, 1.0f, 0.0f));
+  run_case(mk(PARRAY_COL_MAJOR, 1, 1, 1536, 1024, 1111, 4, 0, 2.0f, -1.0f));
+  /* 3. alpha == 0 (A, B not read), k == 0, empty C. */
+  run_case(mk(PARRAY_ROW_MAJOR, 0, 0, 100, 77, 50, 0, 0, 0.0f, 2.0f));
+  run_case(mk(PARRAY_ROW_MAJOR, 0, 0, 100, 77, 0, 0, 0, 1.0f, 0.0f));
+  run_case(mk(PARRAY_COL_MAJOR, 0, 1, 0, 77, 10, 0, 0, 1.0f, 0.0f));
+  /* 4. Every built configuration directly, with and without split-K. */
+  for (int c = 1; c < parray_sgemm_config_count(); c++) {
+    if (strcmp(parray_sgemm_config_name(c), "(not built)") == 0) continue;
+    for (int sp = 1; sp <= 3; sp += 2) {
+      tcase t = mk(PARRAY_ROW_MAJOR, 0, 0, 515, 333, 1029, 0, 0, 1.0f, sp == 1 ? 0.0f : 0.5f);
+      t.config = c;
+      t.splits = sp;
+      run_case(t);
+      t = mk(PARRAY_ROW_MAJOR, 0, 0, 512, 512, 1024, 0, 0, 1.0f, 0.0f);
+      t.config = c;
+      t.splits = sp;
+      run_case(t);
+    }
+  }
+  /* 5. Argument checks. */
+  float *d;
+  CK(cudaMalloc((void **)&d, 4096));
+  parray_status st = parray_sgemm(PARRAY_ROW_MAJOR, PARRAY_NOTRANS, PARRAY_NOTRANS, 8, 8, 8, 1, d, 7, d, 8, 0, d, 8,
+                                  NULL);
+  if (st == PARRAY_ERR_INVALID) passed++;
+  else {
+    printf("FAIL: lda < k not rejected\n");
+    failed++;
+  }
+  st = parray_sgemm(PARRAY_COL_MAJOR, PARRAY_NOTRANS, PARRAY_NOTRANS, 8, 8, 8, 1, d, 8, d, 8, 0, d, 7, NULL);
+  if (st == PARRAY_ERR_INVALID) passed++;
+  else {
+    printf("FAIL: col-major ldc < m not rejected\n");
+    failed++;
+  }
+  CK(cudaFree(d));
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
