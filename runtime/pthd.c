@@ -57,7 +57,10 @@ static int64_t env_int(const char *name, int64_t dflt) {
   return (int64_t)v;
 }
 
+static void pool_after_fork_child(void);
+
 static void cfg_init(void) {
+  pthread_atfork(NULL, NULL, pool_after_fork_child);
   int64_t n = 0;
 #if defined(__linux__) && defined(CPU_COUNT)
   cpu_set_t set;
@@ -99,6 +102,16 @@ static _Atomic int64_t pool_created; /* pool threads ever created */
 static _Atomic int64_t busy_threads;
 /* Set on pool threads: they already count as busy when they run a detour. */
 static _Thread_local bool on_pool_thread;
+
+/* A forked child has only the forking thread: forget the parent's workers
+ * (their slots leak) so that the child's first detour creates its own. */
+static void pool_after_fork_child(void) {
+  pthread_mutex_init(&pool_lock, NULL);
+  pool_free = NULL;
+  pool_nidle = 0;
+  atomic_store(&pool_live, 0);
+  atomic_store(&busy_threads, 0);
+}
 
 /* ---------------------------------------------------------------- waiting */
 

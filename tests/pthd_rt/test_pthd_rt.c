@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static _Atomic int failures;
 #define CHECK(cond, ...)                                                                           \
@@ -299,13 +301,33 @@ static void test_shutdown(void) {
   parray_pthd_shutdown();
 }
 
+/* A child forked after detours has none of the parent's pool threads: its
+ * detours must create their own instead of waiting for absent ones. */
+static void test_fork(void) {
+  sum_ctx s = {0};
+  RUN_OK(4, sum_body, &s);
+  pid_t pid = fork();
+  if (pid == 0) {
+    sum_ctx c = {0};
+    int ok = parray_pthd_run(4, sum_body, &c) == PARRAY_OK && atomic_load(&c.sum) == 10 && stencil_run(5, 50, 1);
+    _exit(ok ? 0 : 3);
+  }
+  CHECK(pid > 0, "fork failed");
+  int status = 0;
+  CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+        "the forked child's detour failed (status %d)", status);
+  atomic_store(&s.sum, 0);
+  RUN_OK(4, sum_body, &s);
+  CHECK(atomic_load(&s.sum) == 10, "parent after fork: sum %ld", atomic_load(&s.sum));
+}
+
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
     void (*fn)(void);
   } tests[] = {{"once", test_once},         {"barrier", test_barrier},       {"oversubscribed", test_oversubscribed},
                {"nested", test_nested},     {"repeat", test_repeat},         {"concurrent", test_concurrent},
-               {"errors", test_errors},     {"thread_limit", test_thread_limit}, {"shutdown", test_shutdown}};
+               {"errors", test_errors},       {"fork", test_fork},     {"thread_limit", test_thread_limit}, {"shutdown", test_shutdown}};
   int ran = 0;
   for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
     /* No argument: all but thread_limit (which needs its environment). */
