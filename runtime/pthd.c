@@ -7,7 +7,9 @@
  * condition variable (elsewhere).  A 32-bit "word" carries a generation in
  * bits 1..31 and, in bit 0, "someone may be blocked here": a waiter sets the
  * bit with a CAS before it blocks, and whoever changes the word wakes only
- * when it saw the bit, so the common spinning path makes no system call. */
+ * when it saw the bit, so the common spinning path makes no system call.
+ * (-DPARRAY_PTHD_NO_FUTEX selects the condition-variable fallback on Linux too,
+ * to test it.) */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* syscall, sched_getaffinity, CPU_COUNT */
 #endif
@@ -25,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__linux__)
+#if defined(__linux__) && !defined(PARRAY_PTHD_NO_FUTEX)
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #endif
@@ -159,7 +161,7 @@ static inline bool spin_more(spinner *sp) {
   return now < sp->deadline;
 }
 
-#if defined(__linux__)
+#if defined(__linux__) && !defined(PARRAY_PTHD_NO_FUTEX)
 static void word_block(_Atomic uint32_t *w, uint32_t val) {
   /* Returns at once if *w != val; spurious returns are handled by callers. */
   syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
