@@ -36,7 +36,8 @@ enum {
   OPT_YM1 = 4,         /* tile of 32 x 32 slots for 4-byte words (default 32 x 64) */
   OPT_YM2 = 8,         /* tile of 32 x 64 slots for every word size */
   OPT_NO_K = 16,       /* no 2x2 / 4x4 word packing for 2- and 1-byte elements */
-  OPT_NO_TILE = 32     /* gather kernel instead of the tile transpose */
+  OPT_NO_TILE = 32,    /* gather kernel instead of the tile transpose */
+  OPT_NO_MEMCPY = 64   /* gather kernel instead of cudaMemcpyAsync (calibration) */
 };
 
 int64_t iabs(int64_t v) { return v < 0 ? -v : v; }
@@ -56,10 +57,16 @@ parray_status plan(void *dst, const void *src, parray_copy_dim *d, int n, int op
     R = d[n - 1].n;
     nr = n - 1;
   }
-  if (nr == 0) return parray_cuda_status(cudaMemcpyAsync(dst, src, size_t(R), cudaMemcpyDeviceToDevice, s), what);
   uint64_t g = uint64_t(uintptr_t(dst) | uintptr_t(src));
-  for (int i = 0; i < nr; i++) g |= uint64_t(iabs(d[i].dst_stride) | iabs(d[i].src_stride));
   parray_copy_dim u[MAXD + 1];
+  if (nr == 0) {
+    if (!(opts & OPT_NO_MEMCPY))
+      return parray_cuda_status(cudaMemcpyAsync(dst, src, size_t(R), cudaMemcpyDeviceToDevice, s), what);
+    const int m = pow2_unit(g | uint64_t(R));
+    u[0] = {R / m, 1, 1};
+    return parray__launch_gather(dst, src, m, u, 1, s);
+  }
+  for (int i = 0; i < nr; i++) g |= uint64_t(iabs(d[i].dst_stride) | iabs(d[i].src_stride));
 
   if (R >= ROW_MIN) {
     /* batch of row copies */

@@ -1,0 +1,170 @@
+/* bench_permute.cu - times parray_permute_cuda / parray_copy_strided_cuda
+ * (and engine variants) with CUDA events next to a cudaMemcpy D2D of the
+ * same bytes, on buffers of 256 MiB .. 1 GiB (past the 60 MB L2): warm-up,
+ * then the median of RUNS timed launches. Prints a table and writes a CSV
+ * (argv[1], default bench_permute.csv) that torch_permute.py reads to time
+ * PyTorch on the same cases in the same job. Bandwidth counts bytes read +
+ * written. Not run by ctest. */
+#include "parray/cuda.h"
+#include "parray/permute.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+extern "C" parray_status parray__copy_strided_cuda_opts(void *, const int64_t *, const void *, const int64_t *,
+                                                        const int64_t *, int, size_t, int, cudaStream_t);
+extern "C" parray_status parray__permute_cuda_opts(void *, const void *, size_t, int, const int64_t *, const int *,
+                                                   int, cudaStream_t);
+
+#define CU(x)                                                                                                      \
+  do {                                                                                                             \
+    cudaError_t e_ = (x);                                                                                          \
+    if (e_ != cudaSuccess) {                                                                                       \
+      fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, __LINE__, #x);             \
+      exit(1);                                                                                                     \
+    }                                                                                                              \
+  } while (0)
+
+static const int RUNS = 30, WARM = 3;
+
+template <typename F> static double median_ms(F f) {
+  cudaEvent_t a, b;
+  CU(cudaEventCreate(&a));
+  CU(cudaEventCreate(&b));
+  for (int i = 0; i < WARM; i++) f();
+  CU(cudaDeviceSynchronize());
+  std::vector<float> t;
+  for (int i = 0; i < RUNS; i++) {
+    CU(cudaEventRecord(a));
+    f();
+    CU(cudaEventRecord(b));
+    CU(cudaEventSynchronize(b));
+    float ms;
+    CU(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms);
+  }
+  CU(cudaEventDestroy(a));
+  CU(cudaEventDestroy(b));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+struct Case {
+  const char *name, *dtype;
+  size_t es;
+  int nd;
+  int64_t sh[4];
+  int perm[4];
+  std::vector<std::pair<const char *, int>> variants;
+};
+
+static unsigned char *g_src, *g_dst;
+
+static void check(parray_status st) {
+  if (st != PARRAY_OK) {
+    fprintf(stderr, "parray error %s: %s\n", parray_status_str(st), parray_last_error());
+    exit(1);
+  }
+}
+
+int main(int argc, char **argv) {
+  if (parray_cuda_device_count() == 0) {
+    printf("SKIP: no CUDA device\n");
+    return 77;
+  }
+  const char *csv_path = argc > 1 ? argv[1] : "bench_permute.csv";
+  FILE *csv = fopen(csv_path, "w");
+  if (!csv) {
+    perror(csv_path);
+    return 1;
+  }
+  cudaDeviceProp prop;
+  CU(cudaGetDeviceProperties(&prop, 0));
+  printf("device: %s, %d SMs, L2 %d MB\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
+  const size_t CAP = size_t(1) << 30;
+  CU(cudaMalloc(&g_src, CAP + 64));
+  CU(cudaMalloc(&g_dst, CAP + 64));
+  /* random-ish, non-zero source */
+  {
+    std::vector<uint32_t> h(CAP / 4);
+    uint32_t x = 2463534242u;
+    for (auto &v : h) {
+      x ^= x << 13;
+      x ^= x >> 17;
+      x ^= x << 5;
+      v = (x & 0x3fffffff) | 0x3c000000; /* finite floats/halves, never zero */
+    }
+    CU(cudaMemcpy(g_src, h.data(), CAP, cudaMemcpyHostToDevice));
+  }
+  const std::vector<std::pair<const char *, int>> TV = {
+      {"default", 0}, {"persistent", 2}, {"tile32x32", 4}, {"tile32x64", 8}, {"no-pack", 16}, {"gather", 32}};
+  const std::vector<std::pair<const char *, int>> DV = {{"default", 0}};
+  std::vector<Case> cases = {
+      {"021", "f32", 4, 3, {64, 2048, 2048}, {0, 2, 1}, TV},
+      {"021", "f16", 2, 3, {64, 2048, 2048}, {0, 2, 1}, TV},
+      {"021", "f32", 4, 3, {1024, 1024, 64}, {0, 2, 1}, DV},
+      {"021", "f16", 2, 3, {2048, 1024, 64}, {0, 2, 1}, DV},
+      {"210", "f32", 4, 3, {256, 1024, 1024}, {2, 1, 0}, TV},
+      {"210", "f16", 2, 3, {256, 1024, 1024}, {2, 1, 0}, DV},
+      {"10", "f32", 4, 2, {16384, 16384}, {1, 0}, TV},
+      {"10", "f16", 2, 2, {16384, 16384}, {1, 0}, TV},
+      {"10", "u8", 1, 2, {32768, 32768}, {1, 0}, {{"default", 0}, {"no-pack", 16}}},
+      {"10", "f64", 8, 2, {8192, 16384}, {1, 0}, {{"default", 0}, {"tile32x64", 8}}},
+      {"102", "f32", 4, 3, {512, 512, 1024}, {1, 0, 2}, DV},
+      {"102", "f32", 4, 3, {2048, 2048, 64}, {1, 0, 2}, DV},
+      {"102", "f16", 2, 3, {512, 512, 1024}, {1, 0, 2}, DV},
+      {"0213", "f16", 2, 4, {32, 1024, 32, 256}, {0, 2, 1, 3}, DV}, /* attention heads */
+      {"012", "f32", 4, 3, {256, 1024, 1024}, {0, 1, 2}, {{"memcpy", 0}, {"kernel", 64}}}, /* calibration */
+  };
+  printf("\n%-5s %-4s %-22s %-11s %9s %8s %9s %8s\n", "perm", "type", "shape", "variant", "ms", "TB/s", "copy TB/s",
+         "vs copy");
+  fprintf(csv, "kind,perm,dtype,shape,variant,bytes,ms,tbs,copy_ms,copy_tbs\n");
+  for (const Case &c : cases) {
+    int64_t total = 1;
+    for (int i = 0; i < c.nd; i++) total *= c.sh[i];
+    const size_t bytes = size_t(total) * c.es;
+    const double copy_ms = median_ms([&] { CU(cudaMemcpyAsync(g_dst, g_src, bytes, cudaMemcpyDeviceToDevice, 0)); });
+    const double copy_tbs = 2.0 * bytes / copy_ms / 1e9;
+    std::string shape;
+    for (int i = 0; i < c.nd; i++) shape += (i ? "x" : "") + std::to_string(c.sh[i]);
+    std::string perm;
+    for (int i = 0; i < c.nd; i++) perm += std::to_string(c.perm[i]);
+    for (const auto &v : c.variants) {
+      const double ms = median_ms([&] {
+        check(parray__permute_cuda_opts(g_dst, g_src, c.es, c.nd, c.sh, c.perm, v.second, 0));
+      });
+      CU(cudaGetLastError());
+      const double tbs = 2.0 * bytes / ms / 1e9;
+      printf("%-5s %-4s %-22s %-11s %9.3f %8.3f %9.3f %7.1f%%\n", perm.c_str(), c.dtype, shape.c_str(), v.first, ms,
+             tbs, copy_tbs, 100.0 * tbs / copy_tbs);
+      fprintf(csv, "permute,%s,%s,%s,%s,%zu,%.5f,%.4f,%.5f,%.4f\n", perm.c_str(), c.dtype, shape.c_str(), v.first,
+              bytes, ms, tbs, copy_ms, copy_tbs);
+      fflush(stdout);
+    }
+  }
+  /* pitched rows: 16384 rows of 16000 f32 between pitches of 16384 and
+   * 16400 elements; cudaMemcpy2DAsync (default) against the gather kernel */
+  {
+    const int64_t rows = 16000, cols = 16000, sh[2] = {rows, cols}, ds[2] = {16384, 1}, ss[2] = {16320, 1};
+    const size_t bytes = size_t(rows * cols) * 4;
+    const double copy_ms = median_ms([&] { CU(cudaMemcpyAsync(g_dst, g_src, bytes, cudaMemcpyDeviceToDevice, 0)); });
+    const double copy_tbs = 2.0 * bytes / copy_ms / 1e9;
+    for (auto v : std::vector<std::pair<const char *, int>>{{"memcpy2D", 0}, {"gather", 1}}) {
+      const double ms = median_ms(
+          [&] { check(parray__copy_strided_cuda_opts(g_dst, ds, g_src, ss, sh, 2, 4, v.second, 0)); });
+      const double tbs = 2.0 * bytes / ms / 1e9;
+      printf("%-5s %-4s %-22s %-11s %9.3f %8.3f %9.3f %7.1f%%\n", "pitch", "f32", "16000x16000", v.first, ms, tbs,
+             copy_tbs, 100.0 * tbs / copy_tbs);
+      fprintf(csv, "pitched,pitch,f32,16000x16000,%s,%zu,%.5f,%.4f,%.5f,%.4f\n", v.first, bytes, ms, tbs, copy_ms,
+              copy_tbs);
+    }
+  }
+  fclose(csv);
+  CU(cudaFree(g_src));
+  CU(cudaFree(g_dst));
+  return 0;
+}
