@@ -4,10 +4,13 @@
  *
  * Waiting everywhere follows one rule: spin briefly while the machine has a
  * free core for every busy pool thread, then block on a futex (Linux) or a
- * condition variable (elsewhere).  A 32-bit "word" carries a generation in
- * bits 1..31 and, in bit 0, "someone may be blocked here": a waiter sets the
- * bit with a CAS before it blocks, and whoever changes the word wakes only
- * when it saw the bit, so the common spinning path makes no system call.
+ * condition variable (elsewhere).  The barrier and the completion count are
+ * 32-bit words holding a generation or count in bits 1..31 and, in bit 0,
+ * "someone may be blocked here": a waiter sets the bit with a CAS before it
+ * blocks, and whoever changes the word wakes only when it saw the bit.  A
+ * worker's job word has a separate "sleeping" flag instead (Dekker style, one
+ * fence per detour) so that starting n workers costs n plain stores, not n
+ * serialised read-modify-writes.  The spinning path makes no system call.
  * (-DPARRAY_PTHD_NO_FUTEX selects the condition-variable fallback on Linux too,
  * to test it.) */
 #ifndef _GNU_SOURCE
@@ -78,8 +81,9 @@ static void cfg_init(void) {
 /* ---------------------------------------------------------------- pool state */
 
 typedef struct slot {
-  alignas(64) _Atomic uint32_t word; /* job generation << 1 | waiter bit */
-  int quit;                          /* set with the last job: leave */
+  alignas(64) _Atomic uint32_t job; /* job generation: written by the slot's holder */
+  _Atomic uint32_t sleeping;        /* the worker may be blocked on job */
+  int quit;                         /* set with the last job: leave */
   parray_team *team;                 /* the job: team and tid */
   int64_t tid;
   struct slot *next; /* free list / a run's chain; owned by whoever holds the slot */
@@ -251,6 +255,55 @@ static void await_zero(_Atomic uint32_t *w) {
   }
 }
 
+/* Job words.  Holder: store the new generation (release) in every slot, one
+ * seq_cst fence, then wake the slots whose worker said it was sleeping.
+ * Worker: say "sleeping", seq_cst fence, re-check the job, block.  With both
+ * fences one side sees the other's store: no lost wake-up.  A stale
+ * "sleeping" costs only a needless wake. */
+#if defined(__SANITIZE_THREAD__)
+/* ThreadSanitizer does not model fences (GCC warns): a locked RMW is a full
+ * barrier on the machines we test on. */
+static _Atomic uint32_t fence_dummy;
+#define full_fence() ((void)atomic_fetch_add_explicit(&fence_dummy, 0u, memory_order_seq_cst))
+#else
+#define full_fence() atomic_thread_fence(memory_order_seq_cst)
+#endif
+
+static void job_store(slot *s) {
+  uint32_t g = atomic_load_explicit(&s->job, memory_order_relaxed);
+  atomic_store_explicit(&s->job, g + 1u, memory_order_release);
+}
+
+static void job_wake_sleepers(slot *head) {
+  full_fence();
+  for (slot *s = head; s; s = s->next)
+    if (atomic_load_explicit(&s->sleeping, memory_order_relaxed)) word_wake(&s->job, 1);
+}
+
+/* Wait for a job newer than seen; returns its generation (acquire). */
+static uint32_t job_await(slot *s, uint32_t seen) {
+  uint32_t cur;
+  spinner sp;
+  spin_begin(&sp);
+  do {
+    cur = atomic_load_explicit(&s->job, memory_order_acquire);
+    if (cur != seen) return cur;
+  } while (spin_more(&sp));
+  for (;;) {
+    atomic_store_explicit(&s->sleeping, 1u, memory_order_relaxed);
+    full_fence();
+    cur = atomic_load_explicit(&s->job, memory_order_acquire);
+    if (cur == seen) {
+      word_block(&s->job, seen);
+      cur = atomic_load_explicit(&s->job, memory_order_acquire);
+    }
+    if (cur != seen) {
+      atomic_store_explicit(&s->sleeping, 0u, memory_order_relaxed);
+      return cur;
+    }
+  }
+}
+
 /* ---------------------------------------------------------------- workers */
 
 static void *worker_main(void *arg) {
@@ -258,7 +311,7 @@ static void *worker_main(void *arg) {
   on_pool_thread = true;
   uint32_t seen = 0;
   for (;;) {
-    seen = await_new_gen(&s->word, seen) & ~1u;
+    seen = job_await(s, seen);
     if (s->quit) break;
     parray_team *t = s->team;
     t->body(t->ctx, t, s->tid);
@@ -294,7 +347,8 @@ static parray_status pool_spawn(slot **out, int64_t n) {
     return PARRAY_ERR_THREAD;
   }
   memset(s, 0, sizeof *s);
-  atomic_init(&s->word, 0u);
+  atomic_init(&s->job, 0u);
+  atomic_init(&s->sleeping, 0u);
   pthread_attr_t attr;
   int rc = pthread_attr_init(&attr);
   if (!rc && cfg.stack_bytes) rc = pthread_attr_setstacksize(&attr, cfg.stack_bytes);
@@ -389,8 +443,9 @@ parray_status parray_pthd_run(int64_t n, parray_pthd_body body, void *ctx) {
   for (slot *s = head; s; s = s->next, tid++) {
     s->team = &team;
     s->tid = tid;
-    publish_new_gen(&s->word);
+    job_store(s);
   }
+  job_wake_sleepers(head);
   body(ctx, &team, 0);
   await_zero(&team.done);
   atomic_fetch_sub_explicit(&busy_threads, busy, memory_order_relaxed);
@@ -421,8 +476,9 @@ void parray_pthd_shutdown(void) {
   pthread_mutex_unlock(&pool_lock);
   for (slot *s = list; s; s = s->next) {
     s->quit = 1;
-    publish_new_gen(&s->word);
+    job_store(s);
   }
+  job_wake_sleepers(list);
   while (list) {
     slot *next = list->next;
     pthread_join(list->thread, NULL);
