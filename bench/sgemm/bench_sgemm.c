@@ -12,6 +12,8 @@
  *         split-K 2 and 4 for sizes <= 2048 (library built with
  *         -DPARRAY_SGEMM_VARIANTS=ON)
  *     -l  at this size also time all 8 layouts (row/col-major x NN,NT,TN,TT)
+ *     -c  time only these row-major NN runs: -1 = cuBLAS, 0 = parray_sgemm,
+ *         c > 0 = configuration c (for profiling one kernel under ncu)
  */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -129,6 +131,7 @@ static const char *layout_name(const method *m, char *buf) {
 int main(int argc, char **argv) {
   int sizes[16] = {1024, 2048, 4096, 8192}, nsizes = 4, reps = 15, variants = 0, layouts_at = 0;
   const char *csv = NULL;
+  int confs[32], nconf = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-s") && i + 1 < argc) {
       nsizes = 0;
@@ -139,10 +142,13 @@ int main(int argc, char **argv) {
       variants = 1;
     } else if (!strcmp(argv[i], "-l") && i + 1 < argc) {
       layouts_at = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "-c") && i + 1 < argc) {
+      nconf = 0;
+      for (char *p = strtok(argv[++i], ","); p && nconf < 32; p = strtok(NULL, ",")) confs[nconf++] = atoi(p);
     } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
       csv = argv[++i];
     } else {
-      fprintf(stderr, "usage: %s [-s sizes] [-r reps] [-v] [-l size] [-o csv]\n", argv[0]);
+      fprintf(stderr, "usage: %s [-s sizes] [-r reps] [-v] [-l size] [-c configs] [-o csv]\n", argv[0]);
       return 2;
     }
   }
@@ -201,25 +207,43 @@ int main(int argc, char **argv) {
 
     method list[64];
     int nm = 0;
-    const int nlay = n == layouts_at ? 8 : 1;
-    for (int l = 0; l < nlay; l++) {
-      method c = {1, (parray_layout)(l / 4), (parray_trans)((l / 2) % 2), (parray_trans)(l % 2), 0, 1};
-      list[nm++] = c;
-      method p = c;
+    const method cub = {1, PARRAY_ROW_MAJOR, PARRAY_NOTRANS, PARRAY_NOTRANS, 0, 1};
+    if (nconf > 0) {
+      for (int c = 0; c < nconf; c++) {
+        method p = cub;
+        p.cublas = confs[c] < 0;
+        p.config = confs[c] < 0 ? 0 : confs[c];
+        list[nm++] = p;
+      }
+    } else {
+      /* row-major NN: cuBLAS, parray_sgemm, then (-v) every configuration;
+       * then (-l) the other seven layouts, each cuBLAS then parray_sgemm. A
+       * parray result is checked against, and its ratio taken to, the cuBLAS
+       * run listed before it. */
+      list[nm++] = cub;
+      method p = cub;
       p.cublas = 0;
       list[nm++] = p;
-    }
-    if (variants) {
-      for (int c = 1; c < parray_sgemm_config_count() && nm < 60; c++) {
+      for (int c = 1; variants && c < parray_sgemm_config_count() && nm < 40; c++) {
         if (strcmp(parray_sgemm_config_name(c), "(not built)") == 0) continue;
-        method p = {0, PARRAY_ROW_MAJOR, PARRAY_NOTRANS, PARRAY_NOTRANS, c, 1};
-        list[nm++] = p;
-        for (int sp = 2; sp <= 4 && n <= 2048 && nm < 60; sp += 2) {
-          p.splits = sp;
-          list[nm++] = p;
+        method v = {0, PARRAY_ROW_MAJOR, PARRAY_NOTRANS, PARRAY_NOTRANS, c, 1};
+        list[nm++] = v;
+        for (int sp = 2; sp <= 4 && n <= 2048 && nm < 40; sp += 2) {
+          v.splits = sp;
+          list[nm++] = v;
         }
       }
+      for (int l = 1; n == layouts_at && l < 8; l++) {
+        method c = {1, (parray_layout)(l / 4), (parray_trans)((l / 2) % 2), (parray_trans)(l % 2), 0, 1};
+        list[nm++] = c;
+        c.cublas = 0;
+        list[nm++] = c;
+      }
     }
+    /* The row-major NN reference, for -c lists that time no cuBLAS run. */
+    call(&cub, n, 0);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(dRef, dC[0], bytes, cudaMemcpyDeviceToDevice));
     float cublas_ms = 0;
     for (int i = 0; i < nm; i++) {
       const method *m = &list[i];

@@ -16,6 +16,11 @@ VARIANTS=${VARIANTS:-1}
 SIZES=${SIZES:-1024,2048,4096,8192}
 LAYOUTS_AT=${LAYOUTS_AT:-4096}
 CMAKE_CHECK=${CMAKE_CHECK:-0}
+# NCU: comma list of bench -c configurations to profile with Nsight Compute
+# at 4096 (-1 = cuBLAS), empty = none. SASS_PAT: regex of kernel names whose
+# main loop SASS is saved to sass_mainloops.txt.
+NCU=${NCU:-}
+SASS_PAT=${SASS_PAT:-'ILi2ELi2ELi4ELi2ELi16ELi2ELi16EEELb1ELb0'}
 mkdir -p "$OUT"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=/tmp/sgemm_build
@@ -63,7 +68,7 @@ grep -E "error|BUILD FAILED|spill stores" "$OUT/build.log" | sort | uniq -c | he
   for o in $B/sgemm.o $B/sgemm_variants.o; do
     [ -f $o ] || continue
     cuobjdump --dump-sass $o >$o.sass 2>/dev/null &&
-      python3 $ROOT/bench/sgemm/sass_stats.py $o.sass 'ILi2ELi2ELi4ELi2ELi8ELi2EEELb1ELb0' "$OUT/sass_mainloop_128x128_nn.txt"
+      python3 $ROOT/bench/sgemm/sass_stats.py $o.sass "$SASS_PAT" "$OUT/sass_mainloops.txt"
   done
 } >"$OUT/sass_summary.txt" 2>&1
 
@@ -81,6 +86,22 @@ VFLAG=""
 NVIDIA_TF32_OVERRIDE=0 $B/bench_sgemm -s $SIZES -r 20 $VFLAG -l $LAYOUTS_AT -o "$OUT/bench.csv" >"$OUT/bench.log" 2>&1
 echo "bench rc=$?"
 kill $SMI 2>/dev/null
+
+if [ -n "$NCU" ]; then
+  echo "== ncu"
+  NCUB=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+  for c in ${NCU//,/ }; do
+    if [ "$c" = -1 ]; then K=regex:gemm; else K=regex:sgemm_kernel; fi
+    echo "#### ncu config $c" >>"$OUT/ncu.txt"
+    timeout 120 $NCUB --clock-control none -k $K --launch-skip 2 --launch-count 1 \
+      --section LaunchStats --section Occupancy --section SchedulerStats --section WarpStateStats \
+      --section ComputeWorkloadAnalysis --section InstructionStats \
+      --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed.sum,smsp__cycles_active.avg,sm__cycles_elapsed.avg \
+      $B/bench_sgemm -s 4096 -r 10 -c $c >>"$OUT/ncu.txt" 2>&1
+    echo "ncu $c rc=$?"
+  done
+  grep -E "^  [a-zA-Z_]+.*(gemm|Kernel)|Registers Per|Achieved Occupancy|Issue Slots Busy|Issued Warp Per|No Eligible|Stall|bank_conflicts|inst_executed|Executed Ipc A|Block Size|Grid Size|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -120
+fi
 
 if [ "$CMAKE_CHECK" = 1 ]; then
   echo "== cmake + ctest"

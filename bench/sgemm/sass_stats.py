@@ -2,7 +2,7 @@
 """sass_stats.py - summarise `cuobjdump --dump-sass` output of the SGEMM
 kernels: per kernel, the instruction mix of its hottest loop (the largest
 region closed by a backward branch) -- FFMA share, shared-memory load width,
-local-memory traffic (LDL/STL = spills). Usage: sass_stats.py dump.sass [func-substring out.txt]"""
+local-memory traffic (LDL/STL = spills). Usage: sass_stats.py dump.sass [func-regex out.txt] (matching loops are appended to out.txt)"""
 import re
 import sys
 from collections import Counter
@@ -34,6 +34,6 @@ for chunk in re.split(r'\n\s*Function : ', text)[1:]:
         print(f'  main loop 0x{best[0]:x}-0x{best[1]:x}: {len(loop)} instr, FFMA {ffma} ({100.0 * ffma / len(loop):.1f}%), '
               f'LDS {lds}, LDG {sum(v for k, v in c.items() if k.startswith("LDG"))}, '
               f'STS {sum(v for k, v in c.items() if k.startswith("STS"))}, BAR {sum(v for k, v in c.items() if k.startswith("BAR"))}')
-        if want and want in name:
-            with open(dump_to, 'w') as f:
+        if want and re.search(want, name):
+            with open(dump_to, 'a') as f:
                 f.write(name + '\n' + '\n'.join(l for _, _, l in loop) + '\n')

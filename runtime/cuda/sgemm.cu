@@ -12,13 +12,13 @@
 
 namespace parray_sgemm_detail {
 
-// Slot 1: the large-problem kernel, 128x128 block tile, BK = 8, 256 threads
+// Slot 1: the large-problem kernel, 128x128 block tile, BK = 16, 256 threads
 // as 4x2 warps, 8x8 per thread, 2 blocks per SM.
-typedef Cfg<2, 2, 4, 2, 8, 2> CfgLarge;
-// Slot 2: the small-problem kernel, 128x64 block tile, BK = 8, 128 threads
+typedef Cfg<2, 2, 4, 2, 16, 2> CfgLarge;
+// Slot 2: the small-problem kernel, 128x64 block tile, BK = 16, 128 threads
 // as 4x1 warps, 8x8 per thread: twice the blocks for problems that would
 // leave SMs idle with 128x128 tiles.
-typedef Cfg<2, 2, 4, 1, 8, 2> CfgSmall;
+typedef Cfg<2, 2, 4, 1, 16, 2> CfgSmall;
 
 enum { SLOT_AUTO = 0, SLOT_LARGE = 1, SLOT_SMALL = 2, SLOT_VARIANTS = 3, N_VARIANTS = 8 };
 
@@ -29,10 +29,10 @@ bool variant_entry(int v, ConfigEntry *e); // sgemm_variants.cu
 static bool get_entry(int slot, ConfigEntry *e) {
   switch (slot) {
   case SLOT_LARGE:
-    *e = make_entry<CfgLarge, true>("128x128x8 t256 r8x8");
+    *e = make_entry<CfgLarge, true>("128x128x16 t256 r8x8");
     return true;
   case SLOT_SMALL:
-    *e = make_entry<CfgSmall, true>("128x64x8 t128 r8x8");
+    *e = make_entry<CfgSmall, true>("128x64x16 t128 r8x8");
     return true;
   default:
 #ifdef PARRAY_SGEMM_VARIANTS

@@ -60,9 +60,10 @@ struct Params {
   int atomic;           // split-K epilogue
 };
 
-template <int RM_, int RN_, int WM_, int WN_, int BK_, int MINB_>
+template <int RM_, int RN_, int WM_, int WN_, int BK_, int MINB_, int KU_ = BK_>
 struct Cfg {
-  static constexpr int RM = RM_, RN = RN_, WM = WM_, WN = WN_, BK = BK_, MINB = MINB_;
+  static constexpr int RM = RM_, RN = RN_, WM = WM_, WN = WN_, BK = BK_, MINB = MINB_, KU = KU_;
+  static_assert(KU % 2 == 0 && BK % KU == 0, "k chunk must be even and divide BK");
   static constexpr int T = WM * WN * 32;
   static constexpr int TM = 4 * RM, TN = 4 * RN;
   static constexpr int WTM = 16 * RM, WTN = 32 * RN;
@@ -182,7 +183,7 @@ __device__ __forceinline__ void load_frag(const float *sa, const float *sb, int 
 
 template <class C, bool AK, bool BKC>
 __global__ void __launch_bounds__(C::T, C::MINB) sgemm_kernel(const Params P) {
-  constexpr int BK = C::BK, BM = C::BM, BN = C::BN, TM = C::TM, TN = C::TN;
+  constexpr int BK = C::BK, KU = C::KU, BM = C::BM, BN = C::BN, TM = C::TM, TN = C::TN;
   __shared__ __align__(16) float sA[2][BK][C::SA];
   __shared__ __align__(16) float sB[2][BK][C::SB];
 
@@ -238,20 +239,27 @@ __global__ void __launch_bounds__(C::T, C::MINB) sgemm_kernel(const Params P) {
         la.load(k_left);
         lb.load(k_left);
       }
+      // The k slice in chunks of KU steps; the chunk body is unrolled, the
+      // chunk loop is not when KU < BK (a shorter loop body for the
+      // instruction cache). KU is even, so fragment buffer parity is static.
+#pragma unroll 1
+      for (int kb = 0; kb < BK; kb += KU) {
 #pragma unroll
-      for (int kk = 0; kk < BK; ++kk) {
-        if (kk < BK - 1) {
-          load_frag<C>(&sA[cur][kk + 1][0], &sB[cur][kk + 1][0], am, bn, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
-        } else if (more) {
-          la.store(&sA[cur ^ 1][0][0]);
-          lb.store(&sB[cur ^ 1][0][0]);
-          __syncthreads();
-          load_frag<C>(&sA[cur ^ 1][0][0], &sB[cur ^ 1][0][0], am, bn, fa[0], fb[0]);
+        for (int j = 0; j < KU; ++j) {
+          if (j < KU - 1 || kb + KU < BK) {
+            const int kn = kb + j + 1;
+            load_frag<C>(&sA[cur][kn][0], &sB[cur][kn][0], am, bn, fa[(j + 1) & 1], fb[(j + 1) & 1]);
+          } else if (more) {
+            la.store(&sA[cur ^ 1][0][0]);
+            lb.store(&sB[cur ^ 1][0][0]);
+            __syncthreads();
+            load_frag<C>(&sA[cur ^ 1][0][0], &sB[cur ^ 1][0][0], am, bn, fa[0], fb[0]);
+          }
+#pragma unroll
+          for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int jj = 0; jj < TN; ++jj) acc[i][jj] = fmaf(fa[j & 1][i], fb[j & 1][jj], acc[i][jj]);
         }
-#pragma unroll
-        for (int i = 0; i < TM; ++i)
-#pragma unroll
-          for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[kk & 1][i], fb[kk & 1][j], acc[i][j]);
       }
     }
   }
