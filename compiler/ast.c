@@ -1,0 +1,223 @@
+/* ast.c - constructors for the syntax tree (one per grammar action). */
+#include "ast.h"
+
+items items_empty(void) { return (items){NULL, NULL, 0}; }
+
+items items_add(items l, item *it) {
+  if (!it) return l;
+  it->next = NULL;
+  if (l.last) l.last->next = it;
+  else l.first = it;
+  l.last = it;
+  l.n++;
+  return l;
+}
+
+static item *new_item(astctx *c, item_kind k, loc l) {
+  item *it = arena_alloc(c->ar, sizeof *it);
+  it->kind = (uint8_t)k;
+  it->loc = l;
+  return it;
+}
+
+item *ast_tok(astctx *c, loc l, int tokval) {
+  item *it = new_item(c, IT_TOK, l);
+  it->tk = (uint8_t)(tokval >> 16);
+  it->punct = (uint16_t)(tokval & 0xffff);
+  return it;
+}
+
+item *ast_ppline(astctx *c, loc l) { return new_item(c, IT_PPLINE, l); }
+
+item *ast_group(astctx *c, loc open, char ch, items body, loc close) {
+  item *it = new_item(c, IT_GROUP, loc_span(open, close));
+  it->grp = arena_alloc(c->ar, sizeof *it->grp);
+  it->grp->open = ch, it->grp->body = body, it->grp->close = close;
+  return it;
+}
+
+item *ast_dollar_item(astctx *c, dollar *d) {
+  item *it = new_item(c, IT_DOLLAR, d->loc);
+  it->dol = d;
+  return it;
+}
+
+item *ast_dir_item(astctx *c, directive *d) {
+  item *it = new_item(c, IT_DIR, d->loc);
+  it->dir = d;
+  if (d->block) it->loc = loc_span(d->loc, d->block->loc);
+  if (d->kind == D_SUBPROG && d->endloc.e) it->loc = loc_span(d->loc, d->endloc);
+  return it;
+}
+
+static dollar *new_dollar(astctx *c, dollar_kind k, loc all, loc name) {
+  dollar *d = arena_alloc(c->ar, sizeof *d);
+  d->kind = k, d->loc = all, d->name = name;
+  return d;
+}
+
+dollar *ast_dollar_tid(astctx *c, loc all, loc name) { return new_dollar(c, DL_TID, all, name); }
+
+dollar *ast_dollar_func(astctx *c, loc all, loc name, loc arg) {
+  dollar *d = new_dollar(c, DL_FUNC, all, name);
+  d->arg = arg;
+  return d;
+}
+
+dollar *ast_dollar_access(astctx *c, loc all, loc name, index_t *idx) {
+  dollar *d = new_dollar(c, DL_ACCESS, all, name);
+  d->idx = idx;
+  for (index_t *x = idx; x; x = x->next) d->nidx++;
+  return d;
+}
+
+index_t *ast_index_expr(astctx *c, loc l, items expr) {
+  index_t *x = arena_alloc(c->ar, sizeof *x);
+  x->loc = l, x->expr = expr;
+  return x;
+}
+
+index_t *ast_index_list(astctx *c, loc l, index_t *sub) {
+  index_t *x = arena_alloc(c->ar, sizeof *x);
+  x->loc = l, x->sub = sub;
+  return x;
+}
+
+index_t *ast_index_append(index_t *list, index_t *x) {
+  if (!list) return x;
+  index_t *p = list;
+  while (p->next) p = p->next;
+  p->next = x;
+  return list;
+}
+
+static dimast *new_dim(astctx *c, dimast_kind k, loc l) {
+  dimast *d = arena_alloc(c->ar, sizeof *d);
+  d->kind = k, d->loc = l;
+  return d;
+}
+
+dimast *ast_dim_size(astctx *c, loc l, items size, loc sizeloc) {
+  dimast *d = new_dim(c, DA_SIZE, l);
+  d->size = size, d->sizeloc = sizeloc;
+  return d;
+}
+
+dimast *ast_dim_ref(astctx *c, loc l, loc ref) {
+  dimast *d = new_dim(c, DA_REF, l);
+  d->ref = ref;
+  return d;
+}
+
+dimast *ast_dim_sref(astctx *c, loc l, items size, loc sizeloc, loc ref) {
+  dimast *d = new_dim(c, DA_SREF, l);
+  d->size = size, d->sizeloc = sizeloc, d->ref = ref;
+  return d;
+}
+
+static void set_kids(dimast *d, dimast *kids) {
+  d->kids = kids;
+  for (dimast *k = kids; k; k = k->next) d->nkids++;
+}
+
+dimast *ast_dim_comp(astctx *c, loc l, dimast *kids) {
+  dimast *d = new_dim(c, DA_COMP, l);
+  set_kids(d, kids);
+  return d;
+}
+
+dimast *ast_dim_cref(astctx *c, loc l, dimast *kids, loc ref) {
+  dimast *d = new_dim(c, DA_CREF, l);
+  set_kids(d, kids);
+  d->ref = ref;
+  return d;
+}
+
+dimast *ast_dim_append(dimast *list, dimast *x) {
+  if (!list) return x;
+  dimast *p = list;
+  while (p->next) p = p->next;
+  p->next = x;
+  return list;
+}
+
+static tbody *new_tbody(astctx *c, loc l) {
+  tbody *b = arena_alloc(c->ar, sizeof *b);
+  b->loc = l, b->mem = MK_NONE, b->thread = TK_DATA;
+  return b;
+}
+
+tbody *ast_tbody_data(astctx *c, loc l, int mem, loc elem, bool has_elem, dimast *dims) {
+  tbody *b = new_tbody(c, l);
+  b->mem = mem, b->elem = elem, b->has_elem = has_elem, b->dims = dims;
+  for (dimast *d = dims; d; d = d->next) b->ndims++;
+  return b;
+}
+
+tbody *ast_tbody_whole(astctx *c, loc l, int mem, loc elem, bool has_elem, loc ref) {
+  tbody *b = new_tbody(c, l);
+  b->mem = mem, b->elem = elem, b->has_elem = has_elem, b->whole = ref, b->is_whole = true;
+  return b;
+}
+
+tbody *ast_tbody_thread(astctx *c, loc l, int kind, items params, loc ploc, dimast *dims) {
+  tbody *b = new_tbody(c, l);
+  b->thread = kind, b->cuda_params = params, b->cuda_params_loc = ploc, b->dims = dims;
+  for (dimast *d = dims; d; d = d->next) b->ndims++;
+  return b;
+}
+
+directive *ast_dir(astctx *c, dir_kind k, loc all, loc kw) {
+  directive *d = arena_alloc(c->ar, sizeof *d);
+  d->kind = k, d->loc = all, d->kw = kw, d->level = -1;
+  return d;
+}
+
+directive *ast_dir_parray(astctx *c, loc all, loc kw, tbody *b, loc name) {
+  directive *d = ast_dir(c, D_PARRAY, all, kw);
+  d->body = b, d->name = name;
+  return d;
+}
+
+directive *ast_dir_call(astctx *c, dir_kind k, loc all, loc kw, loc name, items args, loc argsloc) {
+  directive *d = ast_dir(c, k, all, kw);
+  d->name = name, d->args = args, d->argsloc = argsloc, d->has_args = true;
+  return d;
+}
+
+directive *ast_dir_copy(astctx *c, loc all, loc kw, loc s, items sa, loc sal, loc dt, items da, loc dal) {
+  directive *d = ast_dir(c, D_COPY, all, kw);
+  d->name = s, d->args = sa, d->argsloc = sal, d->name2 = dt, d->args2 = da, d->args2loc = dal;
+  d->has_args = true;
+  return d;
+}
+
+directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, bool has_args, items args, loc argsloc, item *block) {
+  directive *d = ast_dir(c, D_DETOUR, all, kw);
+  d->name = name, d->has_args = has_args, d->args = args, d->argsloc = argsloc, d->block = block;
+  return d;
+}
+
+directive *ast_dir_block(astctx *c, dir_kind k, loc all, loc kw, item *block) {
+  directive *d = ast_dir(c, k, all, kw);
+  d->block = block;
+  return d;
+}
+
+directive *ast_dir_sync(astctx *c, loc all, loc kw, int level) {
+  directive *d = ast_dir(c, D_SYNC, all, kw);
+  d->level = level;
+  return d;
+}
+
+directive *ast_dir_subprog(astctx *c, loc all, loc kw, loc name, items params, loc ploc, items body, loc end) {
+  directive *d = ast_dir(c, D_SUBPROG, all, kw);
+  d->name = name, d->args = params, d->argsloc = ploc, d->sub = body, d->has_args = true, d->endloc = end;
+  return d;
+}
+
+directive *ast_dir_bad(astctx *c, dir_kind k, loc all, loc kw) {
+  directive *d = ast_dir(c, k, all, kw);
+  d->bad = true;
+  return d;
+}

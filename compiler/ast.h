@@ -1,0 +1,168 @@
+/* ast.h - the syntax tree the parser builds. C code stays located text: each
+ * C token is an item holding only its kind and byte range, and brackets form
+ * groups. Parray constructs (directives, $...$) are nodes of their own. */
+#ifndef PAC_AST_H
+#define PAC_AST_H
+
+#include "diag.h"
+#include "util.h"
+
+/* Multi-character punctuators (single characters use their own code). */
+enum {
+  P_ARROW = 256, P_INC, P_DEC, P_SHL, P_SHR, P_LE, P_GE, P_EQ, P_NE, P_ANDAND, P_OROR,
+  P_ASSIGNOP, /* += -= *= /= %= &= |= ^= <<= >>= */
+  P_ELLIPSIS, P_HASHHASH, P_SCOPE
+};
+
+typedef enum { T_IDENT, T_NUMBER, T_STRING, T_CHAR, T_PUNCT } ctok_kind;
+
+typedef enum {
+  IT_TOK,    /* one C token */
+  IT_GROUP,  /* ( ... )  [ ... ]  { ... } */
+  IT_PPLINE, /* a C preprocessor line, passed through */
+  IT_DOLLAR, /* $ ... $ */
+  IT_DIR     /* a Parray directive */
+} item_kind;
+
+typedef struct item item;
+typedef struct items {
+  item *first, *last;
+  int n;
+} items;
+
+typedef struct group {
+  char open; /* '(' '[' '{' */
+  items body;
+  loc close; /* the closing bracket */
+} group;
+
+typedef struct dollar dollar;
+typedef struct directive directive;
+
+struct item {
+  uint8_t kind;  /* item_kind */
+  uint8_t tk;    /* ctok_kind, for IT_TOK */
+  uint16_t punct;
+  loc loc;
+  item *next;
+  union {
+    group *grp;
+    dollar *dol;
+    directive *dir;
+  };
+};
+
+/* ---- $ ... $ ------------------------------------------------------------ */
+typedef struct index index_t;
+struct index {
+  loc loc;     /* including the brackets */
+  items expr;  /* a C expression, when sub == NULL */
+  index_t *sub; /* nested index list [ [..][..] ] */
+  index_t *next;
+};
+
+typedef enum { DL_ACCESS, DL_FUNC, DL_TID } dollar_kind;
+struct dollar {
+  dollar_kind kind;
+  loc loc;       /* the whole $...$ */
+  loc name;      /* type path, function name (dim, dim_0_1, size, cnt) or tid path */
+  loc arg;       /* DL_FUNC: the type path */
+  index_t *idx;  /* DL_ACCESS: the indices */
+  int nidx;
+};
+
+/* ---- #parray bodies ------------------------------------------------------- */
+typedef enum { DA_SIZE, DA_REF, DA_SREF, DA_COMP, DA_CREF } dimast_kind;
+typedef struct dimast dimast;
+struct dimast {
+  dimast_kind kind;
+  loc loc;
+  items size;     /* DA_SIZE, DA_SREF */
+  loc sizeloc;
+  loc ref;        /* DA_REF, DA_SREF, DA_CREF: the path after '#', without '#' */
+  dimast *kids;   /* DA_COMP, DA_CREF */
+  int nkids;
+  dimast *next;
+};
+
+typedef enum { MK_NONE = -1, MK_PAGED, MK_PINNED, MK_DMEM, MK_SMEM, MK_RMEM } memkind_t;
+typedef enum { TK_DATA, TK_PTHD, TK_MPI, TK_CUDA } threadkind_t;
+
+typedef struct tbody {
+  loc loc;
+  int mem;          /* memkind_t */
+  int thread;       /* threadkind_t */
+  loc elem;         /* element type tokens (empty range if absent) */
+  bool has_elem;
+  items cuda_params;
+  loc cuda_params_loc;
+  dimast *dims;     /* NULL for a whole-tree copy */
+  int ndims;
+  loc whole;        /* whole-tree copy {dmem #A}: the path */
+  bool is_whole;
+} tbody;
+
+/* ---- directives ------------------------------------------------------------ */
+typedef enum { D_PARRAY, D_CREATE, D_DESTROY, D_COPY, D_DETOUR, D_MAINHOST, D_SYNC,
+               D_SUBPROG, D_GLOBAL, D_INSERT, D_END } dir_kind;
+
+struct directive {
+  dir_kind kind;
+  loc loc;     /* the header: from '#' to the end of the directive proper */
+  loc kw;      /* '#keyword' */
+  loc name;    /* type path / subprogram name (parray: the new type's name) */
+  tbody *body; /* D_PARRAY */
+  items args;  /* create/destroy/insert/detour/subprog: the (...) contents */
+  loc argsloc;
+  bool has_args;
+  loc name2;   /* D_COPY: destination type */
+  items args2; /* D_COPY: destination expression */
+  loc args2loc;
+  item *block; /* D_DETOUR, D_MAINHOST, D_GLOBAL: the { } group */
+  items sub;   /* D_SUBPROG: the body up to #end */
+  loc endloc;  /* D_SUBPROG: the #end */
+  int level;   /* D_SYNC: -1 for plain #sync, else the path digit(s) encoded */
+  loc syncpath;
+  bool bad;    /* a syntax error was reported inside */
+};
+
+/* ---- constructors (called from the grammar) -------------------------------- */
+typedef struct astctx {
+  arena *ar;
+} astctx;
+
+items items_empty(void);
+items items_add(items l, item *it);
+item *ast_tok(astctx *c, loc l, int tokval);
+item *ast_ppline(astctx *c, loc l);
+item *ast_group(astctx *c, loc open, char ch, items body, loc close);
+item *ast_dollar_item(astctx *c, dollar *d);
+item *ast_dir_item(astctx *c, directive *d);
+dollar *ast_dollar_tid(astctx *c, loc all, loc name);
+dollar *ast_dollar_func(astctx *c, loc all, loc name, loc arg);
+dollar *ast_dollar_access(astctx *c, loc all, loc name, index_t *idx);
+index_t *ast_index_expr(astctx *c, loc l, items expr);
+index_t *ast_index_list(astctx *c, loc l, index_t *sub);
+index_t *ast_index_append(index_t *list, index_t *x);
+dimast *ast_dim_size(astctx *c, loc l, items size, loc sizeloc);
+dimast *ast_dim_ref(astctx *c, loc l, loc ref);
+dimast *ast_dim_sref(astctx *c, loc l, items size, loc sizeloc, loc ref);
+dimast *ast_dim_comp(astctx *c, loc l, dimast *kids);
+dimast *ast_dim_cref(astctx *c, loc l, dimast *kids, loc ref);
+dimast *ast_dim_append(dimast *list, dimast *x);
+tbody *ast_tbody_data(astctx *c, loc l, int mem, loc elem, bool has_elem, dimast *dims);
+tbody *ast_tbody_whole(astctx *c, loc l, int mem, loc elem, bool has_elem, loc ref);
+tbody *ast_tbody_thread(astctx *c, loc l, int kind, items params, loc ploc, dimast *dims);
+directive *ast_dir(astctx *c, dir_kind k, loc all, loc kw);
+directive *ast_dir_parray(astctx *c, loc all, loc kw, tbody *b, loc name);
+directive *ast_dir_call(astctx *c, dir_kind k, loc all, loc kw, loc name, items args, loc argsloc);
+directive *ast_dir_copy(astctx *c, loc all, loc kw, loc s, items sa, loc sal, loc d, items da, loc dal);
+directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, bool has_args, items args, loc argsloc, item *block);
+directive *ast_dir_block(astctx *c, dir_kind k, loc all, loc kw, item *block);
+directive *ast_dir_sync(astctx *c, loc all, loc kw, int level);
+directive *ast_dir_subprog(astctx *c, loc all, loc kw, loc name, items params, loc ploc, items body, loc end);
+directive *ast_dir_bad(astctx *c, dir_kind k, loc all, loc kw);
+
+#define ITEMS_FOREACH(it, list) for (item *it = (list).first; it; it = it->next)
+
+#endif

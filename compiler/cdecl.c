@@ -1,0 +1,356 @@
+/* cdecl.c - a tolerant reader of C declarations over located tokens (see
+ * cdecl.h). It knows the C11 declaration grammar with GNU and CUDA
+ * extensions (attributes, __asm__ labels, typeof, __shared__ ...), decides
+ * between declaration and expression with the typedef names in scope, and
+ * gives up (is_decl = false) on anything it does not recognise. */
+#include "cdecl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_punct(const item *it, int p) { return it && it->kind == IT_TOK && it->tk == T_PUNCT && it->punct == p; }
+static bool is_group(const item *it, char open) { return it && it->kind == IT_GROUP && it->grp->open == open; }
+static bool is_ident(const item *it) { return it && it->kind == IT_TOK && it->tk == T_IDENT; }
+
+static bool in_list(const char *s, size_t n, const char *const *list) {
+  for (; *list; list++)
+    if (str_eq(s, n, *list)) return true;
+  return false;
+}
+
+static const char *const storage_words[] = {"typedef", "extern", "static", "auto", "register", "_Thread_local",
+                                            "__thread", "thread_local", NULL};
+static const char *const qual_words[] = {
+  "const", "volatile", "restrict", "__restrict", "__restrict__", "__const", "__volatile", "__volatile__",
+  "inline", "__inline", "__inline__", "_Noreturn", "__extension__", "__forceinline__", "__noinline__",
+  "__device__", "__host__", "__global__", "__shared__", "__constant__", "__managed__", "__grid_constant__",
+  "__noreturn__", "__signed", "__unsigned", NULL};
+static const char *const type_words[] = {
+  "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "_Bool", "_Complex",
+  "_Imaginary", "__complex__", "__int128", "__int128_t", "__uint128_t", "_Float16", "_Float32", "_Float64",
+  "_Float128", "_Float32x", "_Float64x", "__fp16", "__bf16", "__float128", "__float80", "_Decimal32",
+  "_Decimal64", "_Decimal128", "__signed__", "__builtin_va_list", "__auto_type", NULL};
+static const char *const attr_words[] = {"__attribute__", "__attribute", "__declspec", "_Alignas", "alignas",
+                                         "__launch_bounds__", "__asm__", "__asm", "asm", "__align__",
+                                         "__builtin_align__", NULL};
+static const char *const stmt_words[] = {"return", "if", "for", "while", "do", "switch", "case", "default",
+                                         "goto", "break", "continue", "else", "sizeof", NULL};
+
+bool cd_is_keyword(const char *s, size_t n) {
+  return in_list(s, n, storage_words) || in_list(s, n, qual_words) || in_list(s, n, type_words) ||
+         in_list(s, n, attr_words) || in_list(s, n, stmt_words) || str_eq(s, n, "struct") ||
+         str_eq(s, n, "union") || str_eq(s, n, "enum") || str_eq(s, n, "typeof") || str_eq(s, n, "__typeof__") ||
+         str_eq(s, n, "__typeof") || str_eq(s, n, "_Atomic") || str_eq(s, n, "_Static_assert") ||
+         str_eq(s, n, "static_assert");
+}
+
+static const char *txt(const cdctx *c, const item *it, size_t *n) {
+  *n = it->loc.e - it->loc.b;
+  return c->text + it->loc.b;
+}
+
+/* skip attribute-like words and their argument groups */
+static item *skip_attrs(const cdctx *c, item *it) {
+  while (it && is_ident(it)) {
+    size_t n;
+    const char *s = txt(c, it, &n);
+    if (!in_list(s, n, attr_words)) break;
+    it = it->next;
+    if (is_group(it, '(')) it = it->next;
+  }
+  return it;
+}
+
+typedef struct specs {
+  bool saw_type, any;
+  bool is_typedef, is_extern, is_static, is_register;
+  item *first, *last;
+  item *enum_body;
+} specs;
+
+static item *read_specs(cdctx *c, item *it, specs *sp) {
+  for (; it; it = it->next) {
+    if (!is_ident(it)) break;
+    size_t n;
+    const char *s = txt(c, it, &n);
+    item *cur = it;
+    if (in_list(s, n, storage_words)) {
+      sp->is_typedef |= str_eq(s, n, "typedef");
+      sp->is_extern |= str_eq(s, n, "extern");
+      sp->is_static |= str_eq(s, n, "static");
+      sp->is_register |= str_eq(s, n, "register");
+    } else if (in_list(s, n, qual_words)) {
+    } else if (in_list(s, n, attr_words)) {
+      if (is_group(it->next, '(')) it = it->next;
+    } else if (in_list(s, n, type_words)) {
+      sp->saw_type = true;
+    } else if (str_eq(s, n, "struct") || str_eq(s, n, "union") || str_eq(s, n, "enum")) {
+      bool is_enum = str_eq(s, n, "enum");
+      sp->saw_type = true;
+      item *nx = skip_attrs(c, it->next);
+      if (is_ident(nx)) it = nx, nx = nx->next;
+      else it = nx ? nx : it;
+      if (is_punct(nx, ':') && is_enum) { /* enum E : int (C23) */
+        nx = nx->next;
+        while (is_ident(nx)) it = nx, nx = nx->next;
+      }
+      if (is_group(nx, '{')) {
+        if (is_enum) sp->enum_body = nx;
+        it = nx;
+      }
+      if (it != cur && !is_ident(it) && !is_group(it, '{')) { /* malformed: stop before it */
+        sp->any = true, sp->last = cur;
+        return it;
+      }
+    } else if (str_eq(s, n, "typeof") || str_eq(s, n, "__typeof__") || str_eq(s, n, "__typeof") ||
+               (str_eq(s, n, "_Atomic") && is_group(it->next, '('))) {
+      sp->saw_type = true;
+      if (is_group(it->next, '(')) it = it->next;
+    } else if (str_eq(s, n, "_Atomic")) {
+    } else if (!sp->saw_type && ((c->is_typedef && c->is_typedef(c->env, s, n)) ||
+                                 (c->is_type_macro && c->is_type_macro(c->env, s, n)))) {
+      sp->saw_type = true;
+    } else {
+      break;
+    }
+    if (!sp->first) sp->first = cur;
+    sp->last = it;
+    sp->any = true;
+  }
+  return it;
+}
+
+/* Find the declared name inside a declarator starting at `it`; returns the
+ * item after the declarator. Fills name, pointer/array/function kind. */
+typedef struct dinfo {
+  item *name;
+  item *last;
+  int kind; /* 0 none, 1 pointer, 2 array, 3 function */
+  item *array_suffix;
+} dinfo;
+
+static item *read_declarator(cdctx *c, item *it, dinfo *d, int depth);
+
+static item *read_suffixes(cdctx *c, item *it, dinfo *d, int *first_kind, item **first_arr) {
+  while (it) {
+    if (is_group(it, '[')) {
+      if (!*first_kind) *first_kind = 2, *first_arr = it;
+    } else if (is_group(it, '(')) {
+      if (!*first_kind) *first_kind = 3;
+    } else if (is_ident(it)) {
+      size_t n;
+      const char *s = txt(c, it, &n);
+      if (!in_list(s, n, attr_words)) break;
+      if (is_group(it->next, '(')) it = it->next;
+    } else {
+      break;
+    }
+    d->last = it;
+    it = it->next;
+  }
+  return it;
+}
+
+static item *read_declarator(cdctx *c, item *it, dinfo *d, int depth) {
+  int stars = 0;
+  while (it) {
+    if (is_punct(it, '*') || is_punct(it, '&') || is_punct(it, '^')) {
+      stars++;
+      d->last = it;
+      it = it->next;
+    } else if (is_ident(it)) {
+      size_t n;
+      const char *s = txt(c, it, &n);
+      if (in_list(s, n, qual_words) || str_eq(s, n, "_Atomic")) {
+        d->last = it;
+        it = it->next;
+      } else if (in_list(s, n, attr_words)) {
+        it = it->next;
+        if (is_group(it, '(')) d->last = it, it = it->next;
+      } else {
+        break;
+      }
+    } else {
+      break;
+    }
+  }
+  int first_kind = 0;
+  item *first_arr = NULL;
+  if (is_ident(it)) {
+    size_t n;
+    const char *s = txt(c, it, &n);
+    if (cd_is_keyword(s, n)) return NULL;
+    d->name = it;
+    d->last = it;
+    it = read_suffixes(c, it->next, d, &first_kind, &first_arr);
+    if (first_kind) d->kind = first_kind, d->array_suffix = first_arr;
+    else if (stars) d->kind = 1;
+    return it;
+  }
+  if (is_group(it, '(') && depth < 8) {
+    /* '(' declarator ')' suffixes -- or an abstract function declarator */
+    dinfo inner = {0};
+    item *after = read_declarator(c, it->grp->body.first, &inner, depth + 1);
+    if (inner.name && after == NULL) {
+      d->name = inner.name;
+      d->last = it;
+      item *rest = read_suffixes(c, it->next, d, &first_kind, &first_arr);
+      if (inner.kind) d->kind = inner.kind, d->array_suffix = inner.array_suffix;
+      else if (first_kind) d->kind = first_kind, d->array_suffix = first_arr;
+      else if (stars) d->kind = 1;
+      return rest;
+    }
+  }
+  if (stars && !d->name) d->kind = 1;
+  return it; /* abstract declarator */
+}
+
+static item *skip_initializer(item *it) {
+  while (it && !is_punct(it, ',') && !is_punct(it, ';')) it = it->next;
+  return it;
+}
+
+cd_stmt cd_statement(cdctx *c, item *first, bool file_scope) {
+  cd_stmt r = {0};
+  if (!first || first->kind != IT_TOK || first->tk != T_IDENT) return r;
+  size_t n;
+  const char *s = txt(c, first, &n);
+  if (in_list(s, n, stmt_words)) return r;
+  if (is_punct(first->next, ':')) return r; /* label */
+  if (str_eq(s, n, "_Static_assert") || str_eq(s, n, "static_assert")) return r;
+  specs sp = {0};
+  item *it = read_specs(c, first, &sp);
+  if (!sp.saw_type) {
+    if (!sp.any) {
+      /* An identifier followed by a declarator-looking tail cannot be an
+       * expression statement: `T x;`, `T x = ...`, `T *x;`, `T x[..]`. */
+      if (!is_ident(first) || cd_is_keyword(s, n)) return r;
+      item *nx = first->next;
+      item *p = nx;
+      while (is_punct(p, '*')) p = p->next;
+      if (!is_ident(p)) return r;
+      size_t pn;
+      const char *ps = txt(c, p, &pn);
+      if (cd_is_keyword(ps, pn) && !in_list(ps, pn, qual_words)) return r;
+      item *after = p->next;
+      if (nx != p && !(is_punct(after, ';') || is_punct(after, '=') || is_punct(after, ','))) return r;
+      if (nx == p && !(is_punct(after, ';') || is_punct(after, '=') || is_punct(after, ',') ||
+                       is_group(after, '[') || (file_scope && is_group(after, '('))))
+        return r;
+      sp.saw_type = true, sp.first = sp.last = first, sp.any = true;
+      it = first->next;
+    } else if (!file_scope && !sp.is_typedef && !sp.is_extern && !sp.is_static && !sp.is_register) {
+      return r; /* qualifiers alone: not a declaration we understand */
+    }
+  }
+  r.enum_body = sp.enum_body;
+  VEC(cd_decl) ds = {0};
+  for (;;) {
+    dinfo d = {0};
+    item *after = read_declarator(c, it, &d, 0);
+    if (!after && !d.name) break;
+    if (d.name) {
+      cd_decl x = {.name = d.name, .spec_first = sp.first, .spec_last = sp.last, .decl_first = it,
+                   .decl_last = d.last, .is_typedef = sp.is_typedef, .is_extern = sp.is_extern,
+                   .is_static = sp.is_static, .is_register = sp.is_register, .is_function = d.kind == 3,
+                   .is_pointer = d.kind == 1, .is_array = d.kind == 2, .array_suffix = d.array_suffix};
+      if (is_punct(after, '=')) {
+        x.has_init = true;
+        after = skip_initializer(after->next);
+      }
+      vec_push(ds, x);
+    }
+    it = after;
+    if (is_punct(it, ',')) {
+      it = it->next;
+      continue;
+    }
+    if (is_punct(it, ';')) {
+      r.is_decl = true;
+      r.last = it;
+      break;
+    }
+    if (file_scope && is_group(it, '{') && ds.n == 1 && ds.v[0].is_function) {
+      r.is_decl = r.is_fundef = true;
+      r.body = it;
+      r.last = it;
+      /* the parameter group is the first '(' suffix after the name */
+      for (item *p = ds.v[0].name->next; p; p = p->next)
+        if (is_group(p, '(')) {
+          r.params = p;
+          break;
+        }
+      if (!r.params && is_group(ds.v[0].decl_first, '('))
+        for (item *p = ds.v[0].decl_first->next; p; p = p->next)
+          if (is_group(p, '(')) {
+            r.params = p;
+            break;
+          }
+      break;
+    }
+    break; /* something else: not a declaration */
+  }
+  if (!r.is_decl) {
+    vec_free(ds);
+    return (cd_stmt){0};
+  }
+  r.ndecls = ds.n;
+  r.decls = arena_alloc(c->ar, sizeof *r.decls * (size_t)(ds.n ? ds.n : 1));
+  if (ds.n) memcpy(r.decls, ds.v, sizeof *r.decls * (size_t)ds.n);
+  vec_free(ds);
+  return r;
+}
+
+cd_stmt cd_params(cdctx *c, item *group) {
+  cd_stmt r = {0};
+  VEC(cd_decl) ds = {0};
+  item *it = group->grp->body.first;
+  while (it) {
+    specs sp = {0};
+    item *p = read_specs(c, it, &sp);
+    if (!sp.any) { /* K&R identifier list or garbage: skip to next comma */
+      while (it && !is_punct(it, ',')) it = it->next;
+      if (it) it = it->next;
+      continue;
+    }
+    dinfo d = {0};
+    item *after = read_declarator(c, p, &d, 0);
+    if (d.name) {
+      cd_decl x = {.name = d.name, .spec_first = sp.first, .spec_last = sp.last, .decl_first = p,
+                   .decl_last = d.last, .is_register = sp.is_register, .is_function = d.kind == 3,
+                   .is_pointer = d.kind == 1 || d.kind == 2 || d.kind == 3, .array_suffix = d.array_suffix};
+      x.is_array = false; /* parameters of array type are pointers */
+      vec_push(ds, x);
+    }
+    it = after;
+    while (it && !is_punct(it, ',')) it = it->next;
+    if (it) it = it->next;
+  }
+  r.is_decl = true;
+  r.ndecls = ds.n;
+  r.decls = arena_alloc(c->ar, sizeof *r.decls * (size_t)(ds.n ? ds.n : 1));
+  if (ds.n) memcpy(r.decls, ds.v, sizeof *r.decls * (size_t)ds.n);
+  vec_free(ds);
+  return r;
+}
+
+int cd_enumerators(cdctx *c, item *body, item ***out) {
+  VEC(item *) v = {0};
+  bool expect = true;
+  int depth = 0;
+  (void)c;
+  ITEMS_FOREACH(it, body->grp->body) {
+    if (expect && is_ident(it) && depth == 0) {
+      vec_push(v, it);
+      expect = false;
+    } else if (is_punct(it, ',')) {
+      expect = true;
+    }
+  }
+  item **res = arena_alloc(c->ar, sizeof *res * (size_t)(v.n ? v.n : 1));
+  if (v.n) memcpy(res, v.v, sizeof *res * (size_t)v.n);
+  int n = v.n;
+  vec_free(v);
+  *out = res;
+  return n;
+}

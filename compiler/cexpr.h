@@ -1,0 +1,42 @@
+/* cexpr.h - reading C expressions that appear inside Parray constructs
+ * (dimension sizes, indices, copy sizes) into the expression IR: integer
+ * constants are evaluated with C semantics, object-like macros expanded, and
+ * anything else kept as opaque atoms. Also detects side effects, which are
+ * not allowed in indices (the generated code may evaluate them twice). */
+#ifndef PAC_CEXPR_H
+#define PAC_CEXPR_H
+
+#include "ast.h"
+#include "expr.h"
+
+/* A token after lowering: C tokens keep their text; a lowered $...$ (or a
+ * substituted subprogram parameter) carries its value as an expression. */
+enum { LT_EX = 100 };
+typedef struct ltok {
+  uint8_t kind; /* ctok_kind or LT_EX */
+  uint16_t punct;
+  const char *s;
+  uint32_t len;
+  ex *e;
+  loc loc;
+} ltok;
+
+typedef struct cxenv {
+  exctx *ex;
+  arena *ar;
+  /* object-like macro replacement text, or NULL; *funclike set for
+   * function-like macros (which are never expanded here) */
+  const char *(*macro)(void *env, const char *name, size_t len, bool *funclike);
+  void *env;
+} cxenv;
+
+ex *cx_parse(cxenv *c, const ltok *t, int n);
+/* Index of the first token with a side effect (++, --, assignment, call),
+ * or -1. */
+int cx_side_effect(cxenv *c, const ltok *t, int n);
+/* The C text of a token range (tokens separated where needed). */
+char *cx_text(cxenv *c, const ltok *t, int n);
+/* Split C text into tokens (for macro bodies and command-line values). */
+int cx_tokenize(cxenv *c, const char *s, ltok **out);
+
+#endif

@@ -1,0 +1,57 @@
+/* diag.h - source files, byte-range locations and GCC-style diagnostics:
+ *   file.pc:LINE:COL: error: message
+ *    LINE | source line
+ *         |     ^~~~~
+ * Locations are byte ranges; line and column are computed only when printing. */
+#ifndef PAC_DIAG_H
+#define PAC_DIAG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct loc {
+  uint32_t b, e; /* [b, e) byte offsets into the source file */
+} loc;
+
+static inline loc loc_span(loc a, loc b) { return (loc){a.b < b.b ? a.b : b.b, a.e > b.e ? a.e : b.e}; }
+
+typedef struct srcfile {
+  const char *name; /* as given on the command line */
+  const char *text; /* NUL-terminated */
+  uint32_t len;
+  uint32_t *lines; /* start offset of each line, computed on demand */
+  int nlines;
+} srcfile;
+
+int src_load(srcfile *f, const char *path, char *err, size_t errlen);
+void src_from_string(srcfile *f, const char *name, const char *text, uint32_t len);
+void src_free(srcfile *f);
+int src_line(srcfile *f, uint32_t off);          /* 1-based */
+int src_col(srcfile *f, uint32_t off);           /* 1-based byte column */
+uint32_t src_line_start(srcfile *f, int line);   /* offset of a 1-based line */
+
+enum { DIAG_MAX_CONTEXT = 8 };
+
+typedef struct diag {
+  srcfile *src;
+  FILE *out;
+  int errors, warnings;
+  int max_errors; /* stop printing after this many (0: unlimited) */
+  /* "in instance of X inserted here" notes printed after each message */
+  struct {
+    loc at;
+    const char *what;
+  } ctx[DIAG_MAX_CONTEXT];
+  int nctx;
+} diag;
+
+void diag_init(diag *d, srcfile *src, FILE *out);
+void diag_error(diag *d, loc l, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_warning(diag *d, loc l, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_note(diag *d, loc l, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* An error with no source position (bad command line, I/O). */
+void diag_plain_error(diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag_push_context(diag *d, loc at, const char *what);
+void diag_pop_context(diag *d);
+
+#endif

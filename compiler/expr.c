@@ -1,0 +1,337 @@
+/* expr.c - construction, simplification, printing and evaluation of the
+ * integer expression IR (see expr.h). All simplifications rely only on
+ * identities valid for non-negative operands, and are applied only when the
+ * operands' ranges are known to be non-negative. */
+#include "expr.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void ex_init(exctx *x, arena *ar) {
+  x->ar = ar;
+  strmap_init(&x->atoms);
+  x->natoms = 0;
+}
+
+void ex_fini(exctx *x) { strmap_free(&x->atoms); }
+
+static int64_t sat_add(int64_t a, int64_t b) {
+  int64_t r;
+  if (a == EX_INF || b == EX_INF || __builtin_add_overflow(a, b, &r)) return EX_INF;
+  return r;
+}
+
+static int64_t sat_mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (a == 0 || b == 0) return 0;
+  if (a == EX_INF || b == EX_INF || __builtin_mul_overflow(a, b, &r)) return EX_INF;
+  return r;
+}
+
+static int64_t lo_add(int64_t a, int64_t b) {
+  int64_t r;
+  if (a <= -EX_INF || b <= -EX_INF) return -EX_INF;
+  if (__builtin_add_overflow(a, b, &r)) return a < 0 ? -EX_INF : EX_INF;
+  return r;
+}
+
+static ex *mk(exctx *x, ex_kind k, ex *a, ex *b, int64_t lo, int64_t hi) {
+  ex *e = arena_alloc(x->ar, sizeof *e);
+  e->k = k, e->a = a, e->b = b, e->lo = lo, e->hi = hi;
+  return e;
+}
+
+ex *ex_const(exctx *x, int64_t v) {
+  ex *e = mk(x, EX_CONST, NULL, NULL, v, v);
+  e->c = v;
+  return e;
+}
+
+static bool is_simple_text(const char *t) {
+  if (!*t) return false;
+  bool ok = true;
+  for (const char *p = t; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
+          *p == '.'))
+      ok = false;
+  if (ok) return true;
+  /* fully parenthesized: "( ... )" where the first '(' closes at the end */
+  size_t n = strlen(t);
+  if (t[0] != '(' || t[n - 1] != ')') return false;
+  int depth = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (t[i] == '(') depth++;
+    else if (t[i] == ')' && --depth == 0 && i != n - 1) return false;
+  }
+  return true;
+}
+
+ex *ex_atom(exctx *x, const char *text, int64_t lo, int64_t hi) {
+  size_t n = strlen(text);
+  intptr_t id = (intptr_t)strmap_get(&x->atoms, text, n);
+  if (!id) {
+    char *k = arena_strndup(x->ar, text, n);
+    id = ++x->natoms;
+    strmap_put(&x->atoms, k, n, (void *)id);
+    text = k;
+  }
+  ex *e = mk(x, EX_ATOM, NULL, NULL, lo, hi);
+  e->text = arena_strdup(x->ar, text);
+  e->id = (int)id;
+  e->simple = is_simple_text(text);
+  return e;
+}
+
+ex *ex_with_range(exctx *x, ex *e, int64_t lo, int64_t hi) {
+  if (lo < e->lo) lo = e->lo;
+  if (hi > e->hi) hi = e->hi;
+  if (lo == e->lo && hi == e->hi) return e;
+  ex *c = arena_alloc(x->ar, sizeof *c);
+  *c = *e;
+  c->lo = lo, c->hi = hi;
+  return c;
+}
+
+bool ex_is_const(const ex *e, int64_t *v) {
+  if (e->k != EX_CONST) return false;
+  if (v) *v = e->c;
+  return true;
+}
+
+bool ex_equal(const ex *a, const ex *b) {
+  if (a == b) return true;
+  if (a->k != b->k) return false;
+  switch (a->k) {
+  case EX_CONST: return a->c == b->c;
+  case EX_ATOM: return a->id == b->id;
+  default: return ex_equal(a->a, b->a) && ex_equal(a->b, b->b);
+  }
+}
+
+static bool nonneg(const ex *e) { return e->lo >= 0; }
+
+ex *ex_add(exctx *x, ex *a, ex *b) {
+  int64_t ca, cb;
+  bool ka = ex_is_const(a, &ca), kb = ex_is_const(b, &cb);
+  if (ka && kb) {
+    int64_t r;
+    if (!__builtin_add_overflow(ca, cb, &r)) return ex_const(x, r);
+  }
+  if (ka && ca == 0) return b;
+  if (kb && cb == 0) return a;
+  if (ka && !kb) return ex_add(x, b, a); /* constants on the right */
+  /* (p + c1) + c2 -> p + (c1 + c2) */
+  if (kb && a->k == EX_ADD && a->b->k == EX_CONST) return ex_add(x, a->a, ex_add(x, a->b, b));
+  /* p + (q + c) -> (p + q) + c, keeping the constant last */
+  if (b->k == EX_ADD && b->b->k == EX_CONST) return ex_add(x, ex_add(x, a, b->a), b->b);
+  /* x*c1 + x*c2 -> x*(c1+c2) */
+  if (a->k == EX_MUL && b->k == EX_MUL && a->b->k == EX_CONST && b->b->k == EX_CONST && ex_equal(a->a, b->a))
+    return ex_mul(x, a->a, ex_const(x, a->b->c + b->b->c));
+  return mk(x, EX_ADD, a, b, lo_add(a->lo, b->lo), sat_add(a->hi, b->hi));
+}
+
+ex *ex_sub(exctx *x, ex *a, ex *b) {
+  int64_t ca, cb;
+  bool ka = ex_is_const(a, &ca), kb = ex_is_const(b, &cb);
+  if (ka && kb) {
+    int64_t r;
+    if (!__builtin_sub_overflow(ca, cb, &r)) return ex_const(x, r);
+  }
+  if (kb && cb == 0) return a;
+  if (ex_equal(a, b)) return ex_const(x, 0);
+  int64_t lo = (b->hi == EX_INF || a->lo <= -EX_INF / 2) ? -EX_INF : a->lo - b->hi;
+  int64_t hi = (a->hi == EX_INF || b->lo <= -EX_INF / 2) ? EX_INF : a->hi - b->lo;
+  return mk(x, EX_SUB, a, b, lo, hi);
+}
+
+ex *ex_mul(exctx *x, ex *a, ex *b) {
+  int64_t ca, cb;
+  bool ka = ex_is_const(a, &ca), kb = ex_is_const(b, &cb);
+  if (ka && kb) {
+    int64_t r;
+    if (!__builtin_mul_overflow(ca, cb, &r)) return ex_const(x, r);
+  }
+  if ((ka && ca == 0) || (kb && cb == 0)) return ex_const(x, 0);
+  if (ka && ca == 1) return b;
+  if (kb && cb == 1) return a;
+  if (ka && !kb) return ex_mul(x, b, a);
+  /* (p * c1) * c2 -> p * (c1*c2) */
+  if (kb && a->k == EX_MUL && a->b->k == EX_CONST) return ex_mul(x, a->a, ex_mul(x, a->b, b));
+  /* (p + q) * c stays; a chained stride is merged by the layout code */
+  int64_t lo, hi;
+  if (nonneg(a) && nonneg(b)) lo = sat_mul(a->lo, b->lo), hi = sat_mul(a->hi, b->hi);
+  else lo = -EX_INF, hi = EX_INF;
+  return mk(x, EX_MUL, a, b, lo, hi);
+}
+
+/* a divisible by constant d, proved structurally: returns a/d or NULL */
+static ex *div_by_const(exctx *x, ex *a, int64_t d) {
+  int64_t c;
+  if (d == 1) return a;
+  if (ex_is_const(a, &c)) return c % d == 0 ? ex_const(x, c / d) : NULL;
+  if (a->k == EX_MUL) {
+    if (a->b->k == EX_CONST && a->b->c % d == 0) return ex_mul(x, a->a, ex_const(x, a->b->c / d));
+    ex *q = div_by_const(x, a->a, d);
+    if (q) return ex_mul(x, q, a->b);
+    q = div_by_const(x, a->b, d);
+    if (q) return ex_mul(x, a->a, q);
+  }
+  if (a->k == EX_ADD && nonneg(a->a) && nonneg(a->b)) {
+    ex *p = div_by_const(x, a->a, d), *q = p ? div_by_const(x, a->b, d) : NULL;
+    if (q) return ex_add(x, p, q);
+  }
+  return NULL;
+}
+
+ex *ex_div(exctx *x, ex *a, ex *b) {
+  int64_t ca, d;
+  if (ex_is_const(b, &d) && d > 0 && nonneg(a)) {
+    if (d == 1) return a;
+    if (ex_is_const(a, &ca)) return ex_const(x, ca / d);
+    if (a->hi < d) return ex_const(x, 0);
+    ex *q = div_by_const(x, a, d);
+    if (q) return q;
+    /* (p*c)/d where d = c*k -> p/k */
+    if (a->k == EX_MUL && a->b->k == EX_CONST && a->b->c > 0 && d % a->b->c == 0)
+      return ex_div(x, a->a, ex_const(x, d / a->b->c));
+    /* (p/e)/d -> p/(e*d) */
+    if (a->k == EX_DIV && a->b->k == EX_CONST) return ex_div(x, a->a, ex_const(x, a->b->c * d));
+    /* (p % m)/d with d | m -> (p/d) % (m/d) */
+    if (a->k == EX_MOD && a->b->k == EX_CONST && a->b->c % d == 0)
+      return ex_mod(x, ex_div(x, a->a, b), ex_const(x, a->b->c / d));
+    /* (p + q)/d where d | p and 0 <= q -> p/d + q/d */
+    if (a->k == EX_ADD && nonneg(a->a) && nonneg(a->b)) {
+      ex *p = div_by_const(x, a->a, d);
+      if (p) return ex_add(x, p, ex_div(x, a->b, b));
+      ex *q = div_by_const(x, a->b, d);
+      if (q) return ex_add(x, ex_div(x, a->a, b), q);
+    }
+    return mk(x, EX_DIV, a, b, a->lo / d, a->hi == EX_INF ? EX_INF : a->hi / d);
+  }
+  if (ex_is_const(b, &d) && d == 1) return a;
+  if (ex_equal(a, b) && nonneg(a) && a->lo > 0) return ex_const(x, 1);
+  ex *q = ex_div_exact(x, a, b);
+  if (q) return q;
+  bool nn = nonneg(a) && b->lo > 0;
+  return mk(x, EX_DIV, a, b, nn ? 0 : -EX_INF, nn ? a->hi : EX_INF);
+}
+
+ex *ex_mod(exctx *x, ex *a, ex *b) {
+  int64_t ca, m;
+  if (ex_is_const(b, &m) && m > 0 && nonneg(a)) {
+    if (m == 1) return ex_const(x, 0);
+    if (ex_is_const(a, &ca)) return ex_const(x, ca % m);
+    if (a->hi < m) return a;
+    if (div_by_const(x, a, m)) return ex_const(x, 0);
+    /* (p % n) % m: m | n -> p % m;  n | m -> p % n */
+    if (a->k == EX_MOD && a->b->k == EX_CONST) {
+      if (a->b->c % m == 0) return ex_mod(x, a->a, b);
+      if (m % a->b->c == 0) return a;
+    }
+    /* (p + q) % m with m | p -> q % m */
+    if (a->k == EX_ADD && nonneg(a->a) && nonneg(a->b)) {
+      if (div_by_const(x, a->a, m)) return ex_mod(x, a->b, b);
+      if (div_by_const(x, a->b, m)) return ex_mod(x, a->a, b);
+    }
+    return mk(x, EX_MOD, a, b, 0, a->hi < m - 1 ? a->hi : m - 1);
+  }
+  if (nonneg(a) && b->lo > 0 && a->hi < b->lo) return a;
+  if (ex_div_exact(x, a, b)) return ex_const(x, 0);
+  bool nn = nonneg(a) && b->lo > 0;
+  return mk(x, EX_MOD, a, b, nn ? 0 : -EX_INF, nn ? (b->hi == EX_INF ? EX_INF : b->hi - 1) : EX_INF);
+}
+
+ex *ex_div_exact(exctx *x, ex *a, ex *b) {
+  int64_t cb, ca;
+  if (ex_is_const(b, &cb)) {
+    if (cb == 0) return NULL;
+    if (cb == 1) return a;
+    if (ex_is_const(a, &ca)) return ca % cb == 0 ? ex_const(x, ca / cb) : NULL;
+    return cb > 0 ? div_by_const(x, a, cb) : NULL;
+  }
+  if (ex_equal(a, b)) return ex_const(x, 1);
+  if (b->k == EX_MUL) {
+    ex *q = ex_div_exact(x, a, b->a);
+    return q ? ex_div_exact(x, q, b->b) : NULL;
+  }
+  if (a->k == EX_MUL) {
+    ex *q = ex_div_exact(x, a->a, b);
+    if (q) return ex_mul(x, q, a->b);
+    q = ex_div_exact(x, a->b, b);
+    if (q) return ex_mul(x, a->a, q);
+  }
+  return NULL;
+}
+
+/* ---- printing --------------------------------------------------------------- */
+static int prec(const ex *e) {
+  switch (e->k) {
+  case EX_ADD: case EX_SUB: return 1;
+  case EX_MUL: case EX_DIV: case EX_MOD: return 2;
+  default: return 3;
+  }
+}
+
+static void print_rec(sbuf *o, const ex *e, bool wide) {
+  switch (e->k) {
+  case EX_CONST:
+    if (e->c > INT32_MAX || e->c < INT32_MIN) sb_printf(o, "%lldLL", (long long)e->c);
+    else sb_printf(o, "%lld", (long long)e->c);
+    return;
+  case EX_ATOM:
+    if (wide) sb_puts(o, "(long long)");
+    if (e->simple) sb_puts(o, e->text);
+    else sb_printf(o, "(%s)", e->text);
+    return;
+  default: break;
+  }
+  static const char *ops[] = {[EX_ADD] = " + ", [EX_SUB] = " - ", [EX_MUL] = " * ", [EX_DIV] = " / ",
+                              [EX_MOD] = " % "};
+  int p = prec(e);
+  bool pa = prec(e->a) < p, pb = prec(e->b) < p || (prec(e->b) == p && e->k != EX_ADD && e->k != EX_MUL);
+  if (pa) sb_putc(o, '(');
+  print_rec(o, e->a, wide);
+  if (pa) sb_putc(o, ')');
+  sb_puts(o, ops[e->k]);
+  if (pb) sb_putc(o, '(');
+  print_rec(o, e->b, wide);
+  if (pb) sb_putc(o, ')');
+}
+
+void ex_print(sbuf *out, const ex *e, bool wide) { print_rec(out, e, wide); }
+
+char *ex_str(exctx *x, const ex *e, bool wide) {
+  sbuf b;
+  sb_init(&b);
+  ex_print(&b, e, wide);
+  char *s = arena_strdup(x->ar, b.s);
+  sb_free(&b);
+  return s;
+}
+
+bool ex_needs_wide(const ex *e) {
+  if (e->hi > INT32_MAX || e->lo < INT32_MIN) return true;
+  if (e->k == EX_CONST || e->k == EX_ATOM) return false;
+  return ex_needs_wide(e->a) || ex_needs_wide(e->b);
+}
+
+int64_t ex_eval(const ex *e, const int64_t *av, bool *ok) {
+  switch (e->k) {
+  case EX_CONST: return e->c;
+  case EX_ATOM: return av[e->id];
+  default: break;
+  }
+  int64_t a = ex_eval(e->a, av, ok), b = ex_eval(e->b, av, ok);
+  switch (e->k) {
+  case EX_ADD: return a + b;
+  case EX_SUB: return a - b;
+  case EX_MUL: return a * b;
+  case EX_DIV:
+    if (!b) return *ok = false, 0;
+    return a / b;
+  case EX_MOD:
+    if (!b) return *ok = false, 0;
+    return a % b;
+  default: return 0;
+  }
+}

@@ -1,0 +1,183 @@
+/* headers.c - learning what the included headers declare (see headers.h):
+ * the .pc file's preprocessor lines are run through the system preprocessor
+ * with -dD, and its output is read with the declaration reader. */
+#define _DEFAULT_SOURCE 1 /* mkstemps */
+#include "headers.h"
+
+#include "cdecl.h"
+#include "parse.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void hdr_init(hdrinfo *h, arena *ar) {
+  h->ar = ar;
+  strmap_init(&h->typedefs);
+  strmap_init(&h->names);
+  strmap_init(&h->macros);
+}
+
+void hdr_free(hdrinfo *h) {
+  strmap_free(&h->typedefs);
+  strmap_free(&h->names);
+  strmap_free(&h->macros);
+}
+
+static bool idch(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+void hdr_add_define(hdrinfo *h, const char *line, size_t len) {
+  const char *p = line, *e = line + len;
+  while (p < e && (*p == '#' || *p == ' ' || *p == '\t')) p++;
+  bool def = e - p > 6 && memcmp(p, "define", 6) == 0 && (p[6] == ' ' || p[6] == '\t');
+  bool undef = e - p > 5 && memcmp(p, "undef", 5) == 0 && (p[5] == ' ' || p[5] == '\t');
+  if (!def && !undef) return;
+  p += def ? 6 : 5;
+  while (p < e && (*p == ' ' || *p == '\t')) p++;
+  const char *nb = p;
+  while (p < e && idch(*p)) p++;
+  if (p == nb) return;
+  char *name = arena_strndup(h->ar, nb, (size_t)(p - nb));
+  if (undef) {
+    strmap_put(&h->macros, name, strlen(name), NULL);
+    return;
+  }
+  macro *m = arena_alloc(h->ar, sizeof *m);
+  m->funclike = p < e && *p == '(';
+  if (m->funclike)
+    while (p < e && *p != ')') p++;
+  if (p < e && m->funclike) p++;
+  /* body: join continuation lines */
+  sbuf b;
+  sb_init(&b);
+  for (; p < e; p++) {
+    if (*p == '\\' && p + 1 < e && p[1] == '\n') {
+      p++;
+      sb_putc(&b, ' ');
+      continue;
+    }
+    sb_putc(&b, *p);
+  }
+  m->body = arena_strdup(h->ar, b.s ? b.s : "");
+  sb_free(&b);
+  strmap_put(&h->macros, name, strlen(name), m);
+}
+
+static bool hdr_is_typedef(void *env, const char *name, size_t len) {
+  hdrinfo *h = env;
+  return strmap_get(&h->typedefs, name, len) != NULL;
+}
+
+void hdr_scan(hdrinfo *h, const char *text, size_t len) {
+  srcfile f;
+  src_from_string(&f, "<preprocessed headers>", text, (uint32_t)len);
+  diag dg;
+  FILE *devnull = fopen("/dev/null", "w");
+  diag_init(&dg, &f, devnull ? devnull : stderr);
+  dg.max_errors = 0;
+  arena ar;
+  arena_init(&ar);
+  items its;
+  parse_file(&f, &dg, &ar, true, &its);
+  cdctx cd = {.text = f.text, .ar = &ar, .is_typedef = hdr_is_typedef, .env = h};
+  for (item *it = its.first; it; it = it->next) {
+    if (it->kind == IT_PPLINE) {
+      hdr_add_define(h, f.text + it->loc.b, it->loc.e - it->loc.b);
+      continue;
+    }
+    if (it->kind != IT_TOK) continue;
+    cd_stmt st = cd_statement(&cd, it, true);
+    if (!st.is_decl) {
+      /* skip to the end of this statement */
+      while (it->next && !(it->kind == IT_TOK && it->punct == ';') && it->kind != IT_PPLINE &&
+             !(it->kind == IT_GROUP && it->grp->open == '{' && it->next && it->next->kind != IT_TOK))
+        it = it->next;
+      continue;
+    }
+    for (int i = 0; i < st.ndecls; i++) {
+      item *nm = st.decls[i].name;
+      char *name = arena_strndup(h->ar, f.text + nm->loc.b, nm->loc.e - nm->loc.b);
+      strmap_put(st.decls[i].is_typedef ? &h->typedefs : &h->names, name, strlen(name), (void *)1);
+    }
+    if (st.enum_body) {
+      item **en;
+      int n = cd_enumerators(&cd, st.enum_body, &en);
+      for (int i = 0; i < n; i++) {
+        char *name = arena_strndup(h->ar, f.text + en[i]->loc.b, en[i]->loc.e - en[i]->loc.b);
+        strmap_put(&h->names, name, strlen(name), (void *)1);
+      }
+    }
+    it = st.last;
+  }
+  arena_free(&ar);
+  if (devnull) fclose(devnull);
+  src_free(&f);
+}
+
+int hdr_learn(hdrinfo *h, const char *cpp_cmd, const char *const *args, int nargs, const char *pp_text, char *err,
+              size_t errlen) {
+  char tmpl[] = "/tmp/pac-hdr-XXXXXX.c";
+  int fd = mkstemps(tmpl, 2);
+  if (fd < 0) {
+    snprintf(err, errlen, "cannot create a temporary file: %s", strerror(errno));
+    return -1;
+  }
+  size_t n = strlen(pp_text);
+  if (write(fd, pp_text, n) != (ssize_t)n) {
+    close(fd);
+    unlink(tmpl);
+    snprintf(err, errlen, "cannot write a temporary file");
+    return -1;
+  }
+  close(fd);
+  /* argv: the words of cpp_cmd, -dD, the args, the file */
+  char *cmd = strdup(cpp_cmd);
+  const char *argv[512];
+  int ac = 0;
+  for (char *tok = strtok(cmd, " \t"); tok && ac < 400; tok = strtok(NULL, " \t")) argv[ac++] = tok;
+  argv[ac++] = "-dD";
+  for (int i = 0; i < nargs && ac < 508; i++) argv[ac++] = args[i];
+  argv[ac++] = tmpl;
+  argv[ac] = NULL;
+  int pfd[2];
+  if (ac < 3 || pipe(pfd) < 0) {
+    free(cmd);
+    unlink(tmpl);
+    snprintf(err, errlen, "cannot run the preprocessor");
+    return -1;
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(pfd[1], 1);
+    close(pfd[0]);
+    close(pfd[1]);
+    int nul = open("/dev/null", O_WRONLY);
+    if (nul >= 0) dup2(nul, 2);
+    execvp(argv[0], (char *const *)argv);
+    _exit(127);
+  }
+  close(pfd[1]);
+  sbuf out;
+  sb_init(&out);
+  char buf[65536];
+  ssize_t got;
+  while ((got = read(pfd[0], buf, sizeof buf)) > 0) sb_write(&out, buf, (size_t)got);
+  close(pfd[0]);
+  int status = 0;
+  if (pid > 0) waitpid(pid, &status, 0);
+  unlink(tmpl);
+  int rc = 0;
+  if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    snprintf(err, errlen, "'%s' failed (exit status %d)", cpp_cmd, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    rc = -1;
+  } else {
+    hdr_scan(h, out.s ? out.s : "", out.len);
+  }
+  sb_free(&out);
+  free(cmd);
+  return rc;
+}

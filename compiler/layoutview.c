@@ -1,0 +1,121 @@
+/* layoutview.c - `pac --layout TYPE`: the dimension tree of a type with
+ * sizes, strides of natural leaves, referenced offsets, the flat layout of
+ * every node, and for up to two top-level dimensions the grid of element
+ * offsets (like figures 2 and 3 of the paper). */
+#include "types.h"
+
+#include <string.h>
+
+static const char *kind_name(dnode *n) {
+  if (n->derived) return "derived";
+  switch (n->kind) {
+  case DN_LEAF: return "natural";
+  case DN_COMP: return "composite";
+  case DN_REF: return "reference";
+  case DN_SREF: return "sized reference";
+  case DN_CREF: return "composite reference";
+  }
+  return "?";
+}
+
+static void print_layout_modes(tyctx *t, dnode *n, sbuf *o) {
+  layout *l = ty_layout(t, n);
+  if (!l) {
+    sb_puts(o, "(no flat layout)");
+    return;
+  }
+  sb_putc(o, '(');
+  for (int k = 0; k < l->nm; k++) {
+    if (k) sb_putc(o, ',');
+    ex_print(o, l->m[k].n, false);
+  }
+  sb_puts(o, "):(");
+  for (int k = 0; k < l->nm; k++) {
+    if (k) sb_putc(o, ',');
+    ex_print(o, l->m[k].d, false);
+  }
+  sb_putc(o, ')');
+}
+
+static void print_node(tyctx *t, dnode *n, sbuf *o, char *prefix, bool last, bool top) {
+  size_t pl = strlen(prefix);
+  sb_puts(o, prefix);
+  if (!top) sb_puts(o, last ? "`- " : "|- ");
+  sb_printf(o, "%s  [", n->path);
+  ex_print(o, n->size, false);
+  sb_printf(o, "]  %s", kind_name(n));
+  if (n->kind == DN_LEAF && !n->derived && n->stride) {
+    sb_puts(o, ", stride ");
+    ex_print(o, n->stride, false);
+  }
+  if (n->ref) sb_printf(o, ", offsets of #%s", n->ref->path);
+  sb_puts(o, "\n");
+  sb_puts(o, prefix);
+  if (!top) sb_puts(o, last ? "   " : "|  ");
+  sb_puts(o, n->nkids && n->kind != DN_REF ? "|    " : "     ");
+  int64_t sz;
+  ex *i = ex_atom(t->ex, "i", 0, ex_is_const(n->size, &sz) ? sz - 1 : EX_INF);
+  sb_puts(o, "f(i) = ");
+  ex_print(o, ty_offset_linear(t, n, i), false);
+  sb_puts(o, "   layout ");
+  print_layout_modes(t, n, o);
+  sb_puts(o, "\n");
+  if (n->kind == DN_REF) return;
+  if (!top) {
+    strcat(prefix, last ? "   " : "|  ");
+  }
+  for (int j = 0; j < n->nkids; j++) print_node(t, n->kids[j], o, prefix, j == n->nkids - 1, false);
+  prefix[pl] = 0;
+}
+
+static int64_t off2(tyctx *t, dnode *n, int64_t r, int64_t c, bool two) {
+  ty_index ix[2] = {{.e = ex_const(t->ex, r)}, {.e = ex_const(t->ex, c)}};
+  ex *e = two ? ty_offset_index(t, n, ix, 2, (loc){0, 0}) : ty_offset_linear(t, n, ex_const(t->ex, c));
+  int64_t v = -1;
+  if (e) ex_is_const(e, &v);
+  return v;
+}
+
+void ty_print_layout(tyctx *t, ptype *ty, dnode *n, sbuf *o) {
+  static const char *const mem[] = {"paged", "pinned", "dmem", "smem", "rmem"};
+  static const char *const thr[] = {"data", "pthd", "mpi", "cuda"};
+  if (ty->thread == 0) {
+    sb_printf(o, "type %s: %s %s, ", n->path, mem[ty->mem >= 0 ? ty->mem : 0], ty->elem);
+    ex_print(o, n->size, false);
+    sb_puts(o, " elements, footprint ");
+    ex_print(o, ty_footprint(t, n), false);
+    int c = ty_contiguous(t, n);
+    sb_printf(o, ", %s\n", c == 1 ? "contiguous" : c == 0 ? "not contiguous" : "contiguity unknown");
+  } else {
+    sb_printf(o, "type %s: %s thread array, ", n->path, thr[ty->thread]);
+    ex_print(o, n->size, false);
+    sb_puts(o, " threads\n");
+  }
+  char prefix[256] = "";
+  print_node(t, n, o, prefix, true, true);
+
+  /* the grid of offsets */
+  int64_t rows = 1, cols;
+  bool two = n->nkids == 2 && n->kind != DN_LEAF;
+  if (two) {
+    if (!ex_is_const(n->kids[0]->size, &rows) || !ex_is_const(n->kids[1]->size, &cols)) return;
+  } else if (!ex_is_const(n->size, &cols)) {
+    return;
+  }
+  if (n->nkids > 2 || ty->thread) return;
+  const int64_t maxr = 32, maxc = 16;
+  if (two) sb_printf(o, "\noffsets of %s[r][c] (rows: %s, columns: %s):\n", n->path, n->kids[0]->path, n->kids[1]->path);
+  else sb_printf(o, "\noffsets of %s[i]:\n", n->path);
+  int w = 4;
+  sb_printf(o, "%*s", w + 2, "");
+  for (int64_t c = 0; c < cols && c < maxc; c++) sb_printf(o, " %*lld", w, (long long)c);
+  if (cols > maxc) sb_puts(o, "  ...");
+  sb_putc(o, '\n');
+  for (int64_t r = 0; r < rows && r < maxr; r++) {
+    sb_printf(o, "%*lld |", w + 1, (long long)r);
+    for (int64_t c = 0; c < cols && c < maxc; c++) sb_printf(o, " %*lld", w, (long long)off2(t, n, r, c, two));
+    if (cols > maxc) sb_puts(o, "  ...");
+    sb_putc(o, '\n');
+  }
+  if (rows > maxr) sb_printf(o, "%*s ...\n", w + 1, "");
+}

@@ -1,0 +1,140 @@
+/* lower.h - lowering of Parray constructs into C or CUDA: the walker over
+ * the syntax tree (lower.c) keeps the scopes and the output in step with the
+ * source; directives and $...$ are translated by lower_dollar.c,
+ * lower_mem.c (#create, #destroy, #copy), lower_prog.c (#parray, #mainhost,
+ * #subprog, #insert, #global) and lower_detour.c (#detour, #sync), which call
+ * the target emitters (emit_c.c, emit_cuda.c) for target-specific code. */
+#ifndef PAC_LOWER_H
+#define PAC_LOWER_H
+
+#include "cexpr.h"
+#include "headers.h"
+#include "printer.h"
+#include "scope.h"
+
+enum { TARGET_AUTO, TARGET_C, TARGET_CUDA };
+
+typedef struct pac_options {
+  const char *input;
+  const char *output;   /* NULL: input with .c or .cu; "-": stdout */
+  int target;
+  bool lines;
+  const char *layout;   /* --layout TYPE */
+  const char *cpp;      /* preprocessor command */
+  bool no_cpp;
+  const char **cpp_args;
+  int ncpp_args;
+  const char **typedefs;
+  int ntypedefs;
+} pac_options;
+
+typedef enum { RG_HOST, RG_PTHD, RG_MPI, RG_CUDA } region_kind;
+
+typedef struct capture {
+  sym *s;
+  bool by_value;      /* a copy of the value (mpi, cuda scalars) */
+  bool decayed;       /* an array passed as a pointer to its first element */
+  const char *field;  /* member name in the capture struct / kernel parameter */
+} capture;
+
+typedef struct region region;
+struct region {
+  region_kind kind;
+  ptype *thread;      /* the thread array type of the detour */
+  int depth;          /* scope depth of the body: symbols declared shallower are outside */
+  int id;
+  region *outer;
+  capture *caps;
+  int ncaps, capcaps;
+  loc at;             /* the #detour */
+  const char *tid;    /* C expression of the linear thread index */
+  const char *team;   /* C expression of the team handle (pthd) */
+  bool uses_sync;
+};
+
+typedef struct subprog {
+  directive *d;
+  const char **params;
+  loc *paramlocs;
+  int nparams;
+} subprog;
+
+typedef struct instance instance;
+struct instance {
+  subprog *sp;
+  int id;
+  loc at;
+  strmap vals;     /* value parameter -> replacement text */
+  strmap renames;  /* names declared in #global -> private names */
+  instance *outer;
+};
+
+typedef struct lw {
+  pac_options *opt;
+  srcfile *src;
+  diag *dg;
+  arena *ar;
+  exctx ex;
+  tyctx ty;
+  cxenv cx;
+  cdctx cd;
+  scopes sc;
+  printer pr;
+  hdrinfo *hdr;
+  int target;
+  region host;
+  region *rg;
+  instance *inst;
+  int next_id;
+  strmap subprogs;
+  strmap all_types; /* every type declared, by name (for --layout) */
+  bool uses_pthd, uses_mpi, uses_cuda;
+  bool has_mainhost;
+  int fn_depth;     /* scope depth of the current function body (0: not in a function) */
+  item *decl_names[64]; /* declarator names of the statement being walked */
+  int ndecl_names;
+} lw;
+
+/* lower.c */
+int lower_file(lw *w, items *file);
+void lw_walk_items(lw *w, items *list, bool file_scope);
+void lw_walk_block(lw *w, item *group); /* a '{' group with its own scope */
+const char *lw_text(lw *w, loc l);
+/* the C text of an item range with $...$ lowered and names substituted */
+char *lw_items_text(lw *w, item *first, item *last);
+char *lw_list_text(lw *w, items *list);
+/* split a directive's argument list at top-level commas */
+int lw_split_args(lw *w, items *args, items **out);
+bool lw_is_type_word(lw *w, const char *s, size_t n);
+char *lw_loc_args(lw *w, loc at, const char *what);
+void lw_declare_var(lw *w, const char *name, size_t len, const char *type_text, bool is_pointer);
+const char *lw_ident_replacement(lw *w, item *it);
+
+/* lower_dollar.c */
+ex *lower_dollar(lw *w, dollar *d);
+char *lower_dollar_text(lw *w, dollar *d);
+ex *lower_size_expr(lw *w, items *expr, loc where);
+dnode *lw_resolve(lw *w, loc name, bool report);
+/* tokens of an expression, with nested $...$ lowered */
+int lw_ltoks(lw *w, items *expr, ltok **out);
+
+/* lower_mem.c */
+void lower_create(lw *w, item *it);
+void lower_destroy(lw *w, item *it);
+void lower_copy(lw *w, item *it);
+const char *lw_memkind_enum(int mem);
+
+/* lower_prog.c */
+void lower_parray(lw *w, item *it);
+void lower_mainhost(lw *w, item *it);
+void lower_subprog(lw *w, item *it);
+void lower_insert(lw *w, item *it);
+void lower_global(lw *w, item *it);
+
+/* lower_detour.c */
+void lower_detour(lw *w, item *it);
+void lower_sync(lw *w, item *it);
+const char *lower_capture_ref(lw *w, region *r, sym *s, loc use);
+void lower_tid(lw *w, dollar *d, ex **out);
+
+#endif

@@ -1,0 +1,249 @@
+/* lower_dollar.c - $...$ expressions: offsets $T[..]$, $dim(T)$, $dim_p(T)$,
+ * $size(T)$, $cnt(T)$ (LANGUAGE.md section 4), plus the evaluation of the C
+ * expressions inside them and inside dimension sizes. */
+#include "lower.h"
+
+#include <string.h>
+
+static dnode *type_lookup(void *env, const char *name, size_t len, loc where, bool report) {
+  lw *w = env;
+  (void)where;
+  tybind *b = sc_find_type(&w->sc, name, len);
+  if (b && b->type && b->type->building && report) return NULL;
+  return b ? b->node : NULL;
+}
+
+dnode *lw_resolve(lw *w, loc name, bool report) {
+  w->ty.lookup = type_lookup;
+  w->ty.env = w;
+  return ty_resolve(&w->ty, w->src->text + name.b, name.e - name.b, name, report);
+}
+
+static void push_tok(lw *w, ltok **v, int *n, int *cap, ltok t) {
+  if (*n == *cap) {
+    int nc = *cap ? *cap * 2 : 32;
+    ltok *nv = arena_alloc(w->ar, sizeof *nv * (size_t)nc);
+    if (*n) memcpy(nv, *v, sizeof *nv * (size_t)*n);
+    *v = nv, *cap = nc;
+  }
+  (*v)[(*n)++] = t;
+}
+
+static void flatten(lw *w, items *list, ltok **v, int *n, int *cap) {
+  item *prev = NULL;
+  ITEMS_FOREACH(it, *list) {
+    switch (it->kind) {
+    case IT_TOK: {
+      const char *rep = NULL;
+      if (it->tk == T_IDENT && !(prev && prev->kind == IT_TOK && (prev->punct == '.' || prev->punct == P_ARROW)))
+        rep = lw_ident_replacement(w, it);
+      if (rep) {
+        ltok *toks;
+        int k = cx_tokenize(&w->cx, rep, &toks);
+        for (int i = 0; i < k; i++) toks[i].loc = it->loc, push_tok(w, v, n, cap, toks[i]);
+      } else {
+        push_tok(w, v, n, cap, (ltok){.kind = it->tk, .punct = it->punct, .s = w->src->text + it->loc.b,
+                                      .len = it->loc.e - it->loc.b, .loc = it->loc});
+      }
+      break;
+    }
+    case IT_GROUP: {
+      char close = it->grp->open == '(' ? ')' : it->grp->open == '[' ? ']' : '}';
+      push_tok(w, v, n, cap, (ltok){.kind = T_PUNCT, .punct = (uint16_t)it->grp->open,
+                                    .s = w->src->text + it->loc.b, .len = 1, .loc = it->loc});
+      flatten(w, &it->grp->body, v, n, cap);
+      push_tok(w, v, n, cap, (ltok){.kind = T_PUNCT, .punct = (uint16_t)close,
+                                    .s = w->src->text + it->grp->close.b, .len = 1, .loc = it->grp->close});
+      break;
+    }
+    case IT_DOLLAR: {
+      ex *e = lower_dollar(w, it->dol);
+      if (!e) e = ex_const(&w->ex, 0);
+      push_tok(w, v, n, cap, (ltok){.kind = LT_EX, .e = e, .loc = it->loc});
+      break;
+    }
+    default:
+      diag_error(w->dg, it->loc, "unexpected construct inside an expression");
+      break;
+    }
+    prev = it;
+  }
+}
+
+int lw_ltoks(lw *w, items *expr, ltok **out) {
+  ltok *v = NULL;
+  int n = 0, cap = 0;
+  flatten(w, expr, &v, &n, &cap);
+  *out = v;
+  return n;
+}
+
+ex *lower_size_expr(lw *w, items *expr, loc where) {
+  ltok *t;
+  int n = lw_ltoks(w, expr, &t);
+  if (n == 0) {
+    diag_error(w->dg, where, "empty dimension size");
+    return NULL;
+  }
+  int se = cx_side_effect(&w->cx, t, n);
+  if (se >= 0) {
+    diag_error(w->dg, t[se].loc, "a dimension size cannot have side effects");
+    return NULL;
+  }
+  ex *e = cx_parse(&w->cx, t, n);
+  int64_t v;
+  if (ex_is_const(e, &v)) {
+    if (v <= 0) {
+      diag_error(w->dg, where, "dimension size must be positive (it is %lld)", (long long)v);
+      return NULL;
+    }
+    return e;
+  }
+  return ex_with_range(&w->ex, e, 1, EX_INF);
+}
+
+/* Build the index tree of $T[...]...$ for node n. */
+static bool build_index(lw *w, dnode *n, index_t *idx, int nidx, ty_index **out) {
+  ty_index *v = arena_alloc(w->ar, sizeof *v * (size_t)(nidx ? nidx : 1));
+  bool linear = nidx == 1 && !idx->sub;
+  if (!linear && nidx != n->nkids) {
+    loc at = loc_span(idx->loc, idx->loc);
+    for (index_t *x = idx; x; x = x->next) at = loc_span(at, x->loc);
+    if (n->nkids == 0)
+      diag_error(w->dg, at, "index has more brackets than the dimension tree has levels: '%s' has no "
+                 "sub-dimensions", n->path);
+    else
+      diag_error(w->dg, at, "'%s' has %d dimension%s but %d ind%s given", n->path, n->nkids,
+                 n->nkids == 1 ? "" : "s", nidx, nidx == 1 ? "ex is" : "ices are");
+    return false;
+  }
+  int j = 0;
+  for (index_t *x = idx; x; x = x->next, j++) {
+    dnode *c = linear ? n : n->kids[j];
+    v[j].loc = x->loc;
+    if (x->sub) {
+      int ns = 0;
+      for (index_t *y = x->sub; y; y = y->next) ns++;
+      if (!build_index(w, c, x->sub, ns, &v[j].sub)) return false;
+      v[j].nsub = ns;
+      continue;
+    }
+    ltok *t;
+    int nt = lw_ltoks(w, &x->expr, &t);
+    int se = cx_side_effect(&w->cx, t, nt);
+    if (se >= 0) {
+      diag_error(w->dg, t[se].loc, "an index cannot have side effects (the generated code may evaluate it "
+                 "more than once)");
+      return false;
+    }
+    ex *e = cx_parse(&w->cx, t, nt);
+    int64_t cv, sz;
+    bool ksz = ex_is_const(c->size, &sz);
+    if (ex_is_const(e, &cv)) {
+      if (cv < 0 || (ksz && cv >= sz)) {
+        diag_error(w->dg, x->loc, "index %lld is out of range for '%s' (size %lld)", (long long)cv, c->path,
+                   (long long)sz);
+        return false;
+      }
+    } else {
+      e = ex_with_range(&w->ex, e, 0, ksz ? sz - 1 : EX_INF);
+    }
+    v[j].e = e;
+  }
+  *out = v;
+  return true;
+}
+
+static bool parse_digits(const char *s, size_t n, int *digits, int *nd) {
+  *nd = 0;
+  size_t i = 0;
+  while (i < n) {
+    if (s[i] != '_' || i + 1 >= n) return false;
+    i++;
+    int v = 0;
+    size_t st = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9') v = v * 10 + (s[i++] - '0');
+    if (i == st || *nd == 16) return false;
+    digits[(*nd)++] = v;
+  }
+  return true;
+}
+
+ex *lower_dollar(lw *w, dollar *d) {
+  exctx *x = &w->ex;
+  const char *name = w->src->text + d->name.b;
+  size_t nl = d->name.e - d->name.b;
+  switch (d->kind) {
+  case DL_TID: {
+    if (nl >= 3 && memcmp(name, "tid", 3) == 0) {
+      ex *e = NULL;
+      lower_tid(w, d, &e);
+      return e;
+    }
+    diag_error(w->dg, d->name, "'$%.*s$' is not a Parray expression: an array type needs an index, as in "
+               "'$%.*s[i]$'", (int)nl, name, (int)nl, name);
+    return NULL;
+  }
+  case DL_FUNC: {
+    dnode *n = lw_resolve(w, d->arg, true);
+    if (!n) return NULL;
+    if (str_eq(name, nl, "size") || str_eq(name, nl, "dim")) return n->size;
+    if (str_eq(name, nl, "cnt")) {
+      int c = ty_contiguous(&w->ty, n);
+      if (c < 0)
+        diag_warning(w->dg, d->loc, "contiguity of '%s' depends on sizes unknown at compile time; "
+                     "$cnt$ is 0", n->path);
+      return ex_const(x, c == 1);
+    }
+    if (nl > 3 && memcmp(name, "dim", 3) == 0) {
+      int digits[16], nd;
+      if (parse_digits(name + 3, nl - 3, digits, &nd)) {
+        for (int k = 0; k < nd; k++) {
+          if (digits[k] >= n->nkids) {
+            diag_error(w->dg, d->name, "'%.*s' goes past the dimension tree of '%s'", (int)nl, name, n->path);
+            return NULL;
+          }
+          n = n->kids[digits[k]];
+        }
+        return n->size;
+      }
+    }
+    diag_error(w->dg, d->name, "unknown Parray function '%.*s' (expected dim, dim_P, size or cnt)", (int)nl, name);
+    return NULL;
+  }
+  case DL_ACCESS: {
+    dnode *n = lw_resolve(w, d->name, true);
+    if (!n) return NULL;
+    if (n->type && n->type->thread != TK_DATA) {
+      diag_error(w->dg, d->name, "'%s' is a thread array type: use $tid$ / $tid_P$ for thread indices", n->path);
+      return NULL;
+    }
+    ty_index *idx;
+    if (!build_index(w, n, d->idx, d->nidx, &idx)) return NULL;
+    return ty_offset_index(&w->ty, n, idx, d->nidx, d->loc);
+  }
+  }
+  return NULL;
+}
+
+char *lower_dollar_text(lw *w, dollar *d) {
+  ex *e = lower_dollar(w, d);
+  if (!e) return arena_strdup(w->ar, "0");
+  bool wide = ex_needs_wide(e);
+  char *s = ex_str(&w->ex, e, wide);
+  int64_t v;
+  if (ex_is_const(e, &v) || (e->k == EX_ATOM && e->simple && !wide)) return s;
+  return arena_printf(w->ar, "(%s)", s);
+}
+
+/* callbacks for the type engine and the expression reader */
+ex *lw_eval_size_cb(void *env, items *expr, loc where) { return lower_size_expr(env, expr, where); }
+
+const char *lw_macro_cb(void *env, const char *name, size_t len, bool *funclike) {
+  lw *w = env;
+  if (!w->hdr) return NULL;
+  macro *m = strmap_get(&w->hdr->macros, name, len);
+  if (!m) return NULL;
+  *funclike = m->funclike;
+  return m->body;
+}

@@ -1,0 +1,333 @@
+/* lower_mem.c - storage and data movement: #create and #destroy for every
+ * memory kind (LANGUAGE.md section 5) and #copy (section 7): per-thread
+ * loops inside detours; at host level memcpy for contiguous layouts, the
+ * runtime's strided copy engine after merging dimensions otherwise, and the
+ * CUDA copy paths for device memory. */
+#include "lower.h"
+
+#include <string.h>
+
+const char *lw_memkind_enum(int mem) {
+  static const char *const e[] = {"PARRAY_PAGED", "PARRAY_PINNED", "PARRAY_DMEM", "PARRAY_SMEM", "PARRAY_RMEM"};
+  return mem >= 0 && mem <= MK_RMEM ? e[mem] : "PARRAY_PAGED";
+}
+
+static const char *memname(int mem) {
+  static const char *const e[] = {"paged", "pinned", "dmem", "smem", "rmem"};
+  return mem >= 0 && mem <= MK_RMEM ? e[mem] : "paged";
+}
+
+static const char *dir_text(lw *w, item *it) {
+  /* the directive as written, on one line */
+  const char *t = lw_text(w, it->dir->loc);
+  char *c = arena_strdup(w->ar, t);
+  for (char *p = c; *p; p++)
+    if (*p == '\n' || *p == '\t' || *p == '\r') *p = ' ';
+  return c;
+}
+
+static bool single_ident(items *a, loc *out) {
+  if (a->n != 1 || a->first->kind != IT_TOK || a->first->tk != T_IDENT) return false;
+  *out = a->first->loc;
+  return true;
+}
+
+static dnode *data_type(lw *w, loc name) {
+  dnode *n = lw_resolve(w, name, true);
+  if (!n) return NULL;
+  if (n->type->thread != TK_DATA) {
+    diag_error(w->dg, name, "'%s' is a thread array type, not a data type", n->path);
+    return NULL;
+  }
+  return n;
+}
+
+static char *bytes_text(lw *w, dnode *n) {
+  ex *fp = ty_footprint(&w->ty, n);
+  int64_t v;
+  if (ex_is_const(fp, &v)) return arena_printf(w->ar, "(size_t)%lld * sizeof(%s)", (long long)v, n->type->elem);
+  return arena_printf(w->ar, "(size_t)(%s) * sizeof(%s)", ex_str(&w->ex, fp, ex_needs_wide(fp)), n->type->elem);
+}
+
+static bool in_cuda_region(lw *w) {
+  for (region *r = w->rg; r; r = r->outer)
+    if (r->kind == RG_CUDA) return true;
+  return false;
+}
+
+void lower_create(lw *w, item *it) {
+  directive *d = it->dir;
+  if (d->bad) return;
+  dnode *n = data_type(w, d->name);
+  if (!n) return;
+  items *args;
+  if (lw_split_args(w, &d->args, &args) != 1 || args[0].n == 0) {
+    diag_error(w->dg, d->argsloc.e > d->argsloc.b ? d->argsloc : d->loc,
+               "#create takes one variable: '#create %s(x)'", n->path);
+    return;
+  }
+  int mem = n->type->mem;
+  const char *elem = n->type->elem;
+  const char *what = dir_text(w, it);
+  loc vl;
+  bool ident = single_ident(&args[0], &vl);
+  const char *target = lw_list_text(w, &args[0]);
+  char *code;
+  if (n->type->mpi_ref) {
+    diag_error(w->dg, d->name, "'%s' is distributed over an mpi thread array; distributed #create is not "
+               "implemented yet", n->path);
+    return;
+  }
+  if (mem == MK_SMEM || mem == MK_RMEM) {
+    if (!in_cuda_region(w)) {
+      diag_error(w->dg, d->name, "'%s' is %s memory, which exists only inside a cuda detour", n->path, memname(mem));
+      return;
+    }
+    ex *fp = ty_footprint(&w->ty, n);
+    int64_t v;
+    if (!ex_is_const(fp, &v)) {
+      diag_error(w->dg, d->name, "the footprint of %s array '%s' must be a compile-time constant", memname(mem),
+                 n->path);
+      return;
+    }
+    if (!ident) {
+      diag_error(w->dg, args[0].first->loc, "#create of %s memory declares an array: give a plain name",
+                 memname(mem));
+      return;
+    }
+    code = arena_printf(w->ar, "%s%s %s[%lld];", mem == MK_SMEM ? "__shared__ " : "", elem, target, (long long)v);
+    lw_declare_var(w, w->src->text + vl.b, vl.e - vl.b, arena_printf(w->ar, "%s %s[%lld]", elem, target, (long long)v),
+                   false);
+    sym *s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);
+    s->is_array = true, s->created = n, s->created_at = d->loc;
+    pr_replace(&w->pr, it->loc.b, it->loc.e, code);
+    return;
+  }
+  const char *call;
+  if (mem == MK_DMEM || (mem == MK_PINNED && w->target == TARGET_CUDA)) {
+    if (w->target != TARGET_CUDA) {
+      diag_error(w->dg, d->name, "'%s' is dmem (GPU) memory, which needs the CUDA target", n->path);
+      return;
+    }
+    w->uses_cuda = true;
+    call = arena_printf(w->ar, "(%s *)parray_cuda_create(%s, %s, %s)", elem, lw_memkind_enum(mem), bytes_text(w, n),
+                        lw_loc_args(w, d->loc, what));
+  } else {
+    call = arena_printf(w->ar, "(%s *)parray_create_host(%s, %s, %s)", elem, lw_memkind_enum(mem), bytes_text(w, n),
+                        lw_loc_args(w, d->loc, what));
+  }
+  sym *s = ident ? sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b) : NULL;
+  if (ident && (!s || s->kind != SYM_VAR)) {
+    code = arena_printf(w->ar, "%s *%s = %s;", elem, target, call);
+    lw_declare_var(w, w->src->text + vl.b, vl.e - vl.b, arena_printf(w->ar, "%s *%s", elem, target), true);
+    s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);
+  } else {
+    code = arena_printf(w->ar, "%s = %s;", target, call);
+  }
+  if (s) s->created = n, s->created_at = d->loc;
+  pr_replace(&w->pr, it->loc.b, it->loc.e, code);
+}
+
+void lower_destroy(lw *w, item *it) {
+  directive *d = it->dir;
+  if (d->bad) return;
+  dnode *n = data_type(w, d->name);
+  if (!n) return;
+  items *args;
+  loc vl;
+  if (lw_split_args(w, &d->args, &args) != 1 || !single_ident(&args[0], &vl)) {
+    diag_error(w->dg, d->argsloc.e > d->argsloc.b ? d->argsloc : d->loc,
+               "#destroy takes the variable given to #create: '#destroy %s(x)'", n->path);
+    return;
+  }
+  sym *s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);
+  if (!s || !s->created) {
+    diag_error(w->dg, vl, "#destroy of '%.*s', which was never created with #create", (int)(vl.e - vl.b),
+               w->src->text + vl.b);
+    return;
+  }
+  int mem = n->type->mem, cmem = s->created->type->mem;
+  if (mem != cmem) {
+    diag_error(w->dg, d->name, "'%.*s' was created as %s memory but is destroyed as %s memory ('%s')",
+               (int)(vl.e - vl.b), w->src->text + vl.b, memname(cmem), memname(mem), n->path);
+    diag_note(w->dg, s->created_at, "created here");
+    return;
+  }
+  const char *target = lw_list_text(w, &args[0]);
+  char *code;
+  if (mem == MK_SMEM || mem == MK_RMEM)
+    code = arena_printf(w->ar, "/* %s memory is released when the kernel ends */", memname(mem));
+  else if (mem == MK_DMEM || (mem == MK_PINNED && w->target == TARGET_CUDA))
+    code = arena_printf(w->ar, "parray_cuda_destroy(%s, %s, %s);", lw_memkind_enum(mem), target,
+                        lw_loc_args(w, d->loc, dir_text(w, it)));
+  else
+    code = arena_printf(w->ar, "parray_destroy_host(%s, %s, %s);", lw_memkind_enum(mem), target,
+                        bytes_text(w, s->created));
+  pr_replace(&w->pr, it->loc.b, it->loc.e, code);
+}
+
+/* ---- #copy ------------------------------------------------------------------ */
+
+static bool same_elem(const char *a, const char *b) {
+  /* compare ignoring white space differences */
+  for (;;) {
+    while (*a == ' ' || *a == '\t' || *a == '\n') a++;
+    while (*b == ' ' || *b == '\t' || *b == '\n') b++;
+    if (*a != *b) return false;
+    if (!*a) return true;
+    a++, b++;
+  }
+}
+
+typedef struct jmode {
+  ex *n, *ds, *ss;
+} jmode;
+
+/* A common refinement of two flat layouts over the same index space. */
+static int joint_modes(lw *w, layout *ls, layout *ld, jmode *out, int max) {
+  exctx *x = &w->ex;
+  int i = ls->nm - 1, j = ld->nm - 1, k = 0;
+  ex *rs = ls->m[i].n, *rd = ld->m[j].n, *ss = ls->m[i].d, *sd = ld->m[j].d;
+  while (i >= 0 && j >= 0) {
+    if (k == max) return -1;
+    ex *q;
+    if (ex_equal(rs, rd) || (i == 0 && j == 0)) {
+      out[k++] = (jmode){rs, sd, ss};
+      if (--i >= 0) rs = ls->m[i].n, ss = ls->m[i].d;
+      if (--j >= 0) rd = ld->m[j].n, sd = ld->m[j].d;
+    } else if ((q = ex_div_exact(x, rs, rd))) {
+      out[k++] = (jmode){rd, sd, ss};
+      ss = ex_mul(x, ss, rd), rs = q;
+      if (--j >= 0) rd = ld->m[j].n, sd = ld->m[j].d;
+    } else if ((q = ex_div_exact(x, rd, rs))) {
+      out[k++] = (jmode){rs, sd, ss};
+      sd = ex_mul(x, sd, rs), rd = q;
+      if (--i >= 0) rs = ls->m[i].n, ss = ls->m[i].d;
+    } else {
+      return -1;
+    }
+  }
+  if (i >= 0 || j >= 0) return -1;
+  /* outermost first */
+  for (int a = 0, b = k - 1; a < b; a++, b--) {
+    jmode t = out[a];
+    out[a] = out[b], out[b] = t;
+  }
+  return k;
+}
+
+static char *ex_c(lw *w, ex *e) { return ex_str(&w->ex, e, ex_needs_wide(e)); }
+
+/* dst[f_D(i)] = src[f_S(i)] for every i, as a loop */
+static char *copy_loop(lw *w, dnode *ns, const char *src, dnode *nd, const char *dst, bool unroll) {
+  exctx *x = &w->ex;
+  int64_t sz;
+  bool ks = ex_is_const(ns->size, &sz);
+  ex *i = ex_atom(x, "parray__i", 0, ks ? sz - 1 : EX_INF);
+  ex *fs = ty_offset_linear(&w->ty, ns, i), *fd = ty_offset_linear(&w->ty, nd, i);
+  bool wide = ex_needs_wide(fs) || ex_needs_wide(fd) || ex_needs_wide(ns->size);
+  return arena_printf(w->ar, "%sfor (%s parray__i = 0; parray__i < %s; parray__i++) (%s)[%s] = (%s)[%s];",
+                      unroll ? "_Pragma(\"unroll\") " : "", wide ? "long long" : "int", ex_str(x, ns->size, wide),
+                      dst, ex_str(x, fd, false), src, ex_str(x, fs, false));
+}
+
+void lower_copy(lw *w, item *it) {
+  directive *d = it->dir;
+  if (d->bad) return;
+  dnode *ns = data_type(w, d->name), *nd = data_type(w, d->name2);
+  if (!ns || !nd) return;
+  items *sa, *da;
+  if (lw_split_args(w, &d->args, &sa) != 1 || sa[0].n == 0) {
+    diag_error(w->dg, d->argsloc.e > d->argsloc.b ? d->argsloc : d->loc, "#copy needs one source pointer");
+    return;
+  }
+  if (lw_split_args(w, &d->args2, &da) != 1 || da[0].n == 0) {
+    diag_error(w->dg, d->args2loc.e > d->args2loc.b ? d->args2loc : d->loc, "#copy needs one destination pointer");
+    return;
+  }
+  if (!same_elem(ns->type->elem, nd->type->elem)) {
+    diag_error(w->dg, loc_span(d->name, d->name2), "#copy between different element types: '%s' has %s, '%s' has %s",
+               ns->path, ns->type->elem, nd->path, nd->type->elem);
+    return;
+  }
+  int64_t s1, s2;
+  bool k1 = ex_is_const(ns->size, &s1), k2 = ex_is_const(nd->size, &s2);
+  if (k1 && k2 && s1 != s2) {
+    diag_error(w->dg, loc_span(d->name, d->name2), "#copy size mismatch: '%s' has %lld elements, '%s' has %lld",
+               ns->path, (long long)s1, nd->path, (long long)s2);
+    return;
+  }
+  if (ns->type->mpi_ref || nd->type->mpi_ref) {
+    diag_error(w->dg, d->loc, "#copy of distributed arrays is not implemented yet");
+    return;
+  }
+  const char *src = lw_list_text(w, &sa[0]), *dst = lw_list_text(w, &da[0]);
+  const char *what = dir_text(w, it);
+  const char *loca = lw_loc_args(w, d->loc, what);
+  sbuf b;
+  sb_init(&b);
+  if (!(k1 && k2))
+    sb_printf(&b, "if ((long long)(%s) != (long long)(%s)) parray_fatal_at(%s, \"#copy size mismatch: %%lld vs %%lld "
+              "elements\", (long long)(%s), (long long)(%s));\n",
+              ex_c(w, ns->size), ex_c(w, nd->size), loca, ex_c(w, ns->size), ex_c(w, nd->size));
+  const char *elem = ns->type->elem;
+  if (w->rg->kind != RG_HOST) {
+    /* per-thread copy inside a detour */
+    sb_puts(&b, copy_loop(w, ns, src, nd, dst, w->rg->kind == RG_CUDA && k1));
+    pr_replace(&w->pr, it->loc.b, it->loc.e, b.s);
+    sb_free(&b);
+    return;
+  }
+  bool dev = ns->type->mem == MK_DMEM || nd->type->mem == MK_DMEM;
+  if (dev && w->target != TARGET_CUDA) {
+    diag_error(w->dg, d->loc, "#copy involving dmem (GPU) memory needs the CUDA target");
+    sb_free(&b);
+    return;
+  }
+  int cs = ty_contiguous(&w->ty, ns), cd = ty_contiguous(&w->ty, nd);
+  const char *count = ex_c(w, ns->size);
+  if (cs == 1 && cd == 1) {
+    if (dev)
+      sb_printf(&b, "parray_cuda_memcpy(%s, %s, (size_t)(%s) * sizeof(%s), %s);", dst, src, count, elem, loca);
+    else
+      sb_printf(&b, "memcpy(%s, %s, (size_t)(%s) * sizeof(%s));", dst, src, count, elem);
+    pr_replace(&w->pr, it->loc.b, it->loc.e, b.s);
+    sb_free(&b);
+    return;
+  }
+  layout *ls = ty_layout(&w->ty, ns), *ld = ty_layout(&w->ty, nd);
+  jmode jm[32];
+  int nj = (ls && ld) ? joint_modes(w, ls, ld, jm, 32) : -1;
+  if (nj < 0) {
+    if (dev) {
+      diag_error(w->dg, d->loc, "#copy between these device layouts needs a split of dimensions that cannot be "
+                 "proved at compile time");
+      sb_free(&b);
+      return;
+    }
+    sb_puts(&b, copy_loop(w, ns, src, nd, dst, false));
+    pr_replace(&w->pr, it->loc.b, it->loc.e, b.s);
+    sb_free(&b);
+    return;
+  }
+  bool allk = true;
+  for (int k = 0; k < nj; k++)
+    allk &= ex_is_const(jm[k].n, NULL) && ex_is_const(jm[k].ds, NULL) && ex_is_const(jm[k].ss, NULL);
+  sb_printf(&b, "{ %sconst int64_t parray__shape[] = {", allk ? "static " : "");
+  for (int k = 0; k < nj; k++) sb_printf(&b, "%s%s", k ? ", " : "", ex_c(w, jm[k].n));
+  sb_puts(&b, "}, parray__dstride[] = {");
+  for (int k = 0; k < nj; k++) sb_printf(&b, "%s%s", k ? ", " : "", ex_c(w, jm[k].ds));
+  sb_puts(&b, "}, parray__sstride[] = {");
+  for (int k = 0; k < nj; k++) sb_printf(&b, "%s%s", k ? ", " : "", ex_c(w, jm[k].ss));
+  sb_puts(&b, "};\n");
+  if (dev)
+    sb_printf(&b, "  parray_cuda_copy(%s, %s, parray__dstride, %s, %s, parray__sstride, parray__shape, %d, "
+              "sizeof(%s), %s); }",
+              lw_memkind_enum(nd->type->mem), dst, lw_memkind_enum(ns->type->mem), src, nj, elem, loca);
+  else
+    sb_printf(&b, "  if (parray_copy_strided_cpu(%s, parray__dstride, %s, parray__sstride, parray__shape, %d, "
+              "sizeof(%s)) != PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }",
+              dst, src, nj, elem, loca);
+  pr_replace(&w->pr, it->loc.b, it->loc.e, b.s);
+  sb_free(&b);
+}

@@ -1,0 +1,232 @@
+/* lower_prog.c - program structure: #parray declarations, #mainhost (the
+ * program's entry), #subprog templates and their #insert instances with
+ * private names, and #global blocks hoisted to file scope (LANGUAGE.md
+ * sections 2, 6 and 9). */
+#include "lower.h"
+
+#include <string.h>
+
+static char *one_line_comment(lw *w, loc l) {
+  sbuf b;
+  sb_init(&b);
+  sb_puts(&b, "/* ");
+  bool sp = false;
+  for (uint32_t i = l.b; i < l.e; i++) {
+    char c = w->src->text[i];
+    if (c == '\n' || c == '\t' || c == '\r' || c == ' ') {
+      sp = true;
+      continue;
+    }
+    if (sp && b.len > 3) sb_putc(&b, ' ');
+    sp = false;
+    if (c == '/' && b.len && b.s[b.len - 1] == '*') sb_putc(&b, ' ');
+    sb_putc(&b, c);
+  }
+  sb_puts(&b, " */");
+  char *s = arena_strdup(w->ar, b.s);
+  sb_free(&b);
+  return s;
+}
+
+void lower_parray(lw *w, item *it) {
+  directive *d = it->dir;
+  if (d->bad) return;
+  const char *name = w->src->text + d->name.b;
+  size_t len = d->name.e - d->name.b;
+  /* visible (as "under construction") while it is built: a reference to it is a cycle */
+  ptype *placeholder = arena_alloc(w->ar, sizeof *placeholder);
+  placeholder->name = lw_text(w, d->name), placeholder->building = true;
+  dnode *pn = arena_alloc(w->ar, sizeof *pn);
+  pn->type = placeholder, pn->path = placeholder->name;
+  sc_add_type(&w->sc, name, len, pn, placeholder);
+  w->ty.lookup = NULL;
+  lw_resolve(w, d->name, false); /* installs the lookup callback */
+  ptype *t = ty_build(&w->ty, lw_text(w, d->name), d->name, d->body, w->inst ? w->inst->id : 0);
+  if (!t) return;
+  sc_add_type(&w->sc, name, len, t->root, t);
+  if (!w->inst) strmap_put(&w->all_types, name, len, t);
+  if (t->thread == TK_PTHD) w->uses_pthd = true;
+  if (t->thread == TK_MPI) w->uses_mpi = true;
+  if (t->thread == TK_CUDA) w->uses_cuda = true;
+  pr_replace(&w->pr, it->loc.b, it->loc.e, one_line_comment(w, d->loc));
+}
+
+void lower_mainhost(lw *w, item *it) {
+  directive *d = it->dir;
+  if (w->sc.depth != 0 || w->rg->kind != RG_HOST || w->inst) {
+    diag_error(w->dg, d->kw, "#mainhost must be at file scope");
+    return;
+  }
+  if (w->has_mainhost) {
+    diag_error(w->dg, d->kw, "a second #mainhost: a program has one entry");
+    return;
+  }
+  w->has_mainhost = true;
+  item *blk = d->block;
+  pr_replace(&w->pr, d->kw.b, d->kw.e, "static int parray__mainhost(int argc, char **argv)");
+  pr_src_to(&w->pr, blk->loc.b + 1);
+  pr_gen(&w->pr, " (void)argc; (void)argv;");
+  sc_push(&w->sc);
+  int saved = w->fn_depth;
+  w->fn_depth = w->sc.depth;
+  lw_declare_var(w, "argc", 4, "int argc", false);
+  lw_declare_var(w, "argv", 4, "char **argv", true);
+  lw_walk_block(w, blk);
+  w->fn_depth = saved;
+  sc_pop(&w->sc);
+  pr_src_to(&w->pr, blk->grp->close.b);
+  pr_gen(&w->pr, "return 0; ");
+  pr_src_to(&w->pr, blk->loc.e);
+  sbuf b;
+  sb_init(&b);
+  sb_puts(&b, "\nint main(int argc, char **argv) {\n");
+  sb_puts(&b, "  parray_init(&argc, &argv);\n");
+  sb_puts(&b, "  int parray__rc = parray__mainhost(argc, argv);\n");
+  sb_puts(&b, "  parray_finish();\n");
+  sb_puts(&b, "  return parray__rc;\n}\n");
+  pr_gen(&w->pr, b.s);
+  sb_free(&b);
+}
+
+void lower_subprog(lw *w, item *it) {
+  directive *d = it->dir;
+  if (d->bad) return;
+  if (w->sc.depth != 0 || w->inst) {
+    diag_error(w->dg, d->kw, "#subprog must be at file scope");
+    return;
+  }
+  subprog *sp = arena_alloc(w->ar, sizeof *sp);
+  sp->d = d;
+  items *ps;
+  int n = lw_split_args(w, &d->args, &ps);
+  sp->params = arena_alloc(w->ar, sizeof *sp->params * (size_t)(n ? n : 1));
+  sp->paramlocs = arena_alloc(w->ar, sizeof *sp->paramlocs * (size_t)(n ? n : 1));
+  for (int i = 0; i < n; i++) {
+    if (ps[i].n != 1 || ps[i].first->kind != IT_TOK || ps[i].first->tk != T_IDENT) {
+      diag_error(w->dg, ps[i].n ? ps[i].first->loc : d->argsloc, "a #subprog parameter must be a name");
+      return;
+    }
+    sp->params[i] = lw_text(w, ps[i].first->loc);
+    sp->paramlocs[i] = ps[i].first->loc;
+  }
+  sp->nparams = n;
+  const char *name = w->src->text + d->name.b;
+  size_t len = d->name.e - d->name.b;
+  subprog *old = strmap_get(&w->subprogs, name, len);
+  if (old) {
+    diag_error(w->dg, d->name, "subprogram '%.*s' is defined twice", (int)len, name);
+    diag_note(w->dg, old->d->name, "first defined here");
+    return;
+  }
+  strmap_put(&w->subprogs, name, len, sp);
+  pr_replace(&w->pr, it->loc.b, it->loc.e, "");
+}
+
+/* names declared by C declarations in a #global block become private to the instance */
+static void collect_renames(lw *w, instance *in, items *body) {
+  const char *spname = lw_text(w, in->sp->d->name);
+  ITEMS_FOREACH(it, *body) {
+    if (it->kind != IT_TOK) continue;
+    cd_stmt st = cd_statement(&w->cd, it, true);
+    for (int i = 0; i < st.ndecls; i++) {
+      item *nm = st.decls[i].name;
+      const char *priv = arena_printf(w->ar, "%.*s__%s_%d", (int)(nm->loc.e - nm->loc.b), w->src->text + nm->loc.b,
+                                      spname, in->id);
+      strmap_put(&in->renames, w->src->text + nm->loc.b, nm->loc.e - nm->loc.b, (void *)priv);
+    }
+    if (st.is_decl && st.last) it = st.last;
+  }
+}
+
+static void prescan_globals(lw *w, instance *in, items *body) {
+  ITEMS_FOREACH(it, *body) {
+    if (it->kind == IT_DIR && it->dir->kind == D_GLOBAL && it->dir->block) collect_renames(w, in, &it->dir->block->grp->body);
+  }
+}
+
+void lower_global(lw *w, item *it) {
+  directive *d = it->dir;
+  item *blk = d->block;
+  /* walk the contents at the current scope (types declared there stay
+   * visible), into a buffer that goes to file scope */
+  bool saved_need = w->pr.need_line;
+  pr_src_to(&w->pr, it->loc.b);
+  pr_push(&w->pr);
+  w->pr.copied = blk->loc.b + 1;
+  w->pr.need_line = true;
+  region *saved_rg = w->rg;
+  w->rg = &w->host;
+  lw_walk_items(w, &blk->grp->body, true);
+  w->rg = saved_rg;
+  pr_src_to(&w->pr, blk->grp->close.b);
+  char *text = pr_pop(&w->pr);
+  w->pr.need_line = saved_need;
+  w->pr.copied = it->loc.b;
+  pr_hoist(&w->pr, text);
+  pr_hoist(&w->pr, "\n");
+  pr_replace(&w->pr, it->loc.b, it->loc.e, "");
+}
+
+void lower_insert(lw *w, item *it) {
+  directive *d = it->dir;
+  if (d->bad) return;
+  const char *name = w->src->text + d->name.b;
+  size_t len = d->name.e - d->name.b;
+  subprog *sp = strmap_get(&w->subprogs, name, len);
+  if (!sp) {
+    diag_error(w->dg, d->name, "#insert of unknown subprogram '%.*s'", (int)len, name);
+    return;
+  }
+  items *args;
+  int n = lw_split_args(w, &d->args, &args);
+  if (n == 1 && args[0].n == 0) n = 0;
+  if (n != sp->nparams) {
+    diag_error(w->dg, d->argsloc.e > d->argsloc.b ? d->argsloc : d->name,
+               "#insert %.*s with %d argument%s; the subprogram takes %d", (int)len, name, n, n == 1 ? "" : "s",
+               sp->nparams);
+    diag_note(w->dg, sp->d->loc, "defined here");
+    return;
+  }
+  for (instance *in = w->inst; in; in = in->outer)
+    if (in->sp == sp) {
+      diag_error(w->dg, d->loc, "subprogram '%.*s' inserts itself", (int)len, name);
+      return;
+    }
+  instance *in = arena_alloc(w->ar, sizeof *in);
+  in->sp = sp, in->id = ++w->next_id, in->at = d->loc, in->outer = w->inst;
+  strmap_init(&in->vals);
+  strmap_init(&in->renames);
+  sc_push(&w->sc);
+  for (int i = 0; i < n; i++) {
+    const char *txt = lw_list_text(w, &args[i]);
+    strmap_put(&in->vals, sp->params[i], strlen(sp->params[i]), (void *)arena_printf(w->ar, "(%s)", txt));
+    if (args[i].n == 1 && args[i].first->kind == IT_TOK && args[i].first->tk == T_IDENT) {
+      dnode *tn = lw_resolve(w, args[i].first->loc, false);
+      if (tn) sc_add_type(&w->sc, sp->params[i], strlen(sp->params[i]), tn, tn->type);
+    }
+  }
+  prescan_globals(w, in, &sp->d->sub);
+  w->inst = in;
+  diag_push_context(w->dg, d->loc, arena_printf(w->ar, "in instance of subprogram '%.*s' inserted here", (int)len, name));
+
+  /* expand the body into a buffer, following the body's source text */
+  pr_src_to(&w->pr, it->loc.b);
+  uint32_t saved_copied = w->pr.copied;
+  bool saved_need = w->pr.need_line;
+  pr_push(&w->pr);
+  uint32_t body_start = sp->d->loc.e, body_end = sp->d->endloc.b;
+  w->pr.copied = body_start;
+  w->pr.need_line = true;
+  lw_walk_items(w, &sp->d->sub, false);
+  pr_src_to(&w->pr, body_end);
+  char *text = pr_pop(&w->pr);
+  w->pr.copied = saved_copied;
+  w->pr.need_line = saved_need;
+  pr_replace(&w->pr, it->loc.b, it->loc.e, arena_printf(w->ar, "{ /* #insert %.*s */\n%s\n}", (int)len, name, text));
+
+  diag_pop_context(w->dg);
+  w->inst = in->outer;
+  sc_pop(&w->sc);
+  strmap_free(&in->vals);
+  strmap_free(&in->renames);
+}

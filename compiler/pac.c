@@ -1,0 +1,270 @@
+/* pac.c - the translator's command line: reads a .pc file, learns what its
+ * headers declare, lowers it to C or CUDA and writes the result atomically
+ * (nothing is left behind when there are errors). Also `pac --layout`. */
+#include "lower.h"
+#include "parse.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef PAC_VERSION
+#define PAC_VERSION "0.1.0"
+#endif
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: pac [options] FILE.pc\n"
+          "  -o FILE          write the translation to FILE (default FILE.c or FILE.cu; '-' for stdout)\n"
+          "  --emit=c|cuda    choose the target (default: cuda when the file uses GPU types)\n"
+          "  --no-line        omit #line markers\n"
+          "  --layout TYPE    print the dimension tree and offsets of TYPE, then exit\n"
+          "  -I DIR, -D NAME[=VAL], -U NAME\n"
+          "                   passed to the preprocessor that reads the #include'd headers\n"
+          "  --typedef NAME   treat NAME as a type name\n"
+          "  --cpp CMD        preprocessor command (default: \"cc -E\")\n"
+          "  --no-cpp         do not run the preprocessor\n"
+          "  --version\n");
+}
+
+static void collect_pp(srcfile *f, items *l, sbuf *out, bool *cuda) {
+  ITEMS_FOREACH(it, *l) {
+    if (it->kind == IT_PPLINE) {
+      const char *s = f->text + it->loc.b;
+      size_t n = it->loc.e - it->loc.b;
+      const char *p = s + 1;
+      while (*p == ' ' || *p == '\t') p++;
+      if (strncmp(p, "pragma", 6) != 0) {
+        sb_write(out, s, n);
+        sb_putc(out, '\n');
+      }
+    } else if (it->kind == IT_GROUP) {
+      collect_pp(f, &it->grp->body, out, cuda);
+    } else if (it->kind == IT_DIR) {
+      directive *d = it->dir;
+      if (d->kind == D_PARRAY && d->body &&
+          (d->body->thread == TK_CUDA || d->body->mem == MK_DMEM || d->body->mem == MK_SMEM ||
+           d->body->mem == MK_RMEM))
+        *cuda = true;
+      if (d->block) collect_pp(f, &d->block->grp->body, out, cuda);
+      if (d->kind == D_SUBPROG) collect_pp(f, &d->sub, out, cuda);
+    }
+  }
+}
+
+static int write_atomically(const char *path, const char *data, size_t len, char *err, size_t errlen) {
+  if (!strcmp(path, "-")) {
+    fwrite(data, 1, len, stdout);
+    return fflush(stdout) ? -1 : 0;
+  }
+  size_t pl = strlen(path);
+  char *tmp = malloc(pl + 16);
+  snprintf(tmp, pl + 16, "%s.tmpXXXXXX", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    snprintf(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
+    free(tmp);
+    return -1;
+  }
+  FILE *f = fdopen(fd, "wb");
+  bool ok = f && fwrite(data, 1, len, f) == len;
+  ok = f && fclose(f) == 0 && ok;
+  if (!ok || rename(tmp, path) != 0) {
+    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    unlink(tmp);
+    free(tmp);
+    return -1;
+  }
+  free(tmp);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  pac_options opt = {.target = TARGET_AUTO, .lines = true, .cpp = getenv("PAC_CPP") ? getenv("PAC_CPP") : "cc -E"};
+  const char **cpp_args = calloc((size_t)argc * 2 + 8, sizeof *cpp_args);
+  const char **tds = calloc((size_t)argc + 1, sizeof *tds);
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-o") && i + 1 < argc) opt.output = argv[++i];
+    else if (!strncmp(a, "-o", 2) && a[2]) opt.output = a + 2;
+    else if (!strcmp(a, "--emit=c")) opt.target = TARGET_C;
+    else if (!strcmp(a, "--emit=cuda")) opt.target = TARGET_CUDA;
+    else if (!strcmp(a, "--no-line")) opt.lines = false;
+    else if (!strcmp(a, "--layout") && i + 1 < argc) opt.layout = argv[++i];
+    else if (!strcmp(a, "--typedef") && i + 1 < argc) tds[opt.ntypedefs++] = argv[++i];
+    else if (!strcmp(a, "--cpp") && i + 1 < argc) opt.cpp = argv[++i];
+    else if (!strcmp(a, "--no-cpp")) opt.no_cpp = true;
+    else if ((!strcmp(a, "-I") || !strcmp(a, "-D") || !strcmp(a, "-U")) && i + 1 < argc) {
+      cpp_args[opt.ncpp_args++] = a;
+      cpp_args[opt.ncpp_args++] = argv[++i];
+    } else if (!strncmp(a, "-I", 2) || !strncmp(a, "-D", 2) || !strncmp(a, "-U", 2)) {
+      cpp_args[opt.ncpp_args++] = a;
+    } else if (!strcmp(a, "--version")) {
+      printf("pac %s\n", PAC_VERSION);
+      return 0;
+    } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage(stdout);
+      return 0;
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "pac: error: unknown option '%s'\n", a);
+      usage(stderr);
+      return 2;
+    } else if (!opt.input) {
+      opt.input = a;
+    } else {
+      fprintf(stderr, "pac: error: more than one input file ('%s' and '%s')\n", opt.input, a);
+      return 2;
+    }
+  }
+  if (!opt.input) {
+    usage(stderr);
+    return 2;
+  }
+  opt.cpp_args = cpp_args, opt.typedefs = tds;
+
+  srcfile src;
+  char err[512];
+  if (src_load(&src, opt.input, err, sizeof err)) {
+    fprintf(stderr, "pac: error: %s\n", err);
+    return 1;
+  }
+  diag dg;
+  diag_init(&dg, &src, stderr);
+  arena ar;
+  arena_init(&ar);
+  items file;
+  int rc = parse_file(&src, &dg, &ar, false, &file);
+
+  hdrinfo hdr;
+  hdr_init(&hdr, &ar);
+  bool cuda_types = false;
+  sbuf pp;
+  sb_init(&pp);
+  collect_pp(&src, &file, &pp, &cuda_types);
+  int target = opt.target != TARGET_AUTO ? opt.target : cuda_types ? TARGET_CUDA : TARGET_C;
+  if (!rc && !opt.no_cpp) {
+    sbuf in;
+    sb_init(&in);
+    if (target == TARGET_CUDA) sb_puts(&in, "#include <cuda_runtime.h>\n");
+    sb_write(&in, pp.s ? pp.s : "", pp.len);
+    const char *args[1024];
+    int na = 0;
+    char *dir = strdup(opt.input);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    args[na++] = "-iquote";
+    args[na++] = slash ? dir : ".";
+#ifdef PAC_CUDA_INCLUDE
+    if (target == TARGET_CUDA) args[na++] = "-I" PAC_CUDA_INCLUDE;
+#endif
+    for (int i = 0; i < opt.ncpp_args && na < 1000; i++) args[na++] = opt.cpp_args[i];
+    if (hdr_learn(&hdr, opt.cpp, args, na, in.s ? in.s : "", err, sizeof err))
+      fprintf(stderr, "pac: warning: could not read the #include'd headers (%s); type names they declare are "
+                      "unknown (use --typedef NAME)\n", err);
+    free(dir);
+    sb_free(&in);
+  } else if (!rc) {
+    /* at least the file's own macros */
+    const char *p = pp.s ? pp.s : "";
+    while (*p) {
+      const char *e = strchr(p, '\n');
+      size_t n = e ? (size_t)(e - p) : strlen(p);
+      hdr_add_define(&hdr, p, n);
+      p += n + (e ? 1 : 0);
+    }
+  }
+  sb_free(&pp);
+  for (int i = 0; i < opt.ntypedefs; i++) strmap_put(&hdr.typedefs, opt.typedefs[i], strlen(opt.typedefs[i]), (void *)1);
+
+  lw w = {0};
+  w.opt = &opt, w.src = &src, w.dg = &dg, w.ar = &ar, w.hdr = &hdr, w.target = target;
+  ex_init(&w.ex, &ar);
+  w.cx = (cxenv){.ex = &w.ex, .ar = &ar, .macro = NULL, .env = &w};
+  w.ty = (tyctx){.ar = &ar, .ex = &w.ex, .dg = &dg, .src = &src, .eval_size = NULL, .env = &w};
+  sc_init(&w.sc, &ar);
+  pr_init(&w.pr, &src, opt.lines);
+  extern ex *lw_eval_size_cb(void *env, items *expr, loc where);
+  extern const char *lw_macro_cb(void *env, const char *name, size_t len, bool *funclike);
+  w.ty.eval_size = lw_eval_size_cb;
+  w.cx.macro = lw_macro_cb;
+  strmap_init(&w.all_types);
+  if (!rc) rc = lower_file(&w, &file);
+
+  int status = 0;
+  if (rc || dg.errors) {
+    status = 1;
+  } else if (opt.layout) {
+    ptype *t = NULL;
+    size_t ln = strlen(opt.layout);
+    size_t bl = ln;
+    /* strip _digits groups to find the type, then walk the path */
+    dnode *n = NULL;
+    for (;;) {
+      t = strmap_get(&w.all_types, opt.layout, bl);
+      if (t) break;
+      size_t i = bl;
+      while (i > 0 && opt.layout[i - 1] >= '0' && opt.layout[i - 1] <= '9') i--;
+      if (i == bl || i < 2 || opt.layout[i - 1] != '_') break;
+      bl = i - 1;
+    }
+    if (t) {
+      n = t->root;
+      const char *p = opt.layout + bl;
+      while (n && *p == '_') {
+        int k = atoi(p + 1);
+        n = k < n->nkids ? n->kids[k] : NULL;
+        p++;
+        while (*p >= '0' && *p <= '9') p++;
+      }
+    }
+    if (!n) {
+      fprintf(stderr, "pac: error: no array type '%s' in %s\n", opt.layout, opt.input);
+      status = 1;
+    } else {
+      sbuf out;
+      sb_init(&out);
+      ty_print_layout(&w.ty, t, n, &out);
+      fputs(out.s ? out.s : "", stdout);
+      sb_free(&out);
+    }
+  } else {
+    sbuf out, pro;
+    sb_init(&out);
+    sb_init(&pro);
+    sb_printf(&pro, "/* Generated by pac %s from %s. Edit the .pc file, not this one. */\n", PAC_VERSION, opt.input);
+    sb_printf(&pro, "/* pac: target=%s pthd=%d mpi=%d */\n", target == TARGET_CUDA ? "cuda" : "c", w.uses_pthd,
+              w.uses_mpi);
+    if (w.uses_mpi) sb_puts(&pro, "#define PARRAY_USE_MPI 1\n");
+    sb_puts(&pro, "#include \"parray.h\"\n");
+    pr_finish(&w.pr, src.len, &out, pro.s);
+    const char *path = opt.output;
+    char *def = NULL;
+    if (!path) {
+      size_t n = strlen(opt.input);
+      def = malloc(n + 4);
+      memcpy(def, opt.input, n + 1);
+      if (n > 3 && !strcmp(def + n - 3, ".pc")) def[n - 3] = 0;
+      strcat(def, target == TARGET_CUDA ? ".cu" : ".c");
+      path = def;
+    }
+    if (write_atomically(path, out.s ? out.s : "", out.len, err, sizeof err)) {
+      fprintf(stderr, "pac: error: %s\n", err);
+      status = 1;
+    }
+    free(def);
+    sb_free(&out);
+    sb_free(&pro);
+  }
+  strmap_free(&w.all_types);
+  pr_free(&w.pr);
+  sc_free(&w.sc);
+  ex_fini(&w.ex);
+  hdr_free(&hdr);
+  arena_free(&ar);
+  src_free(&src);
+  free(cpp_args);
+  free(tds);
+  return status;
+}

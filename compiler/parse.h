@@ -1,0 +1,45 @@
+/* parse.h - the state shared by the reentrant scanner (grammar/lexer.l) and
+ * the pure parser (grammar/parser.y), and the entry point that turns a source
+ * file into a list of items. */
+#ifndef PAC_PARSE_H
+#define PAC_PARSE_H
+
+#include "ast.h"
+
+enum { PCTX_MAX_NEST = 64 };
+
+typedef struct pctx {
+  srcfile *src;
+  diag *dg;
+  astctx ast;
+  void *scanner;
+  bool plain_c;   /* header scanning: no directives, '$' belongs to identifiers */
+  uint32_t pos;   /* byte offset of the next unread character */
+
+  /* directive header being scanned */
+  int dkind;          /* dir_kind of the open directive, -1 if none */
+  int dslots, dneed;  /* top-level pieces seen / needed to complete it */
+  int ddepth;         /* bracket depth inside the header */
+  uint32_t dstart;    /* offset of its '#' */
+  bool dpend_end;     /* the header is complete: next token is DEND */
+  bool derror;        /* a syntax error was seen in it: end it at the next newline */
+
+  /* $...$ nesting */
+  int dol_level;
+  int dol_depth[PCTX_MAX_NEST];
+  uint32_t dol_start[PCTX_MAX_NEST];
+  bool dol_pend_close; /* recovery: produce DOLLAR_CLOSE before rescanning */
+
+  /* preprocessor line being accumulated */
+  uint32_t pp_start;
+  uint32_t pp_comment_start;
+
+  items result;
+  bool eof_error; /* an unterminated construct was reported at end of file */
+  int64_t quiet_at; /* offset of a token the scanner made up after reporting an error (-1: none) */
+} pctx;
+
+/* Parse the whole file. Returns 0 on success; diagnostics go to ctx->dg. */
+int parse_file(srcfile *src, diag *dg, arena *ar, bool plain_c, items *out);
+
+#endif

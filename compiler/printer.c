@@ -1,0 +1,153 @@
+/* printer.c - output assembly with line bookkeeping (see printer.h). */
+#include "printer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void pr_init(printer *p, srcfile *src, bool lines) {
+  memset(p, 0, sizeof *p);
+  p->src = src, p->lines = lines;
+  sbuf q;
+  sb_init(&q);
+  sb_putc(&q, '"');
+  for (const char *c = src->name; *c; c++) {
+    if (*c == '"' || *c == '\\') sb_putc(&q, '\\');
+    sb_putc(&q, *c);
+  }
+  sb_putc(&q, '"');
+  p->fname = sb_take(&q);
+  pr_toplevel(p, 0);
+}
+
+void pr_free(printer *p) {
+  for (int i = 0; i < p->nchunks; i++) sb_free(&p->chunks[i].hoist), sb_free(&p->chunks[i].body);
+  free(p->chunks);
+  for (int i = 0; i < p->nstack; i++) {
+    sb_free(p->stack[i]);
+    free(p->stack[i]);
+  }
+  free((char *)p->fname);
+}
+
+static int count_nl(const char *s, size_t n) {
+  int k = 0;
+  for (size_t i = 0; i < n; i++) k += s[i] == '\n';
+  return k;
+}
+
+static bool at_line_start(sbuf *b) { return b->len == 0 || b->s[b->len - 1] == '\n'; }
+
+void pr_line_marker(printer *p, uint32_t off) {
+  if (!p->lines) return;
+  if (!at_line_start(p->cur)) sb_putc(p->cur, '\n');
+  sb_printf(p->cur, "#line %d %s\n", src_line(p->src, off), p->fname);
+}
+
+char *pr_line_text(printer *p, arena *ar, uint32_t off) {
+  if (!p->lines) return arena_strdup(ar, "");
+  return arena_printf(ar, "#line %d %s\n", src_line(p->src, off), p->fname);
+}
+
+void pr_src_to(printer *p, uint32_t off) {
+  if (off <= p->copied) return;
+  if (p->need_line) {
+    /* resume at the start of the source line so columns stay right */
+    uint32_t ls = src_line_start(p->src, src_line(p->src, p->copied));
+    bool blank = true;
+    for (uint32_t i = ls; i < p->copied; i++)
+      if (p->src->text[i] != ' ' && p->src->text[i] != '\t') blank = false;
+    pr_line_marker(p, p->copied);
+    if (blank && p->lines) sb_write(p->cur, p->src->text + ls, p->copied - ls);
+    p->need_line = false;
+  }
+  sb_write(p->cur, p->src->text + p->copied, off - p->copied);
+  p->copied = off;
+}
+
+void pr_skip_to(printer *p, uint32_t off) {
+  if (off > p->copied) p->copied = off;
+}
+
+void pr_replace(printer *p, uint32_t b, uint32_t e, const char *text) {
+  pr_src_to(p, b);
+  size_t tl = strlen(text);
+  int tn = count_nl(text, tl), sn = count_nl(p->src->text + b, e - b);
+  sb_write(p->cur, text, tl);
+  if (tn < sn)
+    for (int i = tn; i < sn; i++) sb_putc(p->cur, '\n');
+  else if (tn > sn)
+    p->need_line = true;
+  if (e > p->copied) p->copied = e;
+}
+
+void pr_gen(printer *p, const char *text) {
+  size_t n = strlen(text);
+  sb_write(p->cur, text, n);
+  if (count_nl(text, n)) p->need_line = true;
+}
+
+void pr_genf(printer *p, const char *fmt, ...) {
+  sbuf b;
+  sb_init(&b);
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(&b, fmt, ap);
+  va_end(ap);
+  pr_gen(p, b.s ? b.s : "");
+  sb_free(&b);
+}
+
+void pr_toplevel(printer *p, uint32_t at) {
+  if (p->nstack) return; /* inside an outlined body: no new top-level item */
+  pr_src_to(p, at);
+  if (p->nchunks == p->capchunks) {
+    p->capchunks = p->capchunks ? p->capchunks * 2 : 64;
+    p->chunks = realloc(p->chunks, sizeof *p->chunks * (size_t)p->capchunks);
+  }
+  pchunk *c = &p->chunks[p->nchunks++];
+  sb_init(&c->hoist);
+  sb_init(&c->body);
+  c->src_start = at;
+  p->cur = &c->body;
+}
+
+void pr_push(printer *p) {
+  sbuf *b = malloc(sizeof *b);
+  sb_init(b);
+  p->stack[p->nstack++] = p->cur;
+  p->cur = b;
+}
+
+char *pr_pop(printer *p) {
+  sbuf *b = p->cur;
+  p->cur = p->stack[--p->nstack];
+  char *s = sb_take(b);
+  free(b);
+  return s;
+}
+
+void pr_hoist(printer *p, const char *text) { sb_puts(&p->chunks[p->nchunks - 1].hoist, text); }
+
+void pr_finish(printer *p, uint32_t end, sbuf *out, const char *prologue) {
+  pr_src_to(p, end);
+  sb_puts(out, prologue);
+  if (p->lines) sb_printf(out, "#line 1 %s\n", p->fname);
+  for (int i = 0; i < p->nchunks; i++) {
+    pchunk *c = &p->chunks[i];
+    if (c->hoist.len) {
+      if (out->len && out->s[out->len - 1] != '\n') sb_putc(out, '\n');
+      sb_write(out, c->hoist.s, c->hoist.len);
+      if (out->s[out->len - 1] != '\n') sb_putc(out, '\n');
+      if (p->lines) {
+        /* resume at the start of the item's line */
+        uint32_t ls = src_line_start(p->src, src_line(p->src, c->src_start));
+        sb_printf(out, "#line %d %s\n", src_line(p->src, c->src_start), p->fname);
+        bool blank = true;
+        for (uint32_t k = ls; k < c->src_start; k++)
+          if (p->src->text[k] != ' ' && p->src->text[k] != '\t') blank = false;
+        if (blank) sb_write(out, p->src->text + ls, c->src_start - ls);
+      }
+    }
+    sb_write(out, c->body.s ? c->body.s : "", c->body.len);
+  }
+}

@@ -1,0 +1,59 @@
+/* printer.h - the shared output printer of the C and CUDA emitters. Output is
+ * assembled from source text copied through unchanged and generated text
+ * that replaces Parray constructs; it keeps line numbers in step with the
+ * .pc file (padding with newlines, or emitting #line markers when generated
+ * code is longer), and lets code that must live at file scope (outlined
+ * detour bodies, kernels, #global blocks) be hoisted in front of the
+ * top-level declaration being translated. */
+#ifndef PAC_PRINTER_H
+#define PAC_PRINTER_H
+
+#include "diag.h"
+#include "util.h"
+
+typedef struct pchunk {
+  sbuf hoist;        /* file-scope code placed before this top-level item */
+  sbuf body;
+  uint32_t src_start; /* source offset where the body's text starts */
+} pchunk;
+
+typedef struct printer {
+  srcfile *src;
+  bool lines;           /* emit #line markers */
+  const char *fname;    /* the file name as it appears in #line, quoted and escaped */
+  pchunk *chunks;
+  int nchunks, capchunks;
+  sbuf *cur;            /* where text goes now */
+  sbuf *stack[64];
+  int nstack;
+  uint32_t copied;      /* source offset up to which text has been emitted */
+  bool need_line;       /* the next copied source text needs a #line marker */
+} printer;
+
+void pr_init(printer *p, srcfile *src, bool lines);
+void pr_free(printer *p);
+/* Start a new top-level item at source offset `at` (copies text up to it). */
+void pr_toplevel(printer *p, uint32_t at);
+/* Copy source text up to `off`. */
+void pr_src_to(printer *p, uint32_t off);
+/* Replace source [b, e) by generated text (keeps line numbers in step). */
+void pr_replace(printer *p, uint32_t b, uint32_t e, const char *text);
+/* Skip source text up to `off` without emitting it (the caller emits what
+ * stands for it with pr_gen and the line bookkeeping of pr_replace). */
+void pr_skip_to(printer *p, uint32_t off);
+/* Generated text at the current point. */
+void pr_gen(printer *p, const char *text);
+void pr_genf(printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A #line marker for source offset `off` (at the start of a line). */
+void pr_line_marker(printer *p, uint32_t off);
+/* Redirect output into a fresh buffer (for outlined bodies); pop returns it. */
+void pr_push(printer *p);
+char *pr_pop(printer *p);
+/* Append text to the hoisted area of the current top-level item. */
+void pr_hoist(printer *p, const char *text);
+/* Everything, in order. */
+void pr_finish(printer *p, uint32_t end, sbuf *out, const char *prologue);
+/* "#line N \"file\"\n" text for offset off (empty when markers are off). */
+char *pr_line_text(printer *p, arena *ar, uint32_t off);
+
+#endif

@@ -1,0 +1,118 @@
+/* types.h - the Parray array-type engine. A type is a tree of dimension
+ * nodes; every node has a size and an offset function (LANGUAGE.md section 3).
+ * Where possible the offset function is kept as a flat layout (CuTe style): a
+ * list of modes (size, stride), outermost first, meaning
+ *     f(i) = sum_t ((i / W_t) % n_t) * d_t,   W_t = n_(t+1) * ... * n_last,
+ * with no '%' on the outermost mode (its digit is unbounded). Layouts are
+ * merged (coalesced) before code is generated from them. When a reference
+ * splits a dimension at a point that cannot be proved to divide it, the node
+ * keeps no flat layout and offsets follow the rules of section 3 literally. */
+#ifndef PAC_TYPES_H
+#define PAC_TYPES_H
+
+#include "ast.h"
+#include "expr.h"
+
+typedef struct mode {
+  ex *n, *d; /* size, stride */
+} mode;
+
+typedef struct layout {
+  mode *m;
+  int nm;
+} layout;
+
+typedef enum { DN_LEAF, DN_COMP, DN_REF, DN_SREF, DN_CREF } dn_kind;
+
+typedef struct dnode dnode;
+typedef struct ptype ptype;
+
+struct dnode {
+  dn_kind kind;
+  ex *size;
+  dnode **kids; /* DN_REF: the referenced node's children (shared) */
+  int nkids;
+  dnode *ref;    /* DN_REF, DN_SREF, DN_CREF */
+  dnode *parent;
+  int pos;       /* index among the parent's children */
+  ptype *type;   /* the type this node was declared in */
+  const char *path; /* "A_1_0" */
+  bool derived;  /* offsets derived from an enclosing referencing node (rule 4) */
+  ex *weight;    /* w_j: product of the sizes of the later siblings */
+  ex *stride;    /* natural leaf: its stride */
+  layout *lay;   /* flat layout, or NULL */
+  bool lay_done;
+  loc loc;
+};
+
+struct ptype {
+  const char *name;
+  loc loc;
+  int thread;       /* threadkind_t */
+  int mem;          /* memkind_t (data types) */
+  const char *elem; /* element type text ("float"), data types */
+  items cuda_params;
+  loc cuda_params_loc;
+  dnode *root;
+  dnode *mpi_ref;   /* a dimension referencing an mpi thread array (distributed type) */
+  bool building;    /* under construction: a reference to it is a cycle */
+  int instance;     /* subprogram instance it was declared in (0: none) */
+};
+
+typedef struct tyctx {
+  arena *ar;
+  exctx *ex;
+  diag *dg;
+  srcfile *src;
+  /* size expressions are evaluated by the caller (macros, $dim$, parameters) */
+  ex *(*eval_size)(void *env, items *expr, loc where);
+  /* resolve a type path name to a node (scopes, subprogram parameters) */
+  dnode *(*lookup)(void *env, const char *name, size_t len, loc where, bool report);
+  void *env;
+} tyctx;
+
+/* Build a type from a #parray body. NULL after reporting errors. */
+ptype *ty_build(tyctx *t, const char *name, loc nameloc, tbody *b, int instance);
+
+/* Resolve "A_1_0" to a node: strips _digits groups until t->lookup finds a
+ * type, then walks the digits. Reports unknown names and paths that go past
+ * the tree (when report). */
+dnode *ty_resolve(tyctx *t, const char *name, size_t len, loc where, bool report);
+
+/* Flat layout of a node (NULL when not representable). */
+layout *ty_layout(tyctx *t, dnode *n);
+/* Merge chained modes and drop size-1 modes (returns a new layout). */
+layout *lay_coalesce(tyctx *t, const layout *l);
+/* x -> f_L(x * w) for x < s, or NULL when the split cannot be proved. */
+layout *lay_compose(tyctx *t, const layout *l, ex *w, ex *s);
+layout *lay_concat(tyctx *t, layout **ls, int n);
+ex *lay_size(tyctx *t, const layout *l);
+
+/* f_n(i) for a linear index expression i. */
+ex *ty_offset_linear(tyctx *t, dnode *n, ex *i);
+/* The offset of one index per child (sub[j] for child j), following section
+ * 3: additive for nodes without reference, f_n(linear index) otherwise. The
+ * callback produces the offset (or linear index) of a nested index. */
+typedef struct ty_index ty_index;
+struct ty_index {
+  ex *e;          /* a plain index expression, or NULL */
+  ty_index *sub;  /* nested list (when e == NULL) */
+  int nsub;
+  loc loc;
+};
+ex *ty_offset_index(tyctx *t, dnode *n, ty_index *idx, int nidx, loc where);
+
+/* largest offset + 1 */
+ex *ty_footprint(tyctx *t, dnode *n);
+/* 1 when f(i) == i for every index, 0 when not, -1 when unknown */
+int ty_contiguous(tyctx *t, dnode *n);
+/* index along node p of a thread array, given the linear thread index */
+ex *ty_tid_digit(tyctx *t, dnode *p, ex *tid);
+/* stride of the rightmost natural leaf in the subtree (thread arrays) */
+ex *ty_last_stride(tyctx *t, dnode *p);
+bool ty_is_natural(dnode *n);
+
+/* `pac --layout`: the dimension tree and the grid of offsets. */
+void ty_print_layout(tyctx *t, ptype *ty, dnode *n, sbuf *out);
+
+#endif

@@ -1,0 +1,187 @@
+/* util.c - arena, byte buffers, vectors and hash map (see util.h). */
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct arena_block {
+  arena_block *next;
+  size_t size;
+  _Alignas(16) char data[];
+};
+
+void arena_init(arena *a) { a->head = NULL, a->cur = a->end = NULL; }
+
+void arena_free(arena *a) {
+  for (arena_block *b = a->head, *n; b; b = n) {
+    n = b->next;
+    free(b);
+  }
+  arena_init(a);
+}
+
+void *arena_alloc(arena *a, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  if ((size_t)(a->end - a->cur) < n) {
+    size_t sz = n > 65536 ? n : 65536;
+    arena_block *b = malloc(sizeof *b + sz);
+    if (!b) {
+      fputs("pac: out of memory\n", stderr);
+      abort();
+    }
+    b->next = a->head, b->size = sz;
+    a->head = b;
+    a->cur = b->data, a->end = b->data + sz;
+  }
+  void *p = a->cur;
+  a->cur += n;
+  memset(p, 0, n);
+  return p;
+}
+
+char *arena_strndup(arena *a, const char *s, size_t n) {
+  char *p = arena_alloc(a, n + 1);
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
+char *arena_strdup(arena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
+
+char *arena_printf(arena *a, const char *fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *p = arena_alloc(a, (size_t)n + 1);
+  vsnprintf(p, (size_t)n + 1, fmt, ap2);
+  va_end(ap2);
+  return p;
+}
+
+void sb_init(sbuf *b) { b->s = NULL, b->len = b->cap = 0; }
+void sb_free(sbuf *b) { free(b->s), sb_init(b); }
+
+void sb_reserve(sbuf *b, size_t extra) {
+  if (b->len + extra + 1 <= b->cap) return;
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap < b->len + extra + 1) cap *= 2;
+  char *s = realloc(b->s, cap);
+  if (!s) {
+    fputs("pac: out of memory\n", stderr);
+    abort();
+  }
+  b->s = s, b->cap = cap;
+}
+
+void sb_write(sbuf *b, const char *s, size_t n) {
+  sb_reserve(b, n);
+  memcpy(b->s + b->len, s, n);
+  b->len += n;
+  b->s[b->len] = 0;
+}
+
+void sb_puts(sbuf *b, const char *s) { sb_write(b, s, strlen(s)); }
+
+void sb_putc(sbuf *b, char c) {
+  sb_reserve(b, 1);
+  b->s[b->len++] = c;
+  b->s[b->len] = 0;
+}
+
+void sb_vprintf(sbuf *b, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  sb_reserve(b, (size_t)n);
+  vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap2);
+  va_end(ap2);
+  b->len += (size_t)n;
+}
+
+void sb_printf(sbuf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(b, fmt, ap);
+  va_end(ap);
+}
+
+char *sb_take(sbuf *b) {
+  if (!b->s) sb_reserve(b, 0), b->s[0] = 0;
+  char *s = b->s;
+  sb_init(b);
+  return s;
+}
+
+void vec_grow_(void **v, int *cap, size_t elem, int need) {
+  int c = *cap ? *cap : 8;
+  while (c < need) c *= 2;
+  void *p = realloc(*v, (size_t)c * elem);
+  if (!p) {
+    fputs("pac: out of memory\n", stderr);
+    abort();
+  }
+  *v = p, *cap = c;
+}
+
+uint32_t hash_bytes(const char *s, size_t n) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+  return h;
+}
+
+void strmap_init(strmap *m) { m->e = NULL, m->n = m->cap = 0; }
+void strmap_free(strmap *m) { free(m->e), strmap_init(m); }
+
+static strmap_ent *strmap_slot(strmap_ent *e, size_t cap, const char *key, size_t len, uint32_t h) {
+  for (size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1))
+    if (!e[i].key || (e[i].hash == h && e[i].len == len && memcmp(e[i].key, key, len) == 0)) return &e[i];
+}
+
+void *strmap_get(const strmap *m, const char *key, size_t len) {
+  if (!m->cap) return NULL;
+  strmap_ent *s = strmap_slot(m->e, m->cap, key, len, hash_bytes(key, len));
+  return s->key ? s->val : NULL;
+}
+
+void *strmap_put(strmap *m, const char *key, size_t len, void *val) {
+  if ((m->n + 1) * 2 > m->cap) {
+    size_t cap = m->cap ? m->cap * 2 : 64;
+    strmap_ent *e = calloc(cap, sizeof *e);
+    if (!e) {
+      fputs("pac: out of memory\n", stderr);
+      abort();
+    }
+    for (size_t i = 0; i < m->cap; i++)
+      if (m->e[i].key) *strmap_slot(e, cap, m->e[i].key, m->e[i].len, m->e[i].hash) = m->e[i];
+    free(m->e);
+    m->e = e, m->cap = cap;
+  }
+  uint32_t h = hash_bytes(key, len);
+  strmap_ent *s = strmap_slot(m->e, m->cap, key, len, h);
+  void *old = s->key ? s->val : NULL;
+  if (!s->key) m->n++;
+  *s = (strmap_ent){key, len, h, val};
+  return old;
+}
+
+bool str_eq(const char *a, size_t alen, const char *b) { return strlen(b) == alen && memcmp(a, b, alen) == 0; }
+
+int edit_distance(const char *a, size_t an, const char *b, size_t bn) {
+  if (an > 32 || bn > 32) return 99;
+  int d[33][33];
+  for (size_t i = 0; i <= an; i++) d[i][0] = (int)i;
+  for (size_t j = 0; j <= bn; j++) d[0][j] = (int)j;
+  for (size_t i = 1; i <= an; i++)
+    for (size_t j = 1; j <= bn; j++) {
+      int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+      if (d[i - 1][j] + 1 < c) c = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < c) c = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c)
+        c = d[i - 2][j - 2] + 1;
+      d[i][j] = c;
+    }
+  return d[an][bn];
+}

@@ -1,0 +1,75 @@
+/* util.h - small building blocks shared by every stage of pac: an arena
+ * allocator, growable byte buffers, typed vectors and a string-keyed hash map.
+ * Nothing here knows about Parray. */
+#ifndef PAC_UTIL_H
+#define PAC_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- arena: bump allocation, freed all at once -------------------------- */
+typedef struct arena_block arena_block;
+typedef struct arena {
+  arena_block *head;
+  char *cur, *end;
+} arena;
+
+void arena_init(arena *a);
+void arena_free(arena *a);
+void *arena_alloc(arena *a, size_t n);        /* zeroed, 16-byte aligned */
+char *arena_strndup(arena *a, const char *s, size_t n);
+char *arena_strdup(arena *a, const char *s);
+char *arena_printf(arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- sbuf: growable byte buffer (always NUL-terminated) ----------------- */
+typedef struct sbuf {
+  char *s;
+  size_t len, cap;
+} sbuf;
+
+void sb_init(sbuf *b);
+void sb_free(sbuf *b);
+void sb_reserve(sbuf *b, size_t extra);
+void sb_write(sbuf *b, const char *s, size_t n);
+void sb_puts(sbuf *b, const char *s);
+void sb_putc(sbuf *b, char c);
+void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_vprintf(sbuf *b, const char *fmt, va_list ap);
+char *sb_take(sbuf *b); /* returns the string, leaves b empty */
+
+/* ---- vec: typed dynamic array ------------------------------------------ */
+#define VEC(T) struct { T *v; int n, cap; }
+void vec_grow_(void **v, int *cap, size_t elem, int need);
+#define vec_push(vec, x)                                                           \
+  do {                                                                             \
+    if ((vec).n >= (vec).cap) vec_grow_((void **)&(vec).v, &(vec).cap, sizeof *(vec).v, (vec).n + 1); \
+    (vec).v[(vec).n++] = (x);                                                      \
+  } while (0)
+#define vec_free(vec) (free((vec).v), (vec).v = NULL, (vec).n = (vec).cap = 0)
+
+/* ---- strmap: (pointer, length) string -> void* ---------------------------- */
+typedef struct strmap_ent {
+  const char *key;
+  size_t len;
+  uint32_t hash;
+  void *val;
+} strmap_ent;
+typedef struct strmap {
+  strmap_ent *e;
+  size_t n, cap;
+} strmap;
+
+void strmap_init(strmap *m);
+void strmap_free(strmap *m);
+void *strmap_get(const strmap *m, const char *key, size_t len);
+/* Inserts or replaces; returns the previous value (or NULL). The key is not
+ * copied: it must live as long as the map. */
+void *strmap_put(strmap *m, const char *key, size_t len, void *val);
+
+uint32_t hash_bytes(const char *s, size_t n);
+bool str_eq(const char *a, size_t alen, const char *b); /* b NUL-terminated */
+int edit_distance(const char *a, size_t an, const char *b, size_t bn);
+
+#endif

@@ -1,0 +1,195 @@
+/* parser.y - the grammar of .pc files: C text as located tokens and bracket
+ * groups, with Parray directives and $...$ expressions as nodes. Every action
+ * is one constructor call (compiler/ast.c). */
+%define api.pure full
+%define api.prefix {parse_}
+%define parse.error detailed
+%locations
+%expect 0
+%param {pctx *ctx}
+
+%code requires {
+#include "parse.h"
+#define PARSE_LTYPE loc
+#define PARSE_LTYPE_IS_DECLARED 1
+}
+
+%code provides {
+int parse_lex(PARSE_STYPE *v, PARSE_LTYPE *l, pctx *c);
+void parse_error(PARSE_LTYPE *l, pctx *c, const char *msg);
+}
+
+%code {
+#define YYLLOC_DEFAULT(Cur, Rhs, N)                                   \
+  do {                                                                \
+    if (N) { (Cur).b = YYRHSLOC(Rhs, 1).b; (Cur).e = YYRHSLOC(Rhs, N).e; } \
+    else { (Cur).b = (Cur).e = YYRHSLOC(Rhs, 0).e; }                  \
+  } while (0)
+#define A (&ctx->ast)
+static loc strip_hash(loc l) { return (loc){l.b + 1, l.e}; }
+static loc inside(loc open, loc close) { return (loc){open.e, close.b}; }
+}
+
+%union {
+  int num;
+  item *it;
+  items list;
+  dollar *dol;
+  index_t *idx;
+  dimast *dim;
+  tbody *tb;
+  directive *dir;
+}
+
+%token END 0 "end of file"
+%token <num> IDENT "identifier" NUMBER "number" CTOK "token"
+%token STAR "'*'"
+%token PPLINE "preprocessor line"
+%token DOLLAR_OPEN "'$'" DOLLAR_CLOSE "closing '$'"
+%token DEND "end of directive"
+%token TYPEREF "type reference"
+%token DIR_PARRAY "#parray" DIR_CREATE "#create" DIR_DESTROY "#destroy" DIR_COPY "#copy"
+%token DIR_DETOUR "#detour" DIR_MAINHOST "#mainhost" DIR_SYNC "#sync" DIR_SUBPROG "#subprog"
+%token DIR_GLOBAL "#global" DIR_INSERT "#insert" DIR_END "#end"
+%token KW_PAGED "paged" KW_PINNED "pinned" KW_DMEM "dmem" KW_SMEM "smem" KW_RMEM "rmem"
+%token KW_PTHD "pthd" KW_MPI "mpi" KW_CUDA "cuda" KW_TO "to"
+%token '{' '}' '(' ')' '[' ']'
+
+%type <list> citems xitems xexpr
+%type <it> citem xitem xfirst block
+%type <dol> dollar
+%type <idx> indices index
+%type <dim> dims dim
+%type <tb> tbody
+%type <num> memkind
+%type <dir> directive
+
+%%
+
+/* file ::= citem* */
+file: citems                          { ctx->result = $1; }
+    ;
+
+/* citem ::= C-token | PPLINE | '(' citem* ')' | '[' citem* ']' | '{' citem* '}'
+ *         | dollar | directive */
+citems: %empty                        { $$ = items_empty(); }
+      | citems citem                  { $$ = items_add($1, $2); }
+      ;
+citem: IDENT                          { $$ = ast_tok(A, @1, $1); }
+     | NUMBER                         { $$ = ast_tok(A, @1, $1); }
+     | CTOK                           { $$ = ast_tok(A, @1, $1); }
+     | PPLINE                         { $$ = ast_ppline(A, @1); }
+     | '(' citems ')'                 { $$ = ast_group(A, @1, '(', $2, @3); }
+     | '[' citems ']'                 { $$ = ast_group(A, @1, '[', $2, @3); }
+     | block                          { $$ = $1; }
+     | dollar                         { $$ = $1 ? ast_dollar_item(A, $1) : NULL; }
+     | directive                      { $$ = $1 ? ast_dir_item(A, $1) : NULL; }
+     ;
+block: '{' citems '}'                 { $$ = ast_group(A, @1, '{', $2, @3); }
+     ;
+
+/* expression tokens inside directive arguments and indices:
+ * xitem ::= C-token | '(' xitem* ')' | '[' xitem* ']' | dollar */
+xitems: %empty                        { $$ = items_empty(); }
+      | xitems xitem                  { $$ = items_add($1, $2); }
+      ;
+xitem: xfirst                         { $$ = $1; }
+     | '[' xitems ']'                 { $$ = ast_group(A, @1, '[', $2, @3); }
+     ;
+xfirst: IDENT                         { $$ = ast_tok(A, @1, $1); }
+      | NUMBER                        { $$ = ast_tok(A, @1, $1); }
+      | CTOK                          { $$ = ast_tok(A, @1, $1); }
+      | '(' xitems ')'                { $$ = ast_group(A, @1, '(', $2, @3); }
+      | dollar                        { $$ = $1 ? ast_dollar_item(A, $1) : NULL; }
+      ;
+/* xexpr ::= xitem+ , not starting with '[' */
+xexpr: xfirst                         { $$ = items_add(items_empty(), $1); }
+     | xexpr xitem                    { $$ = items_add($1, $2); }
+     ;
+
+/* dollar ::= '$' path '$' | '$' fn '(' path ')' '$' | '$' path index+ '$' */
+dollar: DOLLAR_OPEN IDENT DOLLAR_CLOSE                  { $$ = ast_dollar_tid(A, @$, @2); }
+      | DOLLAR_OPEN IDENT '(' IDENT ')' DOLLAR_CLOSE    { $$ = ast_dollar_func(A, @$, @2, @4); }
+      | DOLLAR_OPEN IDENT indices DOLLAR_CLOSE          { $$ = ast_dollar_access(A, @$, @2, $3); }
+      | DOLLAR_OPEN error DOLLAR_CLOSE                  { $$ = NULL; }
+      ;
+/* index ::= '[' ( index+ | expr ) ']' */
+indices: index                        { $$ = $1; }
+       | indices index                { $$ = ast_index_append($1, $2); }
+       ;
+index: '[' indices ']'                { $$ = ast_index_list(A, @$, $2); }
+     | '[' xexpr ']'                  { $$ = ast_index_expr(A, @$, $2); }
+     ;
+
+/* directive ::= '#parray' '{' tbody '}' name
+ *             | ('#create' | '#destroy' | '#insert') path '(' expr ')'
+ *             | '#copy' path '(' expr ')' 'to' path '(' expr ')'
+ *             | '#detour' path ['(' args ')'] block
+ *             | ('#mainhost' | '#global') block
+ *             | '#sync' | '#subprog' name '(' params ')' citem* '#end' */
+directive: DIR_PARRAY '{' tbody '}' IDENT DEND
+             { $$ = ast_dir_parray(A, loc_span(@1, @5), @1, $3, @5); }
+         | DIR_CREATE IDENT '(' xitems ')' DEND
+             { $$ = ast_dir_call(A, D_CREATE, loc_span(@1, @5), @1, @2, $4, inside(@3, @5)); }
+         | DIR_DESTROY IDENT '(' xitems ')' DEND
+             { $$ = ast_dir_call(A, D_DESTROY, loc_span(@1, @5), @1, @2, $4, inside(@3, @5)); }
+         | DIR_INSERT IDENT '(' xitems ')' DEND
+             { $$ = ast_dir_call(A, D_INSERT, loc_span(@1, @5), @1, @2, $4, inside(@3, @5)); }
+         | DIR_COPY IDENT '(' xitems ')' KW_TO IDENT '(' xitems ')' DEND
+             { $$ = ast_dir_copy(A, loc_span(@1, @10), @1, @2, $4, inside(@3, @5), @7, $9, inside(@8, @10)); }
+         | DIR_DETOUR IDENT DEND block
+             { $$ = ast_dir_detour(A, loc_span(@1, @2), @1, @2, false, items_empty(), @2, $4); }
+         | DIR_DETOUR IDENT '(' xitems ')' DEND block
+             { $$ = ast_dir_detour(A, loc_span(@1, @5), @1, @2, true, $4, inside(@3, @5), $7); }
+         | DIR_MAINHOST DEND block    { $$ = ast_dir_block(A, D_MAINHOST, @1, @1, $3); }
+         | DIR_GLOBAL DEND block      { $$ = ast_dir_block(A, D_GLOBAL, @1, @1, $3); }
+         | DIR_SYNC DEND              { $$ = ast_dir_sync(A, @1, @1, -1); }
+         | DIR_SUBPROG IDENT '(' xitems ')' DEND citems DIR_END DEND
+             { $$ = ast_dir_subprog(A, loc_span(@1, @5), @1, @2, $4, inside(@3, @5), $7, @8); }
+         | DIR_PARRAY error DEND      { $$ = ast_dir_bad(A, D_PARRAY, @1, @1); }
+         | DIR_CREATE error DEND      { $$ = ast_dir_bad(A, D_CREATE, @1, @1); }
+         | DIR_DESTROY error DEND     { $$ = ast_dir_bad(A, D_DESTROY, @1, @1); }
+         | DIR_INSERT error DEND      { $$ = ast_dir_bad(A, D_INSERT, @1, @1); }
+         | DIR_COPY error DEND        { $$ = ast_dir_bad(A, D_COPY, @1, @1); }
+         | DIR_DETOUR error DEND      { $$ = ast_dir_bad(A, D_DETOUR, @1, @1); }
+         | DIR_SUBPROG error DEND     { $$ = ast_dir_bad(A, D_SUBPROG, @1, @1); }
+         ;
+
+/* tbody ::= [memkind] [elemtype] (dim+ | '#' path) | ('pthd' | 'mpi' | 'cuda' '(' params ')') dim+ */
+tbody: memkind elem dims              { $$ = ast_tbody_data(A, @$, $1, @2, @2.e > @2.b, $3); }
+     | memkind elem TYPEREF           { $$ = ast_tbody_whole(A, @$, $1, @2, @2.e > @2.b, strip_hash(@3)); }
+     | KW_PTHD dims                   { $$ = ast_tbody_thread(A, @$, TK_PTHD, items_empty(), @1, $2); }
+     | KW_MPI dims                    { $$ = ast_tbody_thread(A, @$, TK_MPI, items_empty(), @1, $2); }
+     | KW_CUDA '(' xitems ')' dims    { $$ = ast_tbody_thread(A, @$, TK_CUDA, $3, inside(@2, @4), $5); }
+     ;
+memkind: %empty                       { $$ = MK_NONE; }
+       | KW_PAGED                     { $$ = MK_PAGED; }
+       | KW_PINNED                    { $$ = MK_PINNED; }
+       | KW_DMEM                      { $$ = MK_DMEM; }
+       | KW_SMEM                      { $$ = MK_SMEM; }
+       | KW_RMEM                      { $$ = MK_RMEM; }
+       ;
+/* elemtype ::= (identifier | '*')*  -- any C type name */
+elem: %empty
+    | elem IDENT
+    | elem STAR
+    ;
+/* dim ::= '[' ( expr ['#' path] | '#' path | dim+ ['#' path] ) ']' */
+dims: dim                             { $$ = $1; }
+    | dims dim                        { $$ = ast_dim_append($1, $2); }
+    ;
+dim: '[' xexpr ']'                    { $$ = ast_dim_size(A, @$, $2, @2); }
+   | '[' TYPEREF ']'                  { $$ = ast_dim_ref(A, @$, strip_hash(@2)); }
+   | '[' xexpr TYPEREF ']'            { $$ = ast_dim_sref(A, @$, $2, @2, strip_hash(@3)); }
+   | '[' dims ']'                     { $$ = ast_dim_comp(A, @$, $2); }
+   | '[' dims TYPEREF ']'             { $$ = ast_dim_cref(A, @$, $2, strip_hash(@3)); }
+   ;
+
+%%
+
+void parse_error(PARSE_LTYPE *l, pctx *c, const char *msg) {
+  c->derror = true;
+  if (c->eof_error) return;
+  if (c->quiet_at == (int64_t)l->b && l->e == l->b) return;
+  diag_error(c->dg, *l, "%s", msg);
+}

@@ -1,0 +1,115 @@
+/* parray/core.h - the part of the Parray runtime every generated program uses:
+ * status codes, source locations for run-time messages, element types, host
+ * allocation per memory kind, and the CPU copy engine.  C11, no CUDA needed. */
+#ifndef PARRAY_CORE_H
+#define PARRAY_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define PARRAY_API __attribute__((visibility("default")))
+#else
+#define PARRAY_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every runtime function that can fail returns one of these; none aborts. */
+typedef enum parray_status {
+  PARRAY_OK = 0,
+  PARRAY_ERR_INVALID,     /* bad argument: null pointer, negative size, rank > 8 ... */
+  PARRAY_ERR_ALLOC,       /* host or device allocation failed */
+  PARRAY_ERR_UNSUPPORTED, /* combination not implemented (dtype/op/layout) */
+  PARRAY_ERR_CUDA,        /* a CUDA call failed; parray_last_error() has the text */
+  PARRAY_ERR_MPI,         /* an MPI call failed */
+  PARRAY_ERR_THREAD,      /* thread creation or synchronisation failed */
+  PARRAY_ERR_NODEVICE     /* no GPU present */
+} parray_status;
+
+PARRAY_API const char *parray_status_str(parray_status s);
+/* Text of the last failure seen by the calling thread (empty string if none). */
+PARRAY_API const char *parray_last_error(void);
+PARRAY_API void parray_set_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Where in the .pc file a run-time action comes from. */
+typedef struct parray_loc {
+  const char *file; /* the .pc file */
+  int line;
+  const char *what; /* e.g. "#create A(x)" */
+} parray_loc;
+
+/* Print "file.pc:LINE: error: <msg> (in <what>)" to stderr and exit(1).
+ * Used only by generated code when the program cannot go on (the runtime's
+ * own functions return a status instead). */
+PARRAY_API void parray_fatal(const parray_loc *loc, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3), noreturn))
+#endif
+    ;
+PARRAY_API void parray_fatal_at(const char *file, int line, const char *what, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5), noreturn))
+#endif
+    ;
+
+/* Program start and end for #mainhost (the MPI and CUDA builds of a program
+ * call their own variants). */
+PARRAY_API void parray_init(int *argc, char ***argv);
+PARRAY_API void parray_finish(void);
+
+/* Element types understood by the kernels. */
+typedef enum parray_dtype {
+  PARRAY_F32 = 0,
+  PARRAY_F16,
+  PARRAY_BF16,
+  PARRAY_F64,
+  PARRAY_I32,
+  PARRAY_I64,
+  PARRAY_I8,
+  PARRAY_U8,
+  PARRAY_DTYPE_COUNT
+} parray_dtype;
+PARRAY_API size_t parray_dtype_size(parray_dtype t);
+PARRAY_API const char *parray_dtype_name(parray_dtype t);
+
+/* Memory kinds of LANGUAGE.md section 2. */
+typedef enum parray_memkind {
+  PARRAY_PAGED = 0,
+  PARRAY_PINNED,
+  PARRAY_DMEM,
+  PARRAY_SMEM,
+  PARRAY_RMEM
+} parray_memkind;
+
+/* Host allocation: paged is 64-byte aligned malloc memory; pinned is
+ * page-aligned and locked with mlock() where the system allows (the CUDA
+ * build of a program uses parray_cuda_host_alloc instead). Returns NULL and
+ * sets the error text on failure. */
+PARRAY_API void *parray_host_alloc(parray_memkind kind, size_t bytes);
+PARRAY_API void parray_host_free(parray_memkind kind, void *p, size_t bytes);
+
+/* #create / #destroy for host kinds: allocate or stop with a message naming
+ * the .pc line, the type and the byte count. */
+PARRAY_API void *parray_create_host(parray_memkind kind, size_t bytes, const char *file, int line,
+                                    const char *what);
+PARRAY_API void parray_destroy_host(parray_memkind kind, void *p, size_t bytes);
+
+/* The CPU copy engine: for every index (i_0..i_{n-1}) < shape,
+ *   dst[sum i_k*dst_stride[k]] = src[sum i_k*src_stride[k]]
+ * strides in elements of elem_size bytes. Dimensions are merged and reordered
+ * internally; elem_size may be anything (structs are moved as bytes). */
+PARRAY_API parray_status parray_copy_strided_cpu(void *dst, const int64_t *dst_stride, const void *src,
+                                                 const int64_t *src_stride, const int64_t *shape, int ndim,
+                                                 size_t elem_size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,127 @@
+/* core.c - runtime basics: status strings, per-thread error text, fatal
+ * messages that name the .pc line, element-type sizes and host allocation
+ * for the paged and pinned memory kinds. */
+#include "parray/core.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static _Thread_local char last_error[512];
+
+const char *parray_status_str(parray_status s) {
+  switch (s) {
+  case PARRAY_OK: return "ok";
+  case PARRAY_ERR_INVALID: return "invalid argument";
+  case PARRAY_ERR_ALLOC: return "out of memory";
+  case PARRAY_ERR_UNSUPPORTED: return "unsupported";
+  case PARRAY_ERR_CUDA: return "CUDA error";
+  case PARRAY_ERR_MPI: return "MPI error";
+  case PARRAY_ERR_THREAD: return "thread error";
+  case PARRAY_ERR_NODEVICE: return "no GPU";
+  }
+  return "unknown status";
+}
+
+const char *parray_last_error(void) { return last_error; }
+
+void parray_set_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(last_error, sizeof last_error, fmt, ap);
+  va_end(ap);
+}
+
+void parray_fatal(const parray_loc *loc, const char *fmt, ...) {
+  fflush(stdout);
+  if (loc && loc->file)
+    fprintf(stderr, "%s:%d: error: ", loc->file, loc->line);
+  else
+    fprintf(stderr, "parray: error: ");
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  if (loc && loc->what) fprintf(stderr, " (in %s)", loc->what);
+  fputc('\n', stderr);
+  exit(1);
+}
+
+void parray_fatal_at(const char *file, int line, const char *what, const char *fmt, ...) {
+  fflush(stdout);
+  fprintf(stderr, "%s:%d: error: ", file ? file : "?", line);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  if (what && *what) fprintf(stderr, " (in %s)", what);
+  fputc('\n', stderr);
+  exit(1);
+}
+
+void parray_init(int *argc, char ***argv) {
+  (void)argc, (void)argv;
+}
+
+void parray_finish(void) { fflush(stdout); }
+
+size_t parray_dtype_size(parray_dtype t) {
+  static const size_t sz[PARRAY_DTYPE_COUNT] = {4, 2, 2, 8, 4, 8, 1, 1};
+  return (unsigned)t < PARRAY_DTYPE_COUNT ? sz[t] : 0;
+}
+
+const char *parray_dtype_name(parray_dtype t) {
+  static const char *nm[PARRAY_DTYPE_COUNT] = {"f32", "f16", "bf16", "f64", "i32", "i64", "i8", "u8"};
+  return (unsigned)t < PARRAY_DTYPE_COUNT ? nm[t] : "?";
+}
+
+static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+
+void *parray_host_alloc(parray_memkind kind, size_t bytes) {
+  if (kind != PARRAY_PAGED && kind != PARRAY_PINNED) {
+    parray_set_error("parray_host_alloc: memory kind %d is not host memory", (int)kind);
+    return NULL;
+  }
+  size_t align = 64;
+  if (kind == PARRAY_PINNED) {
+    long pg = sysconf(_SC_PAGESIZE);
+    align = pg > 0 ? (size_t)pg : 4096;
+  }
+  size_t n = round_up(bytes ? bytes : 1, align);
+  if (n < bytes) {
+    parray_set_error("allocation of %zu bytes overflows", bytes);
+    return NULL;
+  }
+  void *p = aligned_alloc(align, n);
+  if (!p) {
+    parray_set_error("cannot allocate %zu bytes: %s", bytes, strerror(errno));
+    return NULL;
+  }
+  /* Page-locking is best effort: without CUDA nothing depends on it, and an
+   * unprivileged process may exceed RLIMIT_MEMLOCK. */
+  if (kind == PARRAY_PINNED) (void)mlock(p, n);
+  return p;
+}
+
+void parray_host_free(parray_memkind kind, void *p, size_t bytes) {
+  if (!p) return;
+  if (kind == PARRAY_PINNED) {
+    long pg = sysconf(_SC_PAGESIZE);
+    (void)munlock(p, round_up(bytes ? bytes : 1, pg > 0 ? (size_t)pg : 4096));
+  }
+  free(p);
+}
+
+void *parray_create_host(parray_memkind kind, size_t bytes, const char *file, int line, const char *what) {
+  void *p = parray_host_alloc(kind, bytes);
+  if (!p)
+    parray_fatal_at(file, line, what, "cannot allocate %zu bytes of %s memory: %s", bytes,
+                    kind == PARRAY_PINNED ? "pinned" : "paged", parray_last_error());
+  return p;
+}
+
+void parray_destroy_host(parray_memkind kind, void *p, size_t bytes) { parray_host_free(kind, p, bytes); }
