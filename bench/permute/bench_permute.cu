@@ -100,25 +100,33 @@ int main(int argc, char **argv) {
     }
     CU(cudaMemcpy(g_src, h.data(), CAP, cudaMemcpyHostToDevice));
   }
-  const std::vector<std::pair<const char *, int>> TV = {
-      {"default", 0}, {"persistent", 2}, {"tile32x32", 4}, {"tile32x64", 8}, {"no-pack", 16}, {"gather", 32}};
-  const std::vector<std::pair<const char *, int>> DV = {{"default", 0}};
+  /* engine options as in copy_strided.cu; (o+1) << 12 forces tile order o */
+  using VL = std::vector<std::pair<const char *, int>>;
+  const int O0 = 1 << 12, O1 = 2 << 12, O2 = 3 << 12, O3 = 4 << 12;
+  const VL F32 = {{"default", 0},         {"k1-ym2", 1024},       {"k1-ym4", 1024 | 128}, {"k8-ym2", 8},
+                  {"order0", O0},         {"order1", O1},         {"order2", O2},         {"order3", O3},
+                  {"old-default", 1024 | O0}, {"stream", 256},    {"persistent", 2}};
+  const VL F16 = {{"default", 0}, {"order0", O0}, {"order1", O1}, {"order2", O2},
+                  {"order3", O3}, {"ym1", 4},     {"stream", 256}, {"no-pack", 16}};
+  const VL DV = {{"default", 0}, {"order0", O0}, {"order1", O1}};
+  const VL RV = {{"default", 0}, {"unroll8", 512}, {"stream", 256}, {"unroll8+stream", 512 | 256}};
   std::vector<Case> cases = {
-      {"021", "f32", 4, 3, {64, 2048, 2048}, {0, 2, 1}, TV},
-      {"021", "f16", 2, 3, {64, 2048, 2048}, {0, 2, 1}, TV},
+      {"021", "f32", 4, 3, {64, 2048, 2048}, {0, 2, 1}, F32},
+      {"021", "f16", 2, 3, {64, 2048, 2048}, {0, 2, 1}, F16},
       {"021", "f32", 4, 3, {1024, 1024, 64}, {0, 2, 1}, DV},
       {"021", "f16", 2, 3, {2048, 1024, 64}, {0, 2, 1}, DV},
-      {"210", "f32", 4, 3, {256, 1024, 1024}, {2, 1, 0}, TV},
-      {"210", "f16", 2, 3, {256, 1024, 1024}, {2, 1, 0}, DV},
-      {"10", "f32", 4, 2, {16384, 16384}, {1, 0}, TV},
-      {"10", "f16", 2, 2, {16384, 16384}, {1, 0}, TV},
-      {"10", "u8", 1, 2, {32768, 32768}, {1, 0}, {{"default", 0}, {"no-pack", 16}}},
-      {"10", "f64", 8, 2, {8192, 16384}, {1, 0}, {{"default", 0}, {"tile32x64", 8}}},
-      {"102", "f32", 4, 3, {512, 512, 1024}, {1, 0, 2}, DV},
-      {"102", "f32", 4, 3, {2048, 2048, 64}, {1, 0, 2}, DV},
-      {"102", "f16", 2, 3, {512, 512, 1024}, {1, 0, 2}, DV},
-      {"0213", "f16", 2, 4, {32, 1024, 32, 256}, {0, 2, 1, 3}, DV}, /* attention heads */
-      {"012", "f32", 4, 3, {256, 1024, 1024}, {0, 1, 2}, {{"memcpy", 0}, {"kernel", 64}}}, /* calibration */
+      {"210", "f32", 4, 3, {256, 1024, 1024}, {2, 1, 0}, F32},
+      {"210", "f16", 2, 3, {256, 1024, 1024}, {2, 1, 0}, F16},
+      {"10", "f32", 4, 2, {16384, 16384}, {1, 0}, F32},
+      {"10", "f16", 2, 2, {16384, 16384}, {1, 0}, F16},
+      {"10", "u8", 1, 2, {32768, 32768}, {1, 0}, DV},
+      {"10", "f64", 8, 2, {8192, 16384}, {1, 0}, DV},
+      {"102", "f32", 4, 3, {512, 512, 1024}, {1, 0, 2}, RV},
+      {"102", "f32", 4, 3, {2048, 2048, 64}, {1, 0, 2}, RV},
+      {"102", "f16", 2, 3, {512, 512, 1024}, {1, 0, 2}, {{"default", 0}}},
+      {"0213", "f16", 2, 4, {32, 1024, 32, 256}, {0, 2, 1, 3}, {{"default", 0}}}, /* attention heads */
+      {"012", "f32", 4, 3, {256, 1024, 1024}, {0, 1, 2},
+       {{"memcpy", 0}, {"kernel", 64}, {"kernel-unroll8", 64 | 512}, {"kernel-stream", 64 | 256}}},
   };
   printf("\n%-5s %-4s %-22s %-11s %9s %8s %9s %8s\n", "perm", "type", "shape", "variant", "ms", "TB/s", "copy TB/s",
          "vs copy");
@@ -146,14 +154,14 @@ int main(int argc, char **argv) {
       fflush(stdout);
     }
   }
-  /* pitched rows: 16384 rows of 16000 f32 between pitches of 16384 and
-   * 16400 elements; cudaMemcpy2DAsync (default) against the gather kernel */
+  /* pitched rows: 16000 rows of 16000 f32 from a pitch of 16320 to one of
+   * 16384 elements: the engine (gather kernel) against cudaMemcpy2DAsync */
   {
     const int64_t rows = 16000, cols = 16000, sh[2] = {rows, cols}, ds[2] = {16384, 1}, ss[2] = {16320, 1};
     const size_t bytes = size_t(rows * cols) * 4;
     const double copy_ms = median_ms([&] { CU(cudaMemcpyAsync(g_dst, g_src, bytes, cudaMemcpyDeviceToDevice, 0)); });
     const double copy_tbs = 2.0 * bytes / copy_ms / 1e9;
-    for (auto v : std::vector<std::pair<const char *, int>>{{"memcpy2D", 0}, {"gather", 1}}) {
+    for (auto v : std::vector<std::pair<const char *, int>>{{"default", 0}, {"memcpy2D", 1}}) {
       const double ms = median_ms(
           [&] { check(parray__copy_strided_cuda_opts(g_dst, ds, g_src, ss, sh, 2, 4, v.second, 0)); });
       const double tbs = 2.0 * bytes / ms / 1e9;

@@ -3,7 +3,9 @@
 # directly, so unrelated work in the tree cannot break it), run the CPU test,
 # the GPU tests (with the two >2^31-element u8 cases), a compute-sanitizer
 # pass on a quick subset, then the benchmark and its PyTorch peer.
-# Logs and tables go to $OUT. Run from the repository root.
+# Logs and tables go to $OUT (7 files: gpu.txt build.log test_gpu.log
+# sanitizer.log bench.log bench_permute.csv combined.md). Run from the
+# repository root: bash bench/permute/gpu_run.sh
 set -u
 OUT=${OUT:-/tmp/permute_out}
 mkdir -p "$OUT"
@@ -16,14 +18,15 @@ t0=$(date +%s)
 ( $CC -c runtime/core.c -o $B/core.o &&
   $CC -c runtime/copy_cpu.c -o $B/copy_cpu.o &&
   $CC -c runtime/cpu/permute_cpu.c -o $B/permute_cpu.o &&
-  $CC -c tests/permute/permute_cpu_test.c -o $B/permute_cpu_test.o ) > $OUT/build_c.log 2>&1 &
-$NV -c runtime/cuda/cuda_core.cu -o $B/cuda_core.o > $OUT/build1.log 2>&1 &
-$NV -Xptxas -v -c runtime/cuda/permute_kernels.cu -o $B/permute_kernels.o > $OUT/build2.log 2>&1 &
-$NV -c runtime/cuda/copy_strided.cu -o $B/copy_strided.o > $OUT/build3.log 2>&1 &
-$NV -c tests/permute/permute_gpu_test.cu -o $B/permute_gpu_test.o > $OUT/build4.log 2>&1 &
-$NV -c bench/permute/bench_permute.cu -o $B/bench_permute.o > $OUT/build5.log 2>&1 &
+  $CC -c tests/permute/permute_cpu_test.c -o $B/permute_cpu_test.o ) > $B/build_c.log 2>&1 &
+$NV -c runtime/cuda/cuda_core.cu -o $B/cuda_core.o > $B/build1.log 2>&1 &
+$NV -Xptxas -v -c runtime/cuda/permute_kernels.cu -o $B/permute_kernels.o > $B/build2.log 2>&1 &
+$NV -c runtime/cuda/copy_strided.cu -o $B/copy_strided.o > $B/build3.log 2>&1 &
+$NV -c tests/permute/permute_gpu_test.cu -o $B/permute_gpu_test.o > $B/build4.log 2>&1 &
+$NV -c bench/permute/bench_permute.cu -o $B/bench_permute.o > $B/build5.log 2>&1 &
 wait
-cat $OUT/build_c.log $OUT/build[1-5].log | grep -iE "error|warning" | head -20
+cat $B/build_c.log $B/build[1-5].log > $OUT/build.log
+grep -iE "error|warning" $OUT/build.log | head -20
 LIB="$B/core.o $B/copy_cpu.o $B/permute_cpu.o $B/cuda_core.o $B/permute_kernels.o $B/copy_strided.o"
 gcc -o $B/permute_cpu_test $B/permute_cpu_test.o $B/core.o $B/copy_cpu.o $B/permute_cpu.o -lm || exit 1
 nvcc -arch=sm_90 -o $B/permute_gpu_test $B/permute_gpu_test.o $LIB || exit 1
@@ -31,7 +34,7 @@ nvcc -arch=sm_90 -o $B/bench_permute $B/bench_permute.o $LIB || exit 1
 echo "build: $(( $(date +%s) - t0 )) s"
 
 t0=$(date +%s)
-$B/permute_cpu_test 2>&1 | tail -3 | tee $OUT/test_cpu.log
+$B/permute_cpu_test 2>&1 | tail -3
 $B/permute_gpu_test fastdiv 2>&1 | tail -2
 $B/permute_gpu_test big > $OUT/test_gpu.log 2>&1; rc=$?
 tail -5 $OUT/test_gpu.log; echo "permute_gpu_test big: rc=$rc, $(( $(date +%s) - t0 )) s"

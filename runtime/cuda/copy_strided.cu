@@ -1,21 +1,21 @@
 /* copy_strided.cu - the device copy engine (#copy between two dmem layouts)
  * and the device permute. Plans a copy after parray_copy_normalise (byte
  * strides, size-1 dimensions dropped, dimensions that move together merged)
- * and dispatches it: cudaMemcpyAsync for one contiguous run,
- * cudaMemcpy2DAsync for wide pitched rows, the tiled transpose when src and
- * dst have different contiguous dimensions, the gather kernel otherwise
- * (kernels in permute_kernels.cu). docs/permute.md states the rules. */
+ * and dispatches it: cudaMemcpyAsync for one contiguous run, the tiled
+ * transpose when src and dst have different contiguous dimensions, the
+ * gather kernel otherwise, batched row copies included (kernels in
+ * permute_kernels.cu). docs/permute.md states the rules. */
 #include "parray/cuda.h"
 #include "parray/permute.h"
 
 #include <cstdint>
 
 extern "C" {
-parray_status parray__launch_gather(void *dst, const void *src, int unit, const parray_copy_dim *d, int nd,
-                                    cudaStream_t s);
+parray_status parray__launch_gather(void *dst, const void *src, int unit, const parray_copy_dim *d, int nd, int un,
+                                    int cs, cudaStream_t s);
 parray_status parray__launch_tile(void *dst, const void *src, int wb, int k, const parray_copy_dim *batch, int nb,
-                                  int64_t A, int64_t Da, int64_t B, int64_t Sb, int ym, int persistent,
-                                  cudaStream_t s);
+                                  int64_t A, int64_t Da, int64_t B, int64_t Sb, int ym, int order, int persistent,
+                                  int cs, cudaStream_t s);
 }
 
 namespace {
@@ -24,20 +24,28 @@ constexpr int MAXD = 16;
 /* Innermost common run (bytes) from which a copy is a batch of row copies
  * (each row at least one full 32-byte sector) rather than a transpose. */
 constexpr int64_t ROW_MIN = 32;
-/* Widest pitched rows worth handing to cudaMemcpy2DAsync. */
+/* Narrowest pitched rows handed to cudaMemcpy2DAsync under OPT_MEMCPY2D
+ * (measured on an H200: 1.7 TB/s for 64 KB rows against 4.1 TB/s for the
+ * gather kernel, so the default engine never uses it). */
 constexpr int64_t MEMCPY2D_MIN = 512;
 /* Smallest extents of the two contiguous dims for the tile transpose. */
 constexpr int64_t TILE_MIN = 8;
 
-/* Engine options (bench/tests only, through parray__copy_strided_cuda_opts). */
+/* Engine options (bench/tests only, through parray__copy_strided_cuda_opts
+ * and parray__permute_cuda_opts); 0 is the default engine. */
 enum {
-  OPT_NO_MEMCPY2D = 1, /* never call cudaMemcpy2DAsync */
-  OPT_PERSISTENT = 2,  /* tile kernel on a grid of 8 blocks per SM, looping */
-  OPT_YM1 = 4,         /* tile of 32 x 32 slots for 4-byte words (default 32 x 64) */
-  OPT_YM2 = 8,         /* tile of 32 x 64 slots for every word size */
-  OPT_NO_K = 16,       /* no 2x2 / 4x4 word packing for 2- and 1-byte elements */
-  OPT_NO_TILE = 32,    /* gather kernel instead of the tile transpose */
-  OPT_NO_MEMCPY = 64   /* gather kernel instead of cudaMemcpyAsync (calibration) */
+  OPT_MEMCPY2D = 1,     /* cudaMemcpy2DAsync for one dim of wide pitched rows */
+  OPT_PERSISTENT = 2,   /* tile kernel on a grid of 8 blocks per SM, looping */
+  OPT_YM1 = 4,          /* tile of 32 x 32 words */
+  OPT_YM2 = 8,          /* tile of 32 x 64 words */
+  OPT_NO_K = 16,        /* no packing of K x K elements per word (1-, 2-, 4-byte elements) */
+  OPT_NO_TILE = 32,     /* gather kernel instead of the tile transpose */
+  OPT_NO_MEMCPY = 64,   /* gather kernel instead of cudaMemcpyAsync (calibration) */
+  OPT_YM4 = 128,        /* tile of 32 x 128 words (4-byte words, no packing) */
+  OPT_STREAM = 256,     /* streaming cache hints (ld.cs / st.cs) */
+  OPT_UNROLL8 = 512,    /* gather: 8 units per thread instead of 4 */
+  OPT_NO_K8 = 1024,     /* 4-byte elements: no 2x2 packing into 8-byte words */
+  OPT_ORDER_SHIFT = 12  /* 3 bits: 0 automatic tile order, 1..4 order 0..3 */
 };
 
 int64_t iabs(int64_t v) { return v < 0 ? -v : v; }
@@ -50,6 +58,7 @@ int pow2_unit(uint64_t g) { /* largest of 16, 8, 4, 2, 1 dividing g */
 
 parray_status plan(void *dst, const void *src, parray_copy_dim *d, int n, int opts, cudaStream_t s) {
   const char *what = "parray_copy_strided_cuda: cudaMemcpyAsync";
+  const int un = (opts & OPT_UNROLL8) ? 8 : 4, cs = (opts & OPT_STREAM) ? 1 : 0;
   if (n == 0) return parray_cuda_status(cudaMemcpyAsync(dst, src, 1, cudaMemcpyDeviceToDevice, s), what);
   int64_t R = 1; /* common innermost contiguous run, bytes */
   int nr = n;    /* dims outside the run */
@@ -64,13 +73,13 @@ parray_status plan(void *dst, const void *src, parray_copy_dim *d, int n, int op
       return parray_cuda_status(cudaMemcpyAsync(dst, src, size_t(R), cudaMemcpyDeviceToDevice, s), what);
     const int m = pow2_unit(g | uint64_t(R));
     u[0] = {R / m, 1, 1};
-    return parray__launch_gather(dst, src, m, u, 1, s);
+    return parray__launch_gather(dst, src, m, u, 1, un, cs, s);
   }
   for (int i = 0; i < nr; i++) g |= uint64_t(iabs(d[i].dst_stride) | iabs(d[i].src_stride));
 
   if (R >= ROW_MIN) {
     /* batch of row copies */
-    if (nr == 1 && !(opts & OPT_NO_MEMCPY2D) && R >= MEMCPY2D_MIN && d[0].dst_stride >= R &&
+    if (nr == 1 && (opts & OPT_MEMCPY2D) && R >= MEMCPY2D_MIN && d[0].dst_stride >= R &&
         d[0].src_stride >= R && d[0].dst_stride < (int64_t(1) << 30) && d[0].src_stride < (int64_t(1) << 30))
       return parray_cuda_status(cudaMemcpy2DAsync(dst, size_t(d[0].dst_stride), src, size_t(d[0].src_stride),
                                                   size_t(R), size_t(d[0].n), cudaMemcpyDeviceToDevice, s),
@@ -78,7 +87,7 @@ parray_status plan(void *dst, const void *src, parray_copy_dim *d, int n, int op
     const int m = pow2_unit(g | uint64_t(R));
     for (int i = 0; i < nr; i++) u[i] = {d[i].n, d[i].dst_stride / m, d[i].src_stride / m};
     u[nr] = {R / m, 1, 1};
-    return parray__launch_gather(dst, src, m, u, nr + 1, s);
+    return parray__launch_gather(dst, src, m, u, nr + 1, un, cs, s);
   }
 
   const int e = int(R); /* element of R bytes, R < 32 */
@@ -95,30 +104,35 @@ parray_status plan(void *dst, const void *src, parray_copy_dim *d, int n, int op
         if (i != ia && i != ib) batch[nb++] = u[i];
       const int64_t A = u[ia].n, B = u[ib].n, Da = u[ia].dst_stride, Sb = u[ib].src_stride;
       int k = 1, wb = e;
-      if (e <= 2 && !(opts & OPT_NO_K)) {
-        /* pack 4/e elements per 4-byte word along both a and b */
-        const int64_t K = 4 / e;
-        bool ok = A % K == 0 && B % K == 0 && (uintptr_t(dst) | uintptr_t(src)) % 4 == 0 && Da % K == 0 &&
+      if (e <= 4 && !(opts & OPT_NO_K) && !(e == 4 && (opts & OPT_NO_K8))) {
+        /* pack K x K elements: 2- and 1-byte elements into 4-byte words
+         * (K = 2, 4), 4-byte elements into 8-byte words (K = 2) */
+        const int64_t K = e == 4 ? 2 : 4 / e, W = e * K;
+        bool ok = A % K == 0 && B % K == 0 && (uintptr_t(dst) | uintptr_t(src)) % W == 0 && Da % K == 0 &&
                   Sb % K == 0;
         for (int i = 0; i < nb; i++) ok = ok && batch[i].dst_stride % K == 0 && batch[i].src_stride % K == 0;
         if (ok) {
           k = int(K);
-          wb = 4;
+          wb = int(W);
           for (int i = 0; i < nb; i++) batch[i] = {batch[i].n, batch[i].dst_stride / K, batch[i].src_stride / K};
         }
       }
-      const int ym = (opts & OPT_YM2) ? 2 : (opts & OPT_YM1) ? 1 : (wb == 4 && k <= 2) ? 2 : 1;
-      return parray__launch_tile(dst, src, wb, k, batch, nb, A / k, Da / k, B / k, Sb / k, ym,
-                                 (opts & OPT_PERSISTENT) ? 1 : 0, s);
+      /* default tile: 32 x 64 words of 4 bytes (32 x 64 f32, 64 x 128 f16),
+       * else 32 x 32 words (64 x 64 f32 in 8-byte words, 128 x 128 u8,
+       * 32 x 32 f64 / 16-byte elements); 1-/2-byte words 32 x 64 */
+      const int ym = (opts & OPT_YM4) ? 4 : (opts & OPT_YM2) ? 2 : (opts & OPT_YM1) ? 1 : (wb <= 4 && k <= 2) ? 2 : 1;
+      const int order = ((opts >> OPT_ORDER_SHIFT) & 7) - 1;
+      return parray__launch_tile(dst, src, wb, k, batch, nb, A / k, Da / k, B / k, Sb / k, ym, order,
+                                 (opts & OPT_PERSISTENT) ? 1 : 0, cs, s);
     }
-    return parray__launch_gather(dst, src, e, u, nr, s);
+    return parray__launch_gather(dst, src, e, u, nr, un, cs, s);
   }
   /* odd element size or misaligned: move the largest legal unit */
   const int m = pow2_unit(g | uint64_t(R));
   for (int i = 0; i < nr; i++) u[i] = {d[i].n, d[i].dst_stride / m, d[i].src_stride / m};
   int nu = nr;
   if (R / m > 1) u[nu++] = {R / m, 1, 1};
-  return parray__launch_gather(dst, src, m, u, nu, s);
+  return parray__launch_gather(dst, src, m, u, nu, un, cs, s);
 }
 
 parray_status copy_strided(void *dst, const int64_t *dst_stride, const void *src, const int64_t *src_stride,

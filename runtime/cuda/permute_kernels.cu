@@ -79,6 +79,15 @@ template <> struct U<4> { using type = unsigned int; };
 template <> struct U<8> { using type = uint2; };
 template <> struct U<16> { using type = uint4; };
 
+/* Stores (and loads) with or without the streaming cache hint. */
+template <typename T> __device__ __forceinline__ T ld(const T *p, bool cs) { return cs ? __ldcs(p) : __ldg(p); }
+template <typename T> __device__ __forceinline__ void st(T *p, const T &v, bool cs) {
+  if (cs)
+    __stcs(p, v);
+  else
+    *p = v;
+}
+
 /* ---------------------------------------------------------------- gather */
 
 /* dims stored innermost first; dim k < nd-1 is divided out of the linear dst
@@ -89,6 +98,7 @@ template <typename I> struct GatherDesc {
   I ds_outer, ss_outer;
   I total;
   int nd;
+  int cs; /* streaming loads/stores */
 };
 
 template <typename I>
@@ -107,62 +117,71 @@ __device__ __forceinline__ void gather_offsets(const GatherDesc<I> &p, I i, I &d
   doff = dof + rem * p.ds_outer;
 }
 
-template <int B, typename I>
+/* Each thread moves UN units of B bytes, THREADS apart (coalesced), all
+ * loads issued before the first store. */
+template <int B, int UN, typename I>
 __global__ void __launch_bounds__(THREADS) gather_kernel(void *__restrict__ dstp, const void *__restrict__ srcp,
                                                          const GatherDesc<I> p) {
   using T = typename U<B>::type;
   T *dst = static_cast<T *>(dstp);
   const T *src = static_cast<const T *>(srcp);
-  const I base = I(blockIdx.x) * (THREADS * UNROLL) + I(threadIdx.x);
-  T v[UNROLL];
-  I d[UNROLL];
+  const I base = I(blockIdx.x) * (THREADS * UN) + I(threadIdx.x);
+  const bool cs = p.cs != 0;
+  T v[UN];
+  I d[UN];
 #pragma unroll
-  for (int k = 0; k < UNROLL; k++) {
+  for (int k = 0; k < UN; k++) {
     I i = base + k * THREADS;
     if (i < p.total) {
       I so;
       gather_offsets(p, i, d[k], so);
-      v[k] = __ldg(src + so);
+      v[k] = ld(src + so, cs);
     }
   }
 #pragma unroll
-  for (int k = 0; k < UNROLL; k++)
-    if (base + k * THREADS < p.total) dst[d[k]] = v[k];
+  for (int k = 0; k < UN; k++)
+    if (base + k * THREADS < p.total) st(dst + d[k], v[k], cs);
 }
 
 /* ------------------------------------------------------------- transpose */
 
-/* Tile kernel problem, in words (W = one slot for K == 1, 4 bytes for
- * K > 1): dim a has src stride 1 (word index x), dim b dst stride 1 (word
- * index y); A, B count words. src word (b, x) = so + b*Sb + x with
- * b = K*y + i; dst word (a, y) = dof + a*Da + y with a = K*x + j. */
+/* Tile kernel problem, in words (one slot holds K x K elements, K words):
+ * dim a has src stride 1 (word index x), dim b dst stride 1 (word index y);
+ * A, B count words. src word (b, x) = so + b*Sb + x with b = K*y + i; dst
+ * word (a, y) = dof + a*Da + y with a = K*x + j.
+ * Tile order: the tile index t is split into 4 digits (fastest first) of
+ * extents dig[0..2] and the quotient; digit k adds r*ma[k] to the a-tile,
+ * r*mb[k] to the b-tile and r*mbi[k] to the batch index, so the host chooses
+ * which tiles run at the same time (locality in both src and dst). Tiles
+ * with an a-tile index >= nta (padding of a split digit) are skipped. */
 template <typename I> struct TileDesc {
   typename FD<I>::type bdiv[KMAXD];
   I bds[KMAXD], bss[KMAXD];
   I bds_outer, bss_outer;
   int nb;
   I A, B, Da, Sb;
-  typename FD<I>::type tb_div, ta_div;
-  I ntiles;
+  typename FD<I>::type dig[3];
+  I ma[4], mb[4], mbi[4];
+  I nta, ntiles;
+  int cs;
 };
 
-/* Slot (smem element) holding K words: for K == 1 the word itself. */
-template <int WB, int K> struct Slot { using type = typename U<WB * K>::type; };
-
-template <int K> struct KT;
-template <> struct KT<1> {
-  template <typename W> __device__ static W pack(const W *r) { return r[0]; }
-  template <typename W> __device__ static W word(const W &s, int) { return s; }
+/* Register transposes of a K x K block of elements held in K words:
+ * r[i] = word of row b = K*y + i (elements a = K*x + j, j < K); the slot
+ * holds the K output words, word j = column a = K*x + j (elements b). */
+template <int WB, int K> struct KT;
+template <int WB> struct KT<WB, 1> {
+  using W = typename U<WB>::type;
+  __device__ static W pack(const W *r) { return r[0]; }
+  __device__ static W word(const W &s, int) { return s; }
 };
-template <> struct KT<2> {
-  /* r[i] = row b=2y+i, halves a=2x,2x+1 -> slot.x = column a=2x (b pair),
-   * slot.y = column a=2x+1 */
+template <> struct KT<4, 2> { /* 2-byte elements: the half2 path */
   __device__ static uint2 pack(const unsigned *r) {
     return make_uint2(__byte_perm(r[0], r[1], 0x5410), __byte_perm(r[0], r[1], 0x7632));
   }
   __device__ static unsigned word(const uint2 &s, int j) { return j == 0 ? s.x : s.y; }
 };
-template <> struct KT<4> {
+template <> struct KT<4, 4> { /* 1-byte elements */
   __device__ static uint4 pack(const unsigned *r) {
     unsigned lo01 = __byte_perm(r[0], r[1], 0x5140), hi01 = __byte_perm(r[0], r[1], 0x7362);
     unsigned lo23 = __byte_perm(r[2], r[3], 0x5140), hi23 = __byte_perm(r[2], r[3], 0x7362);
@@ -171,12 +190,28 @@ template <> struct KT<4> {
   }
   __device__ static unsigned word(const uint4 &s, int j) { return j == 0 ? s.x : j == 1 ? s.y : j == 2 ? s.z : s.w; }
 };
+template <> struct KT<8, 2> { /* 4-byte elements in 8-byte words */
+  __device__ static uint4 pack(const uint2 *r) { return make_uint4(r[0].x, r[1].x, r[0].y, r[1].y); }
+  __device__ static uint2 word(const uint4 &s, int j) { return j == 0 ? make_uint2(s.x, s.y) : make_uint2(s.z, s.w); }
+};
 
 template <typename I>
 __device__ __forceinline__ void tile_base(const TileDesc<I> &p, I t, I &ta, I &tb, I &so, I &dof) {
-  I q, bi;
-  p.tb_div.divmod(t, q, tb);
-  p.ta_div.divmod(q, bi, ta);
+  I a = 0, b = 0, bi = 0;
+#pragma unroll
+  for (int k = 0; k < 3; k++) {
+    I q, r;
+    p.dig[k].divmod(t, q, r);
+    a += r * p.ma[k];
+    b += r * p.mb[k];
+    bi += r * p.mbi[k];
+    t = q;
+  }
+  a += t * p.ma[3];
+  b += t * p.mb[3];
+  bi += t * p.mbi[3];
+  ta = a;
+  tb = b;
   I s = 0, d = 0;
 #pragma unroll
   for (int k = 0; k < KMAXD - 1; k++) {
@@ -196,21 +231,24 @@ __device__ __forceinline__ void tile_base(const TileDesc<I> &p, I t, I &ta, I &t
  * the lanes of a warp write column yy of rows 0..31, addresses lane*(odd)+yy,
  * which fall into distinct banks (or bank groups for 8/16-byte slots, whose
  * accesses split into 16/8-lane phases); in the store phase the lanes read
- * consecutive slots of one row. */
+ * consecutive slots of one row. All loads of a tile are issued before the
+ * first shared-memory store. */
 template <int WB, int K, int YM, typename I>
 __global__ void __launch_bounds__(THREADS) tile_kernel(void *__restrict__ dstp, const void *__restrict__ srcp,
                                                        const TileDesc<I> p) {
   using W = typename U<WB>::type;
-  using S = typename Slot<WB, K>::type;
+  using S = typename U<WB * K>::type;
   constexpr int TY = 32 * YM;
   constexpr int LIT = TY / 8; /* load iterations: 8 warps */
   __shared__ S tile[32][TY + 1];
   W *dst = static_cast<W *>(dstp);
   const W *src = static_cast<const W *>(srcp);
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const bool cs = p.cs != 0;
   for (I t = blockIdx.x; t < p.ntiles; t += gridDim.x) {
     I ta, tb, so, dof;
     tile_base(p, t, ta, tb, so, dof);
+    if (ta >= p.nta) continue; /* padding tile: uniform over the block */
     const I x0 = ta * 32, y0 = tb * TY;
     const I x = x0 + lane;
     W r[LIT][K];
@@ -219,13 +257,13 @@ __global__ void __launch_bounds__(THREADS) tile_kernel(void *__restrict__ dstp, 
       const I y = y0 + w + 8 * it;
       if (x < p.A && y < p.B) {
 #pragma unroll
-        for (int i = 0; i < K; i++) r[it][i] = __ldg(src + so + (y * K + i) * p.Sb + x);
+        for (int i = 0; i < K; i++) r[it][i] = ld(src + so + (y * K + i) * p.Sb + x, cs);
       }
     }
 #pragma unroll
     for (int it = 0; it < LIT; it++) {
       const I y = y0 + w + 8 * it;
-      if (x < p.A && y < p.B) tile[lane][w + 8 * it] = KT<K>::pack(r[it]);
+      if (x < p.A && y < p.B) tile[lane][w + 8 * it] = KT<WB, K>::pack(r[it]);
     }
     __syncthreads();
 #pragma unroll
@@ -237,9 +275,9 @@ __global__ void __launch_bounds__(THREADS) tile_kernel(void *__restrict__ dstp, 
         const int yy = lane + 32 * qq;
         const I y = y0 + yy;
         if (xg < p.A && y < p.B) {
-          const S s = tile[xx][yy];
+          const S sl = tile[xx][yy];
 #pragma unroll
-          for (int j = 0; j < K; j++) dst[dof + (xg * K + j) * p.Da + y] = KT<K>::word(s, j);
+          for (int j = 0; j < K; j++) st(dst + dof + (xg * K + j) * p.Da + y, KT<WB, K>::word(sl, j), cs);
         }
       }
     }
@@ -254,12 +292,33 @@ int64_t iabs(int64_t v) { return v < 0 ? -v : v; }
 /* int32 indexing when every offset and count stays below 2^31 with margin */
 bool fits32(int64_t v) { return v < (int64_t(1) << 31) - (int64_t(1) << 22); }
 
+template <typename I, int UN>
+parray_status launch_gather_un(void *dst, const void *src, int unit, const GatherDesc<I> &p, int64_t total,
+                               cudaStream_t s) {
+  const int64_t blocks = (total + THREADS * UN - 1) / (THREADS * UN);
+  if (blocks > INT_MAX) {
+    parray_set_error("parray_copy_strided_cuda: %lld elements is too many", (long long)total);
+    return PARRAY_ERR_UNSUPPORTED;
+  }
+  const dim3 g{unsigned(blocks)}, b{unsigned(THREADS)};
+  switch (unit) {
+  case 1: gather_kernel<1, UN, I><<<g, b, 0, s>>>(dst, src, p); break;
+  case 2: gather_kernel<2, UN, I><<<g, b, 0, s>>>(dst, src, p); break;
+  case 4: gather_kernel<4, UN, I><<<g, b, 0, s>>>(dst, src, p); break;
+  case 8: gather_kernel<8, UN, I><<<g, b, 0, s>>>(dst, src, p); break;
+  case 16: gather_kernel<16, UN, I><<<g, b, 0, s>>>(dst, src, p); break;
+  default: parray_set_error("gather: bad unit %d", unit); return PARRAY_ERR_INVALID;
+  }
+  return parray_cuda_status(cudaGetLastError(), "parray_copy_strided_cuda: gather kernel launch");
+}
+
 template <typename I>
 parray_status launch_gather(void *dst, const void *src, int unit, const parray_copy_dim *d, int nd, int64_t total,
-                            cudaStream_t s) {
+                            int un, int cs, cudaStream_t s) {
   GatherDesc<I> p;
   p.nd = nd;
   p.total = I(total);
+  p.cs = cs;
   for (int k = 0; k + 1 < nd; k++) { /* d[] is outermost first */
     const parray_copy_dim &e = d[nd - 1 - k];
     p.div[k] = typename FD<I>::type(e.n);
@@ -268,36 +327,65 @@ parray_status launch_gather(void *dst, const void *src, int unit, const parray_c
   }
   p.ds_outer = I(d[0].dst_stride);
   p.ss_outer = I(d[0].src_stride);
-  const int64_t blocks = (total + THREADS * UNROLL - 1) / (THREADS * UNROLL);
-  if (blocks > INT_MAX) {
-    parray_set_error("parray_copy_strided_cuda: %lld elements is too many", (long long)total);
-    return PARRAY_ERR_UNSUPPORTED;
-  }
-  const dim3 g{unsigned(blocks)}, b{unsigned(THREADS)};
-  switch (unit) {
-  case 1: gather_kernel<1, I><<<g, b, 0, s>>>(dst, src, p); break;
-  case 2: gather_kernel<2, I><<<g, b, 0, s>>>(dst, src, p); break;
-  case 4: gather_kernel<4, I><<<g, b, 0, s>>>(dst, src, p); break;
-  case 8: gather_kernel<8, I><<<g, b, 0, s>>>(dst, src, p); break;
-  case 16: gather_kernel<16, I><<<g, b, 0, s>>>(dst, src, p); break;
-  default: parray_set_error("gather: bad unit %d", unit); return PARRAY_ERR_INVALID;
-  }
-  return parray_cuda_status(cudaGetLastError(), "parray_copy_strided_cuda: gather kernel launch");
+  return un == 8 ? launch_gather_un<I, 8>(dst, src, unit, p, total, s)
+                 : launch_gather_un<I, UNROLL>(dst, src, unit, p, total, s);
+}
+
+template <int WB, int K, int YM, typename I>
+parray_status launch_tile_k(void *dst, const void *src, const TileDesc<I> &p, int64_t grid, cudaStream_t s) {
+  tile_kernel<WB, K, YM, I><<<dim3(unsigned(grid)), dim3(THREADS), 0, s>>>(dst, src, p);
+  return parray_cuda_status(cudaGetLastError(), "parray_copy_strided_cuda: transpose kernel launch");
 }
 
 template <int WB, int K, typename I>
 parray_status launch_tile_ym(void *dst, const void *src, const TileDesc<I> &p, int ym, int64_t grid,
                              cudaStream_t s) {
-  if (ym == 2)
-    tile_kernel<WB, K, 2, I><<<dim3(unsigned(grid)), dim3(THREADS), 0, s>>>(dst, src, p);
-  else
-    tile_kernel<WB, K, 1, I><<<dim3(unsigned(grid)), dim3(THREADS), 0, s>>>(dst, src, p);
-  return parray_cuda_status(cudaGetLastError(), "parray_copy_strided_cuda: transpose kernel launch");
+  if (ym == 2) return launch_tile_k<WB, K, 2, I>(dst, src, p, grid, s);
+  return launch_tile_k<WB, K, 1, I>(dst, src, p, grid, s);
+}
+
+/* One digit of the tile order: extent and what one step adds to the a-tile,
+ * b-tile and batch indices. */
+struct Digit {
+  int64_t e, ma, mb, mbi;
+};
+
+/* Tile orders (fastest digit first):
+ *   0  b-tiles, a-tiles, batch
+ *   1  groups of up to 32 a-tiles: a-tile in group, b-tiles, group, batch
+ *   2  batch, b-tiles, a-tiles
+ *   3  b-tiles, groups of up to 8 a-tiles, batch, group
+ * Auto (-1): with a batch whose innermost dimension moves <= 64 KB per step
+ * on both sides, order 3 (neighbouring batch entries share pages of both
+ * arrays, so they run together); otherwise order 1, whose ~1000 concurrent
+ * tiles form a square of about 32 x 32 tiles instead of a thin band that
+ * touches every row of one side. */
+int tile_digits(Digit *dg, int order, int64_t nta, int64_t ntb, int64_t nbatch, int64_t inner_batch_bytes) {
+  if (order < 0 || order > 3) order = (nbatch > 1 && inner_batch_bytes <= 65536) ? 3 : 1;
+  const int64_t g32 = nta < 32 ? nta : 32, g8 = nta < 8 ? nta : 8;
+  switch (order) {
+  case 0:
+    dg[0] = {ntb, 0, 1, 0}, dg[1] = {nta, 1, 0, 0}, dg[2] = {nbatch, 0, 0, 1}, dg[3] = {1, 0, 0, 0};
+    break;
+  case 1:
+    dg[0] = {g32, 1, 0, 0}, dg[1] = {ntb, 0, 1, 0}, dg[2] = {(nta + g32 - 1) / g32, g32, 0, 0};
+    dg[3] = {nbatch, 0, 0, 1};
+    break;
+  case 2:
+    dg[0] = {nbatch, 0, 0, 1}, dg[1] = {ntb, 0, 1, 0}, dg[2] = {nta, 1, 0, 0}, dg[3] = {1, 0, 0, 0};
+    break;
+  default:
+    dg[0] = {ntb, 0, 1, 0}, dg[1] = {g8, 1, 0, 0}, dg[2] = {nbatch, 0, 0, 1};
+    dg[3] = {(nta + g8 - 1) / g8, g8, 0, 0};
+    break;
+  }
+  return order;
 }
 
 template <typename I>
 parray_status launch_tile(void *dst, const void *src, int wb, int k, const parray_copy_dim *batch, int nb, int64_t A,
-                          int64_t Da, int64_t B, int64_t Sb, int ym, int persistent, cudaStream_t s) {
+                          int64_t Da, int64_t B, int64_t Sb, int ym, const Digit *dg, int64_t ntiles,
+                          int persistent, int cs, cudaStream_t s) {
   using F = typename FD<I>::type;
   TileDesc<I> p;
   p.nb = nb;
@@ -313,21 +401,22 @@ parray_status launch_tile(void *dst, const void *src, int wb, int k, const parra
   p.B = I(B);
   p.Da = I(Da);
   p.Sb = I(Sb);
-  const int64_t ty = 32 * ym;
-  const int64_t nta = (A + 31) / 32, ntb = (B + ty - 1) / ty;
-  int64_t nbatch = 1;
-  for (int j = 0; j < nb; j++) nbatch *= batch[j].n;
-  p.ta_div = F(nta);
-  p.tb_div = F(ntb);
-  const int64_t ntiles = nta * ntb * nbatch;
+  for (int j = 0; j < 4; j++) {
+    if (j < 3) p.dig[j] = F(dg[j].e);
+    p.ma[j] = I(dg[j].ma);
+    p.mb[j] = I(dg[j].mb);
+    p.mbi[j] = I(dg[j].mbi);
+  }
+  p.nta = I((A + 31) / 32);
   p.ntiles = I(ntiles);
+  p.cs = cs;
   int64_t grid = ntiles;
   if (persistent) {
     int dev = 0, sms = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (e != cudaSuccess) return parray_cuda_status(e, "parray_copy_strided_cuda: device query");
-    grid = (int64_t)sms * 8 * persistent;
+    grid = (int64_t)sms * 8;
     if (grid > ntiles) grid = ntiles;
   }
   if (grid > INT_MAX) {
@@ -337,11 +426,14 @@ parray_status launch_tile(void *dst, const void *src, int wb, int k, const parra
   switch (wb * 8 + k) {
   case 1 * 8 + 1: return launch_tile_ym<1, 1, I>(dst, src, p, ym, grid, s);
   case 2 * 8 + 1: return launch_tile_ym<2, 1, I>(dst, src, p, ym, grid, s);
-  case 4 * 8 + 1: return launch_tile_ym<4, 1, I>(dst, src, p, ym, grid, s);
+  case 4 * 8 + 1:
+    if (ym == 4) return launch_tile_k<4, 1, 4, I>(dst, src, p, grid, s);
+    return launch_tile_ym<4, 1, I>(dst, src, p, ym, grid, s);
   case 8 * 8 + 1: return launch_tile_ym<8, 1, I>(dst, src, p, ym, grid, s);
   case 16 * 8 + 1: return launch_tile_ym<16, 1, I>(dst, src, p, ym, grid, s);
   case 4 * 8 + 2: return launch_tile_ym<4, 2, I>(dst, src, p, ym, grid, s);
   case 4 * 8 + 4: return launch_tile_ym<4, 4, I>(dst, src, p, ym, grid, s);
+  case 8 * 8 + 2: return launch_tile_ym<8, 2, I>(dst, src, p, ym, grid, s);
   default: parray_set_error("transpose: bad word %d / K %d", wb, k); return PARRAY_ERR_INVALID;
   }
 }
@@ -351,10 +443,11 @@ parray_status launch_tile(void *dst, const void *src, int wb, int k, const parra
 extern "C" {
 
 /* Internal (copy_strided.cu): d[0..nd-1] outermost first, strides in units
- * of `unit` bytes, dst order; moves every index of the product of extents. */
+ * of `unit` bytes, dst order; moves every index of the product of extents.
+ * un: units per thread (4 or 8); cs: streaming cache hints. */
 __attribute__((visibility("hidden"))) parray_status parray__launch_gather(void *dst, const void *src, int unit,
-                                                                         const parray_copy_dim *d, int nd,
-                                                                         cudaStream_t s) {
+                                                                         const parray_copy_dim *d, int nd, int un,
+                                                                         int cs, cudaStream_t s) {
   if (nd < 1 || nd > KMAXD) {
     parray_set_error("gather: rank %d out of range", nd);
     return PARRAY_ERR_INVALID;
@@ -365,34 +458,45 @@ __attribute__((visibility("hidden"))) parray_status parray__launch_gather(void *
     span += (d[k].n - 1) * (iabs(d[k].dst_stride) > iabs(d[k].src_stride) ? iabs(d[k].dst_stride)
                                                                            : iabs(d[k].src_stride));
   }
-  if (fits32(total + THREADS * UNROLL) && fits32(span))
-    return launch_gather<int32_t>(dst, src, unit, d, nd, total, s);
-  return launch_gather<int64_t>(dst, src, unit, d, nd, total, s);
+  if (fits32(total + THREADS * 8) && fits32(span))
+    return launch_gather<int32_t>(dst, src, unit, d, nd, total, un, cs, s);
+  return launch_gather<int64_t>(dst, src, unit, d, nd, total, un, cs, s);
 }
 
 /* Internal: the tile transpose. Words of wb bytes holding k elements each
- * (k > 1 only with wb == 4). Dim a is contiguous in src, dim b in dst; A and
- * B count their words (extent / k); Da is the dst stride of one element step
- * of a and Sb the src stride of one element step of b, in words; batch[0..nb-1]
- * (outermost first) are the other dimensions, strides in words. */
+ * (k > 1 only with wb == 4, or k == 2 with wb == 8). Dim a is contiguous in
+ * src, dim b in dst; A and B count their words (extent / k); Da is the dst
+ * stride of one element step of a and Sb the src stride of one element step
+ * of b, in words; batch[0..nb-1] (outermost first) are the other dimensions,
+ * strides in words. ym: tile of 32 x 32*ym words (4 only for wb 4, k 1);
+ * order: tile order 0..3, or -1 for automatic (see tile_digits);
+ * persistent: 8 blocks per SM looping over tiles; cs: streaming hints. */
 __attribute__((visibility("hidden"))) parray_status parray__launch_tile(void *dst, const void *src, int wb, int k,
                                                                        const parray_copy_dim *batch, int nb,
                                                                        int64_t A, int64_t Da, int64_t B, int64_t Sb,
-                                                                       int ym, int persistent, cudaStream_t s) {
+                                                                       int ym, int order, int persistent, int cs,
+                                                                       cudaStream_t s) {
   if (nb < 0 || nb > KMAXD) {
     parray_set_error("transpose: %d batch dimensions", nb);
     return PARRAY_ERR_INVALID;
   }
-  int64_t span = (A * k - 1) * iabs(Da) + (B * k - 1) * iabs(Sb) + A + B;
-  int64_t ntiles = (A + 31) / 32 * ((B + 63) / 32);
+  if (ym != 1 && ym != 2 && !(ym == 4 && wb == 4 && k == 1)) ym = ym == 4 ? 2 : 1;
+  const int64_t nta = (A + 31) / 32, ntb = (B + 32 * ym - 1) / (32 * ym);
+  int64_t span = (A * k - 1) * iabs(Da) + (B * k - 1) * iabs(Sb) + A + B, nbatch = 1;
   for (int j = 0; j < nb; j++) {
     span += (batch[j].n - 1) * (iabs(batch[j].dst_stride) + iabs(batch[j].src_stride));
-    ntiles *= batch[j].n;
+    nbatch *= batch[j].n;
   }
-  if (ym != 1 && ym != 2) ym = 1;
-  if (fits32(span) && fits32(ntiles))
-    return launch_tile<int32_t>(dst, src, wb, k, batch, nb, A, Da, B, Sb, ym, persistent, s);
-  return launch_tile<int64_t>(dst, src, wb, k, batch, nb, A, Da, B, Sb, ym, persistent, s);
+  const int64_t inner = nb ? (iabs(batch[nb - 1].dst_stride) > iabs(batch[nb - 1].src_stride)
+                                  ? iabs(batch[nb - 1].dst_stride)
+                                  : iabs(batch[nb - 1].src_stride)) * wb
+                           : 0;
+  Digit dg[4];
+  tile_digits(dg, order, nta, ntb, nbatch, inner);
+  const int64_t ntiles = dg[0].e * dg[1].e * dg[2].e * dg[3].e;
+  if (fits32(span) && fits32(ntiles + 2048))
+    return launch_tile<int32_t>(dst, src, wb, k, batch, nb, A, Da, B, Sb, ym, dg, ntiles, persistent, cs, s);
+  return launch_tile<int64_t>(dst, src, wb, k, batch, nb, A, Da, B, Sb, ym, dg, ntiles, persistent, cs, s);
 }
 
 /* Test hook: checks the magic-number division against '/' and '%' on

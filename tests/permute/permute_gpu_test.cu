@@ -161,8 +161,16 @@ static void check_strided(const char *tag, size_t es, int nd, const int64_t *sh,
 }
 
 static const size_t kSizes[] = {1, 2, 4, 8, 12, 16};
-static const int kOpts[] = {0, 0, 0, 1, 2, 4, 8, 16, 32 | 64, 2 | 8};
-static const int kQuickOpts[] = {0, 16, 32};
+/* engine options (copy_strided.cu): 1 memcpy2D, 2 persistent, 4/8/128 tile
+ * 32x32/32x64/32x128 words, 16 no packing, 32 no tile, 64 no memcpy,
+ * 256 streaming hints, 512 gather x8, 1024 no 8-byte packing of 4-byte
+ * elements, (o+1) << 12 tile order o */
+static const int kOpts[] = {0,          0,          0,          1,    2,         4,         8,
+                            16,         32 | 64,    2 | 8,      128 | 1024, 256 | 512, 1 << 12,   2 << 12,
+                            3 << 12,    4 << 12,    2 | 4 << 12, 1024, 16 | 3 << 12, 256 | 2 | 128 | 16};
+static const int kNumOpts = sizeof kOpts / sizeof *kOpts;
+static const int kQuickOpts[] = {0, 16, 32, 1024 | 4 << 12};
+static const int kNumQuick = sizeof kQuickOpts / sizeof *kQuickOpts;
 
 static void fixed_cases(bool quick) {
   struct C {
@@ -188,7 +196,7 @@ static void fixed_cases(bool quick) {
       {"1032", 4, {6, 7, 10, 12}, {1, 0, 3, 2}},
       {"identity", 3, {9, 10, 11}, {0, 1, 2}},
   };
-  std::vector<int> opts(quick ? kQuickOpts : kOpts, quick ? kQuickOpts + 3 : kOpts + 10);
+  std::vector<int> opts(quick ? kQuickOpts : kOpts, quick ? kQuickOpts + kNumQuick : kOpts + kNumOpts);
   for (const C &c : cs)
     for (size_t es : kSizes)
       for (int o : opts) {
@@ -228,7 +236,7 @@ static void random_permutes(int iters) {
     random_perm(perm, nd);
     size_t es = kSizes[rnd() % 6];
     if (total * int64_t(es) > 24000000) continue;
-    int opts = kOpts[rnd() % 10];
+    int opts = kOpts[rnd() % kNumOpts];
     size_t soff = rnd() % 2 ? size_t(rint_(0, 15)) : 0, doff = rnd() % 2 ? size_t(rint_(0, 15)) : 0;
     check_permute("random", es, nd, sh, perm, opts, soff, doff);
   }
@@ -246,7 +254,7 @@ static void random_strided(int iters) {
     size_t es = kSizes[rnd() % 6];
     int64_t dspan = random_layout(ds, &db, sh, nd, 0), sspan = random_layout(ss, &sb, sh, nd, 1);
     if ((dspan + sspan) * int64_t(es) > 64000000) continue;
-    int opts = kOpts[rnd() % 10];
+    int opts = kOpts[rnd() % kNumOpts];
     size_t soff = rnd() % 2 ? size_t(rint_(0, 15)) : 0, doff = rnd() % 2 ? size_t(rint_(0, 15)) : 0;
     check_strided("strided", es, nd, sh, ds, db, dspan, ss, sb, sspan, opts, soff, doff);
   }
