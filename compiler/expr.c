@@ -183,6 +183,33 @@ static ex *div_by_const(exctx *x, ex *a, int64_t d) {
   return NULL;
 }
 
+/* the terms of a sum of non-negative terms */
+static int sum_terms(ex *e, ex **out, int max, int n) {
+  if (e->k == EX_ADD && nonneg(e->a) && nonneg(e->b)) {
+    n = sum_terms(e->a, out, max, n);
+    return n < 0 ? n : sum_terms(e->b, out, max, n);
+  }
+  if (n >= max) return -1;
+  out[n++] = e;
+  return n;
+}
+
+/* a = D + R with every term of D divisible by d: returns D/d (or NULL when
+ * no term divides) and sets *rest to R (NULL when empty) */
+static ex *split_divisible(exctx *x, ex *a, int64_t d, ex **rest) {
+  ex *t[32];
+  int n = sum_terms(a, t, 32, 0);
+  if (n < 2) return NULL;
+  ex *q = NULL, *r = NULL;
+  for (int i = 0; i < n; i++) {
+    ex *qi = div_by_const(x, t[i], d);
+    if (qi) q = q ? ex_add(x, q, qi) : qi;
+    else r = r ? ex_add(x, r, t[i]) : t[i];
+  }
+  *rest = r;
+  return q;
+}
+
 ex *ex_div(exctx *x, ex *a, ex *b) {
   int64_t ca, d;
   if (ex_is_const(b, &d) && d > 0 && nonneg(a)) {
@@ -199,12 +226,11 @@ ex *ex_div(exctx *x, ex *a, ex *b) {
     /* (p % m)/d with d | m -> (p/d) % (m/d) */
     if (a->k == EX_MOD && a->b->k == EX_CONST && a->b->c % d == 0)
       return ex_mod(x, ex_div(x, a->a, b), ex_const(x, a->b->c / d));
-    /* (p + q)/d where d | p and 0 <= q -> p/d + q/d */
+    /* (D + R)/d where d divides every term of D and all terms are >= 0 -> D/d + R/d */
     if (a->k == EX_ADD && nonneg(a->a) && nonneg(a->b)) {
-      ex *p = div_by_const(x, a->a, d);
-      if (p) return ex_add(x, p, ex_div(x, a->b, b));
-      ex *q = div_by_const(x, a->b, d);
-      if (q) return ex_add(x, ex_div(x, a->a, b), q);
+      ex *rest;
+      ex *q = split_divisible(x, a, d, &rest);
+      if (q) return rest ? ex_add(x, q, ex_div(x, rest, b)) : q;
     }
     return mk(x, EX_DIV, a, b, a->lo / d, a->hi == EX_INF ? EX_INF : a->hi / d);
   }
@@ -228,10 +254,10 @@ ex *ex_mod(exctx *x, ex *a, ex *b) {
       if (a->b->c % m == 0) return ex_mod(x, a->a, b);
       if (m % a->b->c == 0) return a;
     }
-    /* (p + q) % m with m | p -> q % m */
+    /* (D + R) % m where m divides every term of D -> R % m */
     if (a->k == EX_ADD && nonneg(a->a) && nonneg(a->b)) {
-      if (div_by_const(x, a->a, m)) return ex_mod(x, a->b, b);
-      if (div_by_const(x, a->b, m)) return ex_mod(x, a->a, b);
+      ex *rest;
+      if (split_divisible(x, a, m, &rest)) return rest ? ex_mod(x, rest, b) : ex_const(x, 0);
     }
     return mk(x, EX_MOD, a, b, 0, a->hi < m - 1 ? a->hi : m - 1);
   }

@@ -38,9 +38,9 @@ static void add_stmt_decls(lw *w, cd_stmt *st) {
   }
 }
 
-void lw_declare_var(lw *w, const char *name, size_t len, const char *type_text, bool is_pointer) {
+void lw_declare_var(lw *w, const char *name, size_t len, const char *spec, const char *decl, bool is_pointer) {
   sym *s = sc_add(&w->sc, SYM_VAR, name, len);
-  s->type_text = type_text, s->is_pointer = is_pointer, s->region = w->rg->id;
+  s->type_spec = spec, s->type_decl = decl, s->is_pointer = is_pointer, s->region = w->rg->id;
 }
 
 static bool cd_is_typedef(void *env, const char *name, size_t len) {
@@ -118,7 +118,9 @@ typedef struct render {
 static void render_item(render *r, item *it) {
   lw *w = r->w;
   const char *rep = NULL;
-  if (it->kind == IT_DOLLAR) rep = lower_dollar_text(w, it->dol);
+  if (it == w->rsub_item) rep = w->rsub_text;
+  else if (it == w->rskip_item) rep = "";
+  else if (it->kind == IT_DOLLAR) rep = lower_dollar_text(w, it->dol);
   else if (is_ident(it) && !after_member_op(r->prev)) rep = lw_ident_replacement(w, it);
   else if (it->kind == IT_DIR) {
     diag_error(w->dg, it->dir->kw, "a directive cannot appear inside an expression");
@@ -354,7 +356,29 @@ int lower_file(lw *w, items *file) {
   w->host = (region){.kind = RG_HOST, .id = 0};
   w->rg = &w->host;
   strmap_init(&w->subprogs);
+  strmap_init(&w->fnames);
+  sb_init(&w->epilogue);
   lw_walk_items(w, file, true);
   strmap_free(&w->subprogs);
+  strmap_free(&w->fnames);
+  if (w->nmpi_bodies && !w->has_mainhost)
+    diag_error(w->dg, (loc){0, 0}, "a program with mpi detours needs #mainhost (process 0 drives the others)");
+  if (!w->has_mainhost) return w->dg->errors ? 1 : 0;
+  sbuf *b = &w->epilogue;
+  sb_puts(b, "\n/* the program's entry: #mainhost runs on the main host */\n");
+  if (w->uses_mpi) {
+    sb_puts(b, "static const parray_mpi_body parray__mpi_bodies[] = {");
+    for (int i = 0; i < w->nmpi_bodies; i++) sb_printf(b, "%s%s", i ? ", " : "", w->mpi_bodies[i]);
+    if (!w->nmpi_bodies) sb_puts(b, "NULL");
+    sb_puts(b, "};\nint main(int argc, char **argv) {\n");
+    sb_printf(b, "  static const parray_mpi_program parray__prog = {parray__mainhost, parray__mpi_bodies, %d};\n",
+              w->nmpi_bodies);
+    sb_puts(b, "  return parray_mpi_main(argc, argv, &parray__prog);\n}\n");
+  } else {
+    sb_puts(b, "int main(int argc, char **argv) {\n  parray_init(&argc, &argv);\n");
+    sb_puts(b, "  int parray__rc = parray__mainhost(argc, argv);\n");
+    if (w->uses_pthd) sb_puts(b, "  parray_pthd_shutdown();\n");
+    sb_puts(b, "  parray_finish();\n  return parray__rc;\n}\n");
+  }
   return w->dg->errors ? 1 : 0;
 }

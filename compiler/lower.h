@@ -30,10 +30,11 @@ typedef struct pac_options {
 
 typedef enum { RG_HOST, RG_PTHD, RG_MPI, RG_CUDA } region_kind;
 
+typedef enum { CAP_PTR, CAP_DECAY, CAP_VALUE, CAP_HANDLE, CAP_ERROR } cap_mode;
+
 typedef struct capture {
   sym *s;
-  bool by_value;      /* a copy of the value (mpi, cuda scalars) */
-  bool decayed;       /* an array passed as a pointer to its first element */
+  cap_mode mode;      /* by reference, array as pointer, by value, distributed handle */
   const char *field;  /* member name in the capture struct / kernel parameter */
 } capture;
 
@@ -93,6 +94,14 @@ typedef struct lw {
   int fn_depth;     /* scope depth of the current function body (0: not in a function) */
   item *decl_names[64]; /* declarator names of the statement being walked */
   int ndecl_names;
+  /* rendering overrides (lw_items_text): one item shown as other text */
+  item *rsub_item;
+  const char *rsub_text;
+  item *rskip_item;
+  sbuf epilogue;    /* file-scope code after everything (main, tables) */
+  int nmpi_bodies;
+  const char **mpi_bodies;
+  strmap fnames;    /* generated function names in use */
 } lw;
 
 /* lower.c */
@@ -107,7 +116,7 @@ char *lw_list_text(lw *w, items *list);
 int lw_split_args(lw *w, items *args, items **out);
 bool lw_is_type_word(lw *w, const char *s, size_t n);
 char *lw_loc_args(lw *w, loc at, const char *what);
-void lw_declare_var(lw *w, const char *name, size_t len, const char *type_text, bool is_pointer);
+void lw_declare_var(lw *w, const char *name, size_t len, const char *spec, const char *decl, bool is_pointer);
 const char *lw_ident_replacement(lw *w, item *it);
 
 /* lower_dollar.c */

@@ -96,8 +96,7 @@ void lower_create(lw *w, item *it) {
       return;
     }
     code = arena_printf(w->ar, "%s%s %s[%lld];", mem == MK_SMEM ? "__shared__ " : "", elem, target, (long long)v);
-    lw_declare_var(w, w->src->text + vl.b, vl.e - vl.b, arena_printf(w->ar, "%s %s[%lld]", elem, target, (long long)v),
-                   false);
+    lw_declare_var(w, w->src->text + vl.b, vl.e - vl.b, elem, arena_printf(w->ar, "@[%lld]", (long long)v), false);
     sym *s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);
     s->is_array = true, s->created = n, s->created_at = d->loc;
     pr_replace(&w->pr, it->loc.b, it->loc.e, code);
@@ -119,7 +118,7 @@ void lower_create(lw *w, item *it) {
   sym *s = ident ? sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b) : NULL;
   if (ident && (!s || s->kind != SYM_VAR)) {
     code = arena_printf(w->ar, "%s *%s = %s;", elem, target, call);
-    lw_declare_var(w, w->src->text + vl.b, vl.e - vl.b, arena_printf(w->ar, "%s *%s", elem, target), true);
+    lw_declare_var(w, w->src->text + vl.b, vl.e - vl.b, elem, "*@", true);
     s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);
   } else {
     code = arena_printf(w->ar, "%s = %s;", target, call);

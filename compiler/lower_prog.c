@@ -69,23 +69,14 @@ void lower_mainhost(lw *w, item *it) {
   sc_push(&w->sc);
   int saved = w->fn_depth;
   w->fn_depth = w->sc.depth;
-  lw_declare_var(w, "argc", 4, "int argc", false);
-  lw_declare_var(w, "argv", 4, "char **argv", true);
+  lw_declare_var(w, "argc", 4, "int", "@", false);
+  lw_declare_var(w, "argv", 4, "char", "**@", true);
   lw_walk_block(w, blk);
   w->fn_depth = saved;
   sc_pop(&w->sc);
   pr_src_to(&w->pr, blk->grp->close.b);
   pr_gen(&w->pr, "return 0; ");
   pr_src_to(&w->pr, blk->loc.e);
-  sbuf b;
-  sb_init(&b);
-  sb_puts(&b, "\nint main(int argc, char **argv) {\n");
-  sb_puts(&b, "  parray_init(&argc, &argv);\n");
-  sb_puts(&b, "  int parray__rc = parray__mainhost(argc, argv);\n");
-  sb_puts(&b, "  parray_finish();\n");
-  sb_puts(&b, "  return parray__rc;\n}\n");
-  pr_gen(&w->pr, b.s);
-  sb_free(&b);
 }
 
 void lower_subprog(lw *w, item *it) {

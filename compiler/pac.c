@@ -239,6 +239,7 @@ int main(int argc, char **argv) {
     if (w.uses_mpi) sb_puts(&pro, "#define PARRAY_USE_MPI 1\n");
     sb_puts(&pro, "#include \"parray.h\"\n");
     pr_finish(&w.pr, src.len, &out, pro.s);
+    sb_write(&out, w.epilogue.s ? w.epilogue.s : "", w.epilogue.len);
     const char *path = opt.output;
     char *def = NULL;
     if (!path) {
@@ -258,6 +259,7 @@ int main(int argc, char **argv) {
     sb_free(&pro);
   }
   strmap_free(&w.all_types);
+  sb_free(&w.epilogue);
   pr_free(&w.pr);
   sc_free(&w.sc);
   ex_fini(&w.ex);

@@ -21,7 +21,9 @@ struct sym {
   bool has_decl;
   bool is_param;
   bool is_pointer, is_array;
-  const char *type_text; /* declared by #create: "float *x" */
+  const char *type_spec; /* declared by #create: "float" ... */
+  const char *type_decl; /* ... and "*@" (@ stands for the name) */
+  int handle_of;    /* distributed array: its handle variable is parray__h_<name> */
   dnode *created;   /* the type of its last #create, if any */
   loc created_at;
   sym *prev;        /* the binding it shadows */

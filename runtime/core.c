@@ -12,6 +12,15 @@
 #include <unistd.h>
 
 static _Thread_local char last_error[512];
+static void (*fatal_hook)(int status);
+
+void parray_set_fatal_hook(void (*hook)(int status)) { fatal_hook = hook; }
+
+static _Noreturn void die(void) {
+  fflush(stderr);
+  if (fatal_hook) fatal_hook(1);
+  exit(1);
+}
 
 const char *parray_status_str(parray_status s) {
   switch (s) {
@@ -48,7 +57,7 @@ void parray_fatal(const parray_loc *loc, const char *fmt, ...) {
   va_end(ap);
   if (loc && loc->what) fprintf(stderr, " (in %s)", loc->what);
   fputc('\n', stderr);
-  exit(1);
+  die();
 }
 
 void parray_fatal_at(const char *file, int line, const char *what, const char *fmt, ...) {
@@ -60,7 +69,7 @@ void parray_fatal_at(const char *file, int line, const char *what, const char *f
   va_end(ap);
   if (what && *what) fprintf(stderr, " (in %s)", what);
   fputc('\n', stderr);
-  exit(1);
+  die();
 }
 
 void parray_init(int *argc, char ***argv) {

@@ -59,6 +59,10 @@ PARRAY_API void parray_fatal_at(const char *file, int line, const char *what, co
 #endif
     ;
 
+/* Called by parray_fatal/parray_fatal_at before the process exits (the MPI
+ * runtime uses it to end every process of the job, never leaving a hang). */
+PARRAY_API void parray_set_fatal_hook(void (*hook)(int status));
+
 /* Program start and end for #mainhost (the MPI and CUDA builds of a program
  * call their own variants). */
 PARRAY_API void parray_init(int *argc, char ***argv);
