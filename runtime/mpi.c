@@ -1,0 +1,442 @@
+/* mpi.c - the runtime of mpi thread arrays (LANGUAGE.md sections 6 and 8):
+ * program start (parray_mpi_main), the command dispatcher that processes
+ * other than 0 run while process 0 executes #mainhost, detours and #sync,
+ * and the table of distributed arrays. The collective #copy is in
+ * mpi_copy.c. How it works: docs/mpi_runtime.md.
+ *
+ * Every command is one broadcast of a fixed-size header from process 0 (a
+ * small payload, such as a detour's captured values, travels inside it;
+ * a larger one follows in a second broadcast). The runtime talks over its own
+ * duplicate of MPI_COMM_WORLD so that MPI calls made by user code in detour
+ * bodies never match the runtime's messages. Idle dispatchers poll the
+ * header broadcast (MPI_Ibcast + MPI_Test), spinning briefly and then
+ * sleeping with a growing nap, so that they leave the cores to process 0
+ * while it runs serial host code. Any fatal error ends the whole job through
+ * MPI_Abort (the fatal hook), never a hang. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "mpi_impl.h"
+
+#include <limits.h>
+#include <stdalign.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Payload bytes that travel inside the header (captured values of a detour,
+ * the descriptor of a copy with up to 11 modes). */
+#define CMD_INLINE 464
+/* An idle dispatcher spins this long on MPI_Test, then naps NAP_MIN,
+ * doubling up to NAP_MAX, between tests. */
+#define SPIN_NS 200000L
+#define NAP_MIN_NS 20000L
+#define NAP_MAX_NS 500000L
+
+typedef struct cmd_header {
+  int32_t op, id;
+  int64_t a, b;
+  int64_t bytes; /* payload size */
+  alignas(16) unsigned char inl[CMD_INLINE];
+} cmd_header;
+
+typedef struct array_entry {
+  void *ptr;      /* this process's block (NULL where it holds none) */
+  size_t bytes;   /* local block size */
+  int64_t nprocs; /* processes 0..nprocs-1 hold a block */
+  bool used;
+} array_entry;
+
+/* Process state. MPI runs with MPI_THREAD_FUNNELED: only the thread that
+ * called parray_mpi_main touches this (pthd threads in a body may read the
+ * array table through parray_mpi_local, which nothing changes meanwhile). */
+static struct {
+  int rank, size;
+  bool up;       /* MPI initialised by parray_mpi_main and not yet finalised */
+  bool own_init; /* we called MPI_Init_thread (so we finalise) */
+  bool mainhost; /* process 0 is running the #mainhost code */
+  bool in_body;  /* this process is running a detour body */
+  MPI_Comm comm; /* the runtime's duplicate of MPI_COMM_WORLD */
+  MPI_Comm body_comm;
+  const parray_mpi_program *prog;
+  array_entry *arrays;
+  int narrays;
+  MPI_Comm *comms; /* per process count 1..size: processes 0..n-1 (MPI_COMM_NULL elsewhere) */
+  bool *comm_made;
+} st = {.rank = 0, .size = 1};
+
+int pmpi_rank(void) { return st.rank; }
+int pmpi_size(void) { return st.size; }
+MPI_Comm pmpi_comm(void) { return st.comm; }
+int parray_mpi_rank(void) { return st.rank; }
+int parray_mpi_size(void) { return st.size; }
+
+parray_status pmpi_error(int rc, const char *what) {
+  char msg[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "error code %d", rc);
+  parray_set_error("%s: MPI error on process %d: %s", what, st.rank, msg);
+  return PARRAY_ERR_MPI;
+}
+
+/* A dispatcher cannot return a status to anyone: it reports and ends the job
+ * through parray_fatal (whose hook calls MPI_Abort). */
+static _Noreturn void serve_fatal(void) { parray_fatal(NULL, "process %d: %s", st.rank, parray_last_error()); }
+
+static void abort_hook(int status) {
+  int fin = 1;
+  if (MPI_Finalized(&fin) == MPI_SUCCESS && !fin) MPI_Abort(MPI_COMM_WORLD, status ? status : 1);
+}
+
+bool pmpi_can_command(const char *what) {
+  if (!st.up) {
+    parray_set_error("%s: the mpi runtime is not running (the program must start in parray_mpi_main)", what);
+    return false;
+  }
+  if (st.in_body || st.rank != 0 || !st.mainhost) {
+    parray_set_error("%s: only process 0's host code (not a detour body) can do this", what);
+    return false;
+  }
+  return true;
+}
+
+static parray_status send_command(int op, int id, int64_t a, int64_t b, const void *payload, size_t bytes) {
+  cmd_header h;
+  memset(&h, 0, sizeof h);
+  h.op = op, h.id = id, h.a = a, h.b = b, h.bytes = (int64_t)bytes;
+  if (bytes > INT_MAX) {
+    parray_set_error("command payload of %zu bytes is too large", bytes);
+    return PARRAY_ERR_INVALID;
+  }
+  if (bytes && bytes <= CMD_INLINE) memcpy(h.inl, payload, bytes);
+  MPI_Request rq;
+  int rc = MPI_Ibcast(&h, (int)sizeof h, MPI_BYTE, 0, st.comm, &rq);
+  if (rc == MPI_SUCCESS) rc = MPI_Wait(&rq, MPI_STATUS_IGNORE);
+  if (rc == MPI_SUCCESS && bytes > CMD_INLINE) rc = MPI_Bcast((void *)payload, (int)bytes, MPI_BYTE, 0, st.comm);
+  return rc == MPI_SUCCESS ? PARRAY_OK : pmpi_error(rc, "sending a command to the other processes");
+}
+
+parray_status pmpi_command(int op, int64_t a, int64_t b, const void *payload, size_t bytes) {
+  return send_command(op, 0, a, b, payload, bytes);
+}
+
+static int64_t elapsed_ns(const struct timespec *t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)(t.tv_sec - t0->tv_sec) * 1000000000LL + (t.tv_nsec - t0->tv_nsec);
+}
+
+/* Wait for a request the way an idle dispatcher should: spin, then nap. */
+static int wait_idle(MPI_Request *rq) {
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  long nap = 0;
+  for (;;) {
+    int flag = 0;
+    int rc = MPI_Test(rq, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS || flag) return rc;
+    if (nap == 0) {
+      if (elapsed_ns(&t0) < SPIN_NS) continue;
+      nap = NAP_MIN_NS;
+    }
+    struct timespec ts = {0, nap};
+    nanosleep(&ts, NULL);
+    nap = nap * 2 > NAP_MAX_NS ? NAP_MAX_NS : nap * 2;
+  }
+}
+
+/* The communicator of processes 0..n-1, made collectively (every process of
+ * the job handles every command in the same order, so all agree on when it
+ * is first needed) and kept. */
+static parray_status comm_for(int64_t n, MPI_Comm *out) {
+  if (!st.comm_made[n]) {
+    int rc = MPI_Comm_split(st.comm, st.rank < n ? 0 : MPI_UNDEFINED, st.rank, &st.comms[n]);
+    if (rc != MPI_SUCCESS) return pmpi_error(rc, "creating the communicator of a detour");
+    st.comm_made[n] = true;
+  }
+  *out = st.comms[n];
+  return PARRAY_OK;
+}
+
+/* Every process: run body `id` on processes 0..nprocs-1 with a private,
+ * aligned copy of the captured values, then a barrier over those processes. */
+static parray_status run_detour(int id, int64_t nprocs, const void *ctx, size_t ctx_bytes) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  parray_status s = comm_for(nprocs, &comm);
+  if (s != PARRAY_OK || st.rank >= nprocs) return s;
+  alignas(64) unsigned char small[CMD_INLINE];
+  void *copy = small;
+  if (ctx_bytes > sizeof small) {
+    copy = aligned_alloc(64, (ctx_bytes + 63) / 64 * 64);
+    if (!copy) {
+      parray_set_error("cannot allocate %zu bytes for the captured values of a detour", ctx_bytes);
+      return PARRAY_ERR_ALLOC;
+    }
+  }
+  if (ctx_bytes) memcpy(copy, ctx, ctx_bytes);
+  st.in_body = true;
+  st.body_comm = comm;
+  st.prog->bodies[id](copy, st.rank);
+  st.in_body = false;
+  st.body_comm = MPI_COMM_NULL;
+  if (copy != small) free(copy);
+  int rc = MPI_Barrier(comm);
+  return rc == MPI_SUCCESS ? PARRAY_OK : pmpi_error(rc, "waiting for the end of a detour");
+}
+
+parray_status parray_mpi_detour(int id, const void *ctx, size_t ctx_bytes, int64_t nprocs) {
+  if (!pmpi_can_command("mpi #detour")) return PARRAY_ERR_INVALID;
+  if (id < 0 || id >= st.prog->nbodies || !st.prog->bodies[id]) {
+    parray_set_error("mpi #detour: no detour body number %d (the program has %d)", id, st.prog->nbodies);
+    return PARRAY_ERR_INVALID;
+  }
+  if (ctx_bytes && !ctx) {
+    parray_set_error("mpi #detour: null captured values");
+    return PARRAY_ERR_INVALID;
+  }
+  if (nprocs < 1) {
+    parray_set_error("mpi #detour: the thread array has %lld processes", (long long)nprocs);
+    return PARRAY_ERR_INVALID;
+  }
+  if (nprocs > st.size) {
+    parray_set_error("this mpi detour needs %lld processes but the job has %d: start it with mpirun -np %lld",
+                     (long long)nprocs, st.size, (long long)nprocs);
+    return PARRAY_ERR_INVALID;
+  }
+  parray_status s = send_command(PMPI_CMD_DETOUR, id, nprocs, (int64_t)ctx_bytes, ctx, ctx_bytes);
+  return s == PARRAY_OK ? run_detour(id, nprocs, ctx, ctx_bytes) : s;
+}
+
+void parray_mpi_sync(void) {
+  if (!st.in_body || st.body_comm == MPI_COMM_NULL) return;
+  int rc = MPI_Barrier(st.body_comm);
+  if (rc != MPI_SUCCESS) {
+    pmpi_error(rc, "#sync");
+    serve_fatal();
+  }
+}
+
+/* ---- distributed arrays --------------------------------------------------- */
+
+bool pmpi_lookup(int handle, void **ptr, size_t *bytes, int64_t *nprocs) {
+  if (handle < 0 || handle >= st.narrays || !st.arrays[handle].used) return false;
+  const array_entry *e = &st.arrays[handle];
+  if (ptr) *ptr = e->ptr;
+  if (bytes) *bytes = e->bytes;
+  if (nprocs) *nprocs = e->nprocs;
+  return true;
+}
+
+void *parray_mpi_local(int handle) {
+  void *p = NULL;
+  return pmpi_lookup(handle, &p, NULL, NULL) ? p : NULL;
+}
+
+/* Every process: take the lowest free slot (the same on every process),
+ * allocate the local block where this process holds one, and agree on
+ * success. Returns the handle, or -1 with the error text set on process 0. */
+static int run_create(size_t bytes, int64_t nprocs) {
+  int h = 0;
+  while (h < st.narrays && st.arrays[h].used) h++;
+  int ok = 1;
+  if (h == st.narrays) {
+    int cap = st.narrays ? st.narrays * 2 : 16;
+    array_entry *a = realloc(st.arrays, (size_t)cap * sizeof *a);
+    if (a) {
+      memset(a + st.narrays, 0, (size_t)(cap - st.narrays) * sizeof *a);
+      st.arrays = a;
+      st.narrays = cap;
+    } else {
+      ok = 0;
+    }
+  }
+  void *p = NULL;
+  if (ok && st.rank < nprocs && !(p = parray_host_alloc(PARRAY_PAGED, bytes))) ok = 0;
+  struct {
+    int ok, rank;
+  } in = {ok, st.rank}, out = {0, 0};
+  int rc = MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, st.comm);
+  if (rc != MPI_SUCCESS) {
+    parray_host_free(PARRAY_PAGED, p, bytes);
+    pmpi_error(rc, "#create of a distributed array");
+    return -1;
+  }
+  if (!out.ok) {
+    parray_host_free(PARRAY_PAGED, p, bytes);
+    parray_set_error("#create of a distributed array: process %d cannot allocate its block of %zu bytes", out.rank,
+                     bytes);
+    return -1;
+  }
+  st.arrays[h] = (array_entry){p, bytes, nprocs, true};
+  return h;
+}
+
+int parray_mpi_create(size_t local_bytes, int64_t nprocs) {
+  if (!pmpi_can_command("#create of a distributed array")) return -1;
+  if (nprocs < 1) {
+    parray_set_error("#create of a distributed array over %lld processes", (long long)nprocs);
+    return -1;
+  }
+  if (nprocs > st.size) {
+    parray_set_error("this distributed array needs %lld processes but the job has %d: start it with mpirun -np %lld",
+                     (long long)nprocs, st.size, (long long)nprocs);
+    return -1;
+  }
+  if (local_bytes > (size_t)INT64_MAX) {
+    parray_set_error("#create of a distributed array: %zu bytes per process is too large", local_bytes);
+    return -1;
+  }
+  if (send_command(PMPI_CMD_CREATE, 0, (int64_t)local_bytes, nprocs, NULL, 0) != PARRAY_OK) return -1;
+  return run_create(local_bytes, nprocs);
+}
+
+static void run_destroy(int64_t h) {
+  if (h < 0 || h >= st.narrays || !st.arrays[h].used) return;
+  parray_host_free(PARRAY_PAGED, st.arrays[h].ptr, st.arrays[h].bytes);
+  st.arrays[h] = (array_entry){NULL, 0, 0, false};
+}
+
+void parray_mpi_destroy(int handle) {
+  if (!pmpi_can_command("#destroy of a distributed array")) return;
+  if (!pmpi_lookup(handle, NULL, NULL, NULL)) {
+    parray_set_error("#destroy: %d is not a live distributed array", handle);
+    return;
+  }
+  if (send_command(PMPI_CMD_DESTROY, 0, handle, 0, NULL, 0) != PARRAY_OK) {
+    /* The others did not hear of it: nothing can be consistent any more. */
+    serve_fatal();
+  }
+  run_destroy(handle);
+}
+
+/* ---- start, dispatcher, end ------------------------------------------------ */
+
+/* Processes other than 0: serve commands until FINISH; returns its status. */
+static int serve(void) {
+  for (;;) {
+    cmd_header h;
+    MPI_Request rq;
+    int rc = MPI_Ibcast(&h, (int)sizeof h, MPI_BYTE, 0, st.comm, &rq);
+    if (rc == MPI_SUCCESS) rc = wait_idle(&rq);
+    if (rc != MPI_SUCCESS) {
+      pmpi_error(rc, "receiving a command from process 0");
+      serve_fatal();
+    }
+    void *payload = h.inl;
+    if (h.bytes > CMD_INLINE) {
+      payload = aligned_alloc(64, ((size_t)h.bytes + 63) / 64 * 64);
+      if (!payload) {
+        parray_set_error("cannot allocate %lld bytes for a command", (long long)h.bytes);
+        serve_fatal();
+      }
+      rc = MPI_Bcast(payload, (int)h.bytes, MPI_BYTE, 0, st.comm);
+      if (rc != MPI_SUCCESS) {
+        pmpi_error(rc, "receiving a command from process 0");
+        serve_fatal();
+      }
+    }
+    parray_status s = PARRAY_OK;
+    switch (h.op) {
+    case PMPI_CMD_FINISH: return (int)h.a;
+    case PMPI_CMD_DETOUR: s = run_detour(h.id, h.a, payload, (size_t)h.b); break;
+    case PMPI_CMD_CREATE: (void)run_create((size_t)h.a, h.b); break; /* process 0 reports failures */
+    case PMPI_CMD_DESTROY: run_destroy(h.a); break;
+    case PMPI_CMD_COPY: s = pmpi_copy_serve(payload, (size_t)h.bytes); break;
+    default:
+      parray_set_error("unknown command %d from process 0", h.op);
+      s = PARRAY_ERR_INVALID;
+    }
+    if (payload != h.inl) free(payload);
+    if (s != PARRAY_OK) serve_fatal();
+  }
+}
+
+static void release_all(void) {
+  for (int h = 0; h < st.narrays; h++) run_destroy(h);
+  free(st.arrays);
+  st.arrays = NULL;
+  st.narrays = 0;
+  for (int n = 1; n <= st.size; n++)
+    if (st.comm_made && st.comm_made[n] && st.comms[n] != MPI_COMM_NULL) MPI_Comm_free(&st.comms[n]);
+  free(st.comms);
+  free(st.comm_made);
+  st.comms = NULL;
+  st.comm_made = NULL;
+  pmpi_copy_cleanup();
+  if (st.comm != MPI_COMM_NULL) MPI_Comm_free(&st.comm);
+}
+
+static void shut_down(void) {
+  release_all();
+  st.up = false;
+  parray_set_fatal_hook(NULL);
+  if (st.own_init) MPI_Finalize();
+}
+
+/* exit() called by #mainhost code on process 0: release the others (they
+ * end with status 0; process 0 keeps the status given to exit) and finalise,
+ * instead of leaving MPI to kill the job as a crash. */
+static void at_exit(void) {
+  if (!st.up || st.rank != 0 || !st.mainhost) return;
+  st.mainhost = false;
+  if (st.in_body) {
+    fprintf(stderr, "parray: error: exit() inside an mpi detour body on process 0\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  if (send_command(PMPI_CMD_FINISH, 0, 0, 0, NULL, 0) != PARRAY_OK) MPI_Abort(MPI_COMM_WORLD, 1);
+  shut_down();
+}
+
+int parray_mpi_main(int argc, char **argv, const parray_mpi_program *prog) {
+  if (!prog || !prog->mainhost || prog->nbodies < 0 || (prog->nbodies > 0 && !prog->bodies)) {
+    fprintf(stderr, "parray: error: parray_mpi_main: invalid program description\n");
+    return 1;
+  }
+  int inited = 0;
+  MPI_Initialized(&inited);
+  if (!inited) {
+    int provided = 0;
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+      fprintf(stderr, "parray: error: MPI_Init_thread failed\n");
+      return 1;
+    }
+    st.own_init = true;
+  }
+  parray_set_fatal_hook(abort_hook);
+  st.comm = MPI_COMM_NULL;
+  if (MPI_Comm_dup(MPI_COMM_WORLD, &st.comm) != MPI_SUCCESS) {
+    fprintf(stderr, "parray: error: MPI_Comm_dup failed\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Comm_set_errhandler(st.comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(st.comm, &st.rank);
+  MPI_Comm_size(st.comm, &st.size);
+  st.prog = prog;
+  st.body_comm = MPI_COMM_NULL;
+  st.comms = malloc(((size_t)st.size + 1) * sizeof *st.comms);
+  st.comm_made = calloc((size_t)st.size + 1, sizeof *st.comm_made);
+  if (!st.comms || !st.comm_made) {
+    fprintf(stderr, "parray: error: process %d: out of memory at start\n", st.rank);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  for (int n = 0; n <= st.size; n++) st.comms[n] = MPI_COMM_NULL;
+  st.up = true;
+  int status;
+  if (st.rank == 0) {
+    static bool registered;
+    if (!registered) registered = atexit(at_exit) == 0;
+    st.mainhost = true;
+    status = prog->mainhost(argc, argv);
+    st.mainhost = false;
+    fflush(stdout);
+    if (send_command(PMPI_CMD_FINISH, 0, status, 0, NULL, 0) != PARRAY_OK) {
+      fprintf(stderr, "parray: error: %s\n", parray_last_error());
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  } else {
+    status = serve();
+  }
+  shut_down();
+  return status;
+}

@@ -1,0 +1,470 @@
+/* mpi_copy.c - the collective #copy of the mpi runtime (parray_mpi_copy):
+ * scatter from a process-0 buffer to a distributed array, gather back, and
+ * all-to-all redistribution between two distributions. The algorithm is
+ * described in docs/mpi_runtime.md; in short:
+ *
+ * Process 0 checks the copy and simplifies its modes (drops extents of 1,
+ * merges modes that chain on all four strides, puts the "process modes",
+ * those with a non-zero process stride on either side, first), then
+ * broadcasts the descriptor. The process modes span a small set of
+ * "combos" (at most about P_src * P_dst); each combo fixes the source and
+ * destination process and the base offsets, and the remaining "inner" modes
+ * form one strided block of the same shape for every combo. Every process
+ * walks the combos in row-major order, which defines the order of the
+ * elements in each (source, destination) message on both ends: it packs the
+ * blocks it sends with the CPU copy engine, copies the blocks it sends to
+ * itself directly, exchanges with MPI_Scatterv / MPI_Gatherv /
+ * MPI_Alltoallv, and unpacks what it received. A side whose data per peer
+ * is one contiguous run is not packed at all: MPI reads or writes the
+ * array in place. Counts are int64 here; when a count or displacement would
+ * not fit MPI's int, the exchange uses point-to-point messages of at most
+ * 1 GiB instead (PARRAY_MPI_COPY_P2P=1 forces that path, for tests). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "mpi_impl.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXM PMPI_MAXM
+#define DESC_HEAD 6
+/* The most combos a copy may have (far above P_src * P_dst for real jobs). */
+#define MAX_COMBOS ((int64_t)1 << 26)
+#define P2P_CHUNK ((int64_t)1 << 30)
+
+typedef struct copy_desc {
+  int64_t n, u;            /* modes; the first u are process modes */
+  int64_t src_h, dst_h;    /* handles; < 0: the process-0 buffer */
+  int64_t es, p2p;         /* element size; exchange point-to-point */
+  int64_t shape[MAXM];     /* extents */
+  int64_t sl[MAXM], sp[MAXM]; /* source local / process strides */
+  int64_t dl[MAXM], dp[MAXM]; /* destination local / process strides */
+} copy_desc;
+
+/* One combo of the process modes. */
+typedef struct combo {
+  int64_t idx[MAXM];
+  int64_t ps, pd, os, od; /* source / destination process and local offset */
+} combo;
+
+/* What one process does in a copy. */
+typedef struct plan {
+  int P, me;
+  char *sbase, *rbase;                 /* this process's source / destination memory */
+  int64_t *scnt, *sdsp, *rcnt, *rdsp;  /* per peer, in elements (self excluded) */
+  int64_t *cur, *next;                 /* scratch: cursors, contiguity checks */
+  bool szc, rzc;                       /* send / receive in place (no packing) */
+  int64_t stot, rtot;                  /* elements packed / to unpack */
+  int64_t inner;                       /* elements per combo */
+  int64_t pk[MAXM];                    /* strides of a packed inner block */
+  char *sbuf, *rbuf;                   /* the pack / unpack buffers */
+} plan;
+
+/* Pack buffers are kept between copies (first-touching fresh pages on every
+ * copy would cost more than the copy). Only the MPI thread uses them. */
+static struct {
+  void *p;
+  size_t bytes;
+} cache[2];
+
+static void *cached(int which, size_t bytes) {
+  if (cache[which].bytes >= bytes) return cache[which].p;
+  parray_host_free(PARRAY_PAGED, cache[which].p, cache[which].bytes);
+  cache[which].p = parray_host_alloc(PARRAY_PAGED, bytes);
+  cache[which].bytes = cache[which].p ? bytes : 0;
+  return cache[which].p;
+}
+
+void pmpi_copy_cleanup(void) {
+  for (int i = 0; i < 2; i++) {
+    parray_host_free(PARRAY_PAGED, cache[i].p, cache[i].bytes);
+    cache[i].p = NULL;
+    cache[i].bytes = 0;
+  }
+}
+
+static void combo_eval(const copy_desc *d, combo *c) {
+  c->ps = c->pd = c->os = c->od = 0;
+  for (int k = 0; k < d->u; k++) {
+    c->ps += c->idx[k] * d->sp[k];
+    c->pd += c->idx[k] * d->dp[k];
+    c->os += c->idx[k] * d->sl[k];
+    c->od += c->idx[k] * d->dl[k];
+  }
+}
+
+static void combo_first(const copy_desc *d, combo *c) {
+  memset(c->idx, 0, sizeof c->idx);
+  combo_eval(d, c);
+}
+
+static bool combo_next(const copy_desc *d, combo *c) {
+  for (int k = (int)d->u - 1; k >= 0; k--) {
+    if (++c->idx[k] < d->shape[k]) {
+      combo_eval(d, c);
+      return true;
+    }
+    c->idx[k] = 0;
+  }
+  return false;
+}
+
+/* Inner modes laid out row-major and contiguous with these strides? */
+static bool inner_contiguous(const copy_desc *d, const int64_t *str) {
+  int64_t want = 1;
+  for (int k = (int)d->n - 1; k >= (int)d->u; k--) {
+    if (str[k] != want) return false;
+    want *= d->shape[k];
+  }
+  return true;
+}
+
+static void plan_free(plan *pl) {
+  free(pl->scnt);
+  pl->scnt = NULL;
+}
+
+/* Count what this process sends and receives, decide where packing is
+ * needed and get the buffers. sbase/rbase: this process's memory of each
+ * side (NULL where it has none). */
+static parray_status plan_make(const copy_desc *d, plan *pl, char *sbase, char *rbase) {
+  memset(pl, 0, sizeof *pl);
+  pl->P = pmpi_size();
+  pl->me = pmpi_rank();
+  pl->sbase = sbase;
+  pl->rbase = rbase;
+  size_t P = (size_t)pl->P;
+  pl->scnt = calloc(6 * P, sizeof(int64_t));
+  if (!pl->scnt) {
+    parray_set_error("#copy: out of memory");
+    return PARRAY_ERR_ALLOC;
+  }
+  pl->sdsp = pl->scnt + P, pl->rcnt = pl->scnt + 2 * P, pl->rdsp = pl->scnt + 3 * P;
+  pl->cur = pl->scnt + 4 * P, pl->next = pl->scnt + 5 * P;
+  pl->inner = 1;
+  for (int k = (int)d->n - 1; k >= (int)d->u; k--) {
+    pl->pk[k] = pl->inner;
+    pl->inner *= d->shape[k];
+  }
+  pl->szc = inner_contiguous(d, d->sl);
+  pl->rzc = inner_contiguous(d, d->dl);
+  /* next[p]: where the run for peer p continues (send side, then receive). */
+  for (size_t p = 0; p < P; p++) pl->next[p] = pl->cur[p] = -1;
+  combo c;
+  combo_first(d, &c);
+  do {
+    if (c.ps == pl->me && c.pd != pl->me) {
+      pl->scnt[c.pd] += pl->inner;
+      if (pl->next[c.pd] < 0)
+        pl->sdsp[c.pd] = c.os;
+      else if (pl->next[c.pd] != c.os)
+        pl->szc = false;
+      pl->next[c.pd] = c.os + pl->inner;
+    }
+    if (c.pd == pl->me && c.ps != pl->me) {
+      pl->rcnt[c.ps] += pl->inner;
+      if (pl->cur[c.ps] < 0)
+        pl->rdsp[c.ps] = c.od;
+      else if (pl->cur[c.ps] != c.od)
+        pl->rzc = false;
+      pl->cur[c.ps] = c.od + pl->inner;
+    }
+  } while (combo_next(d, &c));
+  int64_t so = 0, ro = 0;
+  for (size_t p = 0; p < P; p++) {
+    if (!pl->szc) pl->sdsp[p] = so;
+    if (!pl->rzc) pl->rdsp[p] = ro;
+    so += pl->scnt[p];
+    ro += pl->rcnt[p];
+  }
+  pl->stot = pl->szc ? 0 : so;
+  pl->rtot = pl->rzc ? 0 : ro;
+  size_t es = (size_t)d->es;
+  if (pl->stot && !(pl->sbuf = cached(0, (size_t)pl->stot * es))) goto nomem;
+  if (pl->rtot && !(pl->rbuf = cached(1, (size_t)pl->rtot * es))) goto nomem;
+  return PARRAY_OK;
+nomem:
+  parray_set_error("#copy: process %d cannot allocate a %lld-byte pack buffer", pl->me,
+                   (long long)((pl->rtot > pl->stot ? pl->rtot : pl->stot) * d->es));
+  plan_free(pl);
+  return PARRAY_ERR_ALLOC;
+}
+
+/* Move everything with point-to-point messages of at most P2P_CHUNK bytes
+ * (when a count or displacement does not fit an int). */
+static parray_status exchange_p2p(const copy_desc *d, const plan *pl, MPI_Comm comm, char *sb, char *rb) {
+  int64_t es = d->es, nreq = 0;
+  for (int p = 0; p < pl->P; p++)
+    nreq += (pl->scnt[p] * es + P2P_CHUNK - 1) / P2P_CHUNK + (pl->rcnt[p] * es + P2P_CHUNK - 1) / P2P_CHUNK;
+  MPI_Request *rq = malloc((size_t)(nreq ? nreq : 1) * sizeof *rq);
+  if (!rq) {
+    parray_set_error("#copy: out of memory");
+    return PARRAY_ERR_ALLOC;
+  }
+  int n = 0, rc = MPI_SUCCESS;
+  for (int dir = 0; dir < 2 && rc == MPI_SUCCESS; dir++) /* receives first, then sends */
+    for (int p = 0; p < pl->P && rc == MPI_SUCCESS; p++) {
+      int64_t bytes = (dir ? pl->scnt[p] : pl->rcnt[p]) * es;
+      char *base = dir ? sb + pl->sdsp[p] * es : rb + pl->rdsp[p] * es;
+      for (int64_t off = 0, tag = 0; off < bytes && rc == MPI_SUCCESS; off += P2P_CHUNK, tag++) {
+        int len = (int)(bytes - off < P2P_CHUNK ? bytes - off : P2P_CHUNK);
+        rc = dir ? MPI_Isend(base + off, len, MPI_BYTE, p, (int)tag, comm, &rq[n])
+                 : MPI_Irecv(base + off, len, MPI_BYTE, p, (int)tag, comm, &rq[n]);
+        if (rc == MPI_SUCCESS) n++;
+      }
+    }
+  if (n) {
+    int rc2 = MPI_Waitall(n, rq, MPI_STATUSES_IGNORE);
+    if (rc == MPI_SUCCESS) rc = rc2;
+  }
+  free(rq);
+  return rc == MPI_SUCCESS ? PARRAY_OK : pmpi_error(rc, "#copy (point-to-point exchange)");
+}
+
+static parray_status exchange(const copy_desc *d, const plan *pl, MPI_Comm comm) {
+  char *sb = pl->szc ? pl->sbase : pl->sbuf, *rb = pl->rzc ? pl->rbase : pl->rbuf;
+  if (d->p2p) return exchange_p2p(d, pl, comm, sb, rb);
+  int P = pl->P;
+  int *iv = malloc(4 * (size_t)P * sizeof *iv);
+  if (!iv) {
+    parray_set_error("#copy: out of memory");
+    return PARRAY_ERR_ALLOC;
+  }
+  int *sc = iv, *sd = iv + P, *rc_ = iv + 2 * P, *rd = iv + 3 * P;
+  for (int p = 0; p < P; p++) /* process 0 checked that all of these fit */
+    sc[p] = (int)pl->scnt[p], sd[p] = (int)pl->sdsp[p], rc_[p] = (int)pl->rcnt[p], rd[p] = (int)pl->rdsp[p];
+  MPI_Datatype t;
+  int rc = MPI_Type_contiguous((int)d->es, MPI_BYTE, &t);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&t);
+  if (rc == MPI_SUCCESS) {
+    if (d->src_h < 0) /* scatter: only process 0 sends */
+      rc = MPI_Scatterv(sb, sc, sd, t, rb ? rb + pl->rdsp[0] * d->es : NULL, rc_[0], t, 0, comm);
+    else if (d->dst_h < 0) /* gather: only process 0 receives */
+      rc = MPI_Gatherv(sb ? sb + pl->sdsp[0] * d->es : NULL, sc[0], t, rb, rc_, rd, t, 0, comm);
+    else
+      rc = MPI_Alltoallv(sb, sc, sd, t, rb, rc_, rd, t, comm);
+    MPI_Type_free(&t);
+  }
+  free(iv);
+  return rc == MPI_SUCCESS ? PARRAY_OK : pmpi_error(rc, "#copy");
+}
+
+/* Pack, copy to self, exchange, unpack. */
+static parray_status plan_run(const copy_desc *d, plan *pl, MPI_Comm comm) {
+  int64_t es = d->es;
+  int m = (int)(d->n - d->u);
+  const int64_t *shp = d->shape + d->u, *sl = d->sl + d->u, *dl = d->dl + d->u, *pk = pl->pk + d->u;
+  parray_status s = PARRAY_OK;
+  for (int p = 0; p < pl->P; p++) pl->cur[p] = pl->sdsp[p];
+  combo c;
+  combo_first(d, &c);
+  do {
+    if (c.ps != pl->me) continue;
+    if (c.pd == pl->me)
+      s = parray_copy_strided_cpu(pl->rbase + c.od * es, dl, pl->sbase + c.os * es, sl, shp, m, (size_t)es);
+    else if (!pl->szc) {
+      s = parray_copy_strided_cpu(pl->sbuf + pl->cur[c.pd] * es, pk, pl->sbase + c.os * es, sl, shp, m, (size_t)es);
+      pl->cur[c.pd] += pl->inner;
+    }
+    if (s != PARRAY_OK) return s;
+  } while (combo_next(d, &c));
+  if ((s = exchange(d, pl, comm)) != PARRAY_OK || pl->rzc || !pl->rtot) return s;
+  for (int p = 0; p < pl->P; p++) pl->cur[p] = pl->rdsp[p];
+  combo_first(d, &c);
+  do {
+    if (c.pd != pl->me || c.ps == pl->me) continue;
+    s = parray_copy_strided_cpu(pl->rbase + c.od * es, dl, pl->rbuf + pl->cur[c.ps] * es, pk, shp, m, (size_t)es);
+    if (s != PARRAY_OK) return s;
+    pl->cur[c.ps] += pl->inner;
+  } while (combo_next(d, &c));
+  return PARRAY_OK;
+}
+
+/* ---- process 0: checks and the descriptor ---------------------------------- */
+
+/* Largest offset sum (shape_k - 1) * stride_k; false on a negative stride or
+ * overflow. */
+static bool extent(const int64_t *shape, const int64_t *str, int n, int64_t *max) {
+  int64_t m = 0;
+  for (int k = 0; k < n; k++) {
+    if (shape[k] <= 1) continue;
+    int64_t t;
+    if (str[k] < 0 || __builtin_mul_overflow(shape[k] - 1, str[k], &t) || __builtin_add_overflow(m, t, &m))
+      return false;
+  }
+  *max = m;
+  return true;
+}
+
+static parray_status check_side(const parray_mpi_side *s, const char *name, const int64_t *shape, int n,
+                                size_t es, int64_t *lmax) {
+  if (!s->local) {
+    parray_set_error("#copy: the %s has no local strides", name);
+    return PARRAY_ERR_INVALID;
+  }
+  if (!extent(shape, s->local, n, lmax)) {
+    parray_set_error("#copy: the %s has a negative or overflowing local stride", name);
+    return PARRAY_ERR_INVALID;
+  }
+  if (s->handle < 0) {
+    if (!s->ptr) {
+      parray_set_error("#copy: the %s is a null process-0 buffer", name);
+      return PARRAY_ERR_INVALID;
+    }
+    for (int k = 0; s->proc && k < n; k++)
+      if (shape[k] > 1 && s->proc[k] != 0) {
+        parray_set_error("#copy: the %s is a process-0 buffer but has a process stride", name);
+        return PARRAY_ERR_INVALID;
+      }
+    return PARRAY_OK;
+  }
+  size_t bytes;
+  int64_t np, pmax;
+  if (!pmpi_lookup(s->handle, NULL, &bytes, &np)) {
+    parray_set_error("#copy: the %s (handle %d) is not a live distributed array", name, s->handle);
+    return PARRAY_ERR_INVALID;
+  }
+  if (!s->proc || !extent(shape, s->proc, n, &pmax) || pmax >= np) {
+    parray_set_error("#copy: the %s's process strides reach beyond its %lld processes", name, (long long)np);
+    return PARRAY_ERR_INVALID;
+  }
+  if ((uint64_t)*lmax >= bytes / es) {
+    parray_set_error("#copy: the %s's local offsets reach element %lld of a %zu-element block", name,
+                     (long long)*lmax, bytes / es);
+    return PARRAY_ERR_INVALID;
+  }
+  return PARRAY_OK;
+}
+
+/* Drop extents of 1, merge modes that chain on all four strides, put the
+ * process modes first (keeping their order and that of the others). */
+static void simplify(copy_desc *d) {
+  int64_t *v[4] = {d->sl, d->sp, d->dl, d->dp};
+  int m = 0;
+  for (int k = 0; k < d->n; k++) {
+    if (d->shape[k] == 1) continue;
+    if (m > 0) {
+      bool chain = true;
+      for (int j = 0; j < 4; j++) chain = chain && v[j][m - 1] == v[j][k] * d->shape[k];
+      if (chain) {
+        d->shape[m - 1] *= d->shape[k];
+        for (int j = 0; j < 4; j++) v[j][m - 1] = v[j][k];
+        continue;
+      }
+    }
+    d->shape[m] = d->shape[k];
+    for (int j = 0; j < 4; j++) v[j][m] = v[j][k];
+    m++;
+  }
+  d->n = m;
+  copy_desc t = *d;
+  int u = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (int k = 0; k < m; k++) {
+      bool proc = t.sp[k] != 0 || t.dp[k] != 0;
+      if (proc != (pass == 0)) continue;
+      d->shape[u] = t.shape[k], d->sl[u] = t.sl[k], d->sp[u] = t.sp[k], d->dl[u] = t.dl[k], d->dp[u] = t.dp[k];
+      u++;
+    }
+  d->u = 0;
+  for (int k = 0; k < m; k++) d->u += t.sp[k] != 0 || t.dp[k] != 0;
+}
+
+static size_t desc_pack(const copy_desc *d, int64_t *w) {
+  int64_t n = d->n;
+  w[0] = d->n, w[1] = d->u, w[2] = d->src_h, w[3] = d->dst_h, w[4] = d->es, w[5] = d->p2p;
+  const int64_t *arr[5] = {d->shape, d->sl, d->sp, d->dl, d->dp};
+  for (int j = 0; j < 5; j++) memcpy(w + DESC_HEAD + j * n, arr[j], (size_t)n * sizeof *w);
+  return (size_t)(DESC_HEAD + 5 * n) * sizeof *w;
+}
+
+static bool desc_unpack(copy_desc *d, const int64_t *w, size_t bytes) {
+  if (bytes < DESC_HEAD * sizeof *w) return false;
+  int64_t n = w[0];
+  if (n < 0 || n > MAXM || bytes != (size_t)(DESC_HEAD + 5 * n) * sizeof *w) return false;
+  d->n = n, d->u = w[1], d->src_h = w[2], d->dst_h = w[3], d->es = w[4], d->p2p = w[5];
+  int64_t *arr[5] = {d->shape, d->sl, d->sp, d->dl, d->dp};
+  for (int j = 0; j < 5; j++) memcpy(arr[j], w + DESC_HEAD + j * n, (size_t)n * sizeof *w);
+  return true;
+}
+
+static char *side_base(int64_t h, void *ptr_on_0) {
+  if (h < 0) return pmpi_rank() == 0 ? ptr_on_0 : NULL;
+  return parray_mpi_local((int)h);
+}
+
+parray_status parray_mpi_copy(const parray_mpi_side *dst, const parray_mpi_side *src, const int64_t *shape,
+                              int nmodes, size_t elem_size) {
+  if (!dst || !src || nmodes < 0 || nmodes > MAXM || (nmodes > 0 && !shape) || elem_size == 0 ||
+      elem_size > INT_MAX) {
+    parray_set_error("#copy: bad arguments (%d modes, element size %zu)", nmodes, elem_size);
+    return PARRAY_ERR_INVALID;
+  }
+  int64_t total = 1;
+  for (int k = 0; k < nmodes; k++) {
+    if (shape[k] < 0 || __builtin_mul_overflow(total, shape[k], &total)) {
+      parray_set_error("#copy: bad extent %lld of mode %d", (long long)shape[k], k);
+      return PARRAY_ERR_INVALID;
+    }
+  }
+  if (total == 0) return PARRAY_OK;
+  int64_t smax, dmax;
+  parray_status s;
+  if ((s = check_side(src, "source", shape, nmodes, elem_size, &smax)) != PARRAY_OK ||
+      (s = check_side(dst, "destination", shape, nmodes, elem_size, &dmax)) != PARRAY_OK)
+    return s;
+  if (src->handle < 0 && dst->handle < 0) /* both on process 0: a local copy */
+    return parray_copy_strided_cpu(dst->ptr, dst->local, src->ptr, src->local, shape, nmodes, elem_size);
+  if (src->handle == dst->handle) {
+    parray_set_error("#copy: source and destination are the same distributed array");
+    return PARRAY_ERR_UNSUPPORTED;
+  }
+  if (!pmpi_can_command("#copy of a distributed array")) return PARRAY_ERR_INVALID;
+
+  copy_desc d;
+  memset(&d, 0, sizeof d);
+  d.n = nmodes, d.src_h = src->handle < 0 ? -1 : src->handle, d.dst_h = dst->handle < 0 ? -1 : dst->handle;
+  d.es = (int64_t)elem_size;
+  for (int k = 0; k < nmodes; k++) {
+    d.shape[k] = shape[k];
+    d.sl[k] = src->local[k], d.dl[k] = dst->local[k];
+    d.sp[k] = src->handle < 0 || !src->proc ? 0 : src->proc[k];
+    d.dp[k] = dst->handle < 0 || !dst->proc ? 0 : dst->proc[k];
+  }
+  simplify(&d);
+  int64_t combos = 1;
+  for (int k = 0; k < d.u; k++) combos *= d.shape[k];
+  if (combos > MAX_COMBOS) {
+    parray_set_error("#copy: %lld process combinations (the runtime supports %lld)", (long long)combos,
+                     (long long)MAX_COMBOS);
+    return PARRAY_ERR_UNSUPPORTED;
+  }
+  /* Counts and packed displacements are at most `total`, in-place
+   * displacements at most the largest local offset: MPI's int must hold them. */
+  const char *force = getenv("PARRAY_MPI_COPY_P2P");
+  d.p2p = (force && *force == '1') || total > INT_MAX || smax >= INT_MAX || dmax >= INT_MAX;
+
+  plan pl;
+  if ((s = plan_make(&d, &pl, side_base(d.src_h, src->ptr), side_base(d.dst_h, dst->ptr))) != PARRAY_OK) return s;
+  int64_t words[DESC_HEAD + 5 * MAXM];
+  size_t bytes = desc_pack(&d, words);
+  if ((s = pmpi_command(PMPI_CMD_COPY, 0, 0, words, bytes)) == PARRAY_OK) s = plan_run(&d, &pl, pmpi_comm());
+  plan_free(&pl);
+  return s;
+}
+
+parray_status pmpi_copy_serve(const void *payload, size_t bytes) {
+  copy_desc d;
+  if (!desc_unpack(&d, payload, bytes)) {
+    parray_set_error("#copy: malformed descriptor from process 0");
+    return PARRAY_ERR_INVALID;
+  }
+  plan pl;
+  parray_status s = plan_make(&d, &pl, side_base(d.src_h, NULL), side_base(d.dst_h, NULL));
+  if (s != PARRAY_OK) return s;
+  s = plan_run(&d, &pl, pmpi_comm());
+  plan_free(&pl);
+  return s;
+}
