@@ -17,10 +17,8 @@ SIZES=${SIZES:-1024,2048,4096,8192}
 LAYOUTS_AT=${LAYOUTS_AT:-4096}
 CMAKE_CHECK=${CMAKE_CHECK:-0}
 # NCU: comma list of bench -c configurations to profile with Nsight Compute
-# at 4096 (-1 = cuBLAS), empty = none. SASS_PAT: regex of kernel names whose
-# main loop SASS is saved to sass_mainloops.txt.
+# at 4096 (-1 = cuBLAS), empty = none.
 NCU=${NCU:-}
-SASS_PAT=${SASS_PAT:-'ILi2ELi2ELi4ELi2ELi16ELi2ELi16EEELb1ELb0'}
 mkdir -p "$OUT"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=/tmp/sgemm_build
@@ -67,24 +65,33 @@ grep -E "error|BUILD FAILED|spill stores" "$OUT/build.log" | sort | uniq -c | he
   grep -A2 "Compiling entry" "$OUT/build.log" | grep -E "entry|registers|spill" | sed 's/ptxas info    : //'
   for o in $B/sgemm.o $B/sgemm_variants.o; do
     [ -f $o ] || continue
-    cuobjdump --dump-sass $o >$o.sass 2>/dev/null &&
-      python3 $ROOT/bench/sgemm/sass_stats.py $o.sass "$SASS_PAT" "$OUT/sass_mainloops.txt"
+    cuobjdump --dump-sass $o >$o.sass 2>/dev/null && python3 $ROOT/bench/sgemm/sass_stats.py $o.sass
   done
 } >"$OUT/sass_summary.txt" 2>&1
 
+# The library's own kernels first (tests, then the benchmark), then the
+# tuning variants in separate processes, so a broken experiment cannot spoil
+# the main results.
 echo "== tests"
 $B/test_sgemm_cpu >"$OUT/tests.log" 2>&1; echo "cpu test rc=$? $(tail -1 $OUT/tests.log)"
-$B/test_sgemm_gpu >>"$OUT/tests.log" 2>&1; echo "gpu test rc=$? $(tail -1 $OUT/tests.log)"
+timeout 200 $B/test_sgemm_gpu >>"$OUT/tests.log" 2>&1; echo "gpu test rc=$? $(tail -1 $OUT/tests.log)"
 grep -E "FAIL" "$OUT/tests.log" | head -20
 
 echo "== bench"
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active \
   --format=csv -lms 500 >"$OUT/smi_during_bench.csv" 2>&1 &
 SMI=$!
-VFLAG=""
-[ "$VARIANTS" = 1 ] && VFLAG=-v
-NVIDIA_TF32_OVERRIDE=0 $B/bench_sgemm -s $SIZES -r 20 $VFLAG -l $LAYOUTS_AT -o "$OUT/bench.csv" >"$OUT/bench.log" 2>&1
+NVIDIA_TF32_OVERRIDE=0 timeout 200 $B/bench_sgemm -s $SIZES -r 20 -l $LAYOUTS_AT -o "$OUT/bench.csv" >"$OUT/bench.log" 2>&1
 echo "bench rc=$?"
+if [ "$VARIANTS" = 1 ]; then
+  echo "#### variants" >>"$OUT/tests.log"
+  SGEMM_TEST_VARIANTS=1 timeout 150 $B/test_sgemm_gpu >>"$OUT/tests.log" 2>&1
+  echo "variant test rc=$? $(tail -1 $OUT/tests.log)"
+  grep -E "FAIL" "$OUT/tests.log" | head -20
+  echo "#### variants" >>"$OUT/bench.log"
+  NVIDIA_TF32_OVERRIDE=0 timeout 200 $B/bench_sgemm -s $SIZES -r 20 -v -o "$OUT/bench_variants.csv" >>"$OUT/bench.log" 2>&1
+  echo "variant bench rc=$?"
+fi
 kill $SMI 2>/dev/null
 
 if [ -n "$NCU" ]; then
@@ -93,12 +100,17 @@ if [ -n "$NCU" ]; then
   for c in ${NCU//,/ }; do
     if [ "$c" = -1 ]; then K=regex:gemm; else K=regex:sgemm_kernel; fi
     echo "#### ncu config $c" >>"$OUT/ncu.txt"
-    timeout 120 $NCUB --clock-control none -k $K --launch-skip 2 --launch-count 1 \
+    timeout 60 $NCUB --clock-control none -k $K --launch-skip 2 --launch-count 1 \
       --section LaunchStats --section Occupancy --section SchedulerStats --section WarpStateStats \
       --section ComputeWorkloadAnalysis --section InstructionStats \
       --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed.sum,smsp__cycles_active.avg,sm__cycles_elapsed.avg \
       $B/bench_sgemm -s 4096 -r 10 -c $c >>"$OUT/ncu.txt" 2>&1
     echo "ncu $c rc=$?"
+    echo "#### ncu stalls config $c" >>"$OUT/ncu.txt"
+    timeout 60 $NCUB --clock-control none -k $K --launch-skip 2 --launch-count 1 \
+      --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
+      $B/bench_sgemm -s 4096 -r 10 -c $c >>"$OUT/ncu.txt" 2>&1
+    echo "ncu stalls $c rc=$?"
   done
   grep -E "^  [a-zA-Z_]+.*(gemm|Kernel)|Registers Per|Achieved Occupancy|Issue Slots Busy|Issued Warp Per|No Eligible|Stall|bank_conflicts|inst_executed|Executed Ipc A|Block Size|Grid Size|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -120
 fi
@@ -107,8 +119,9 @@ if [ "$CMAKE_CHECK" = 1 ]; then
   echo "== cmake + ctest"
   (cmake -S $ROOT -B /tmp/sgemm_cmake -G Ninja -DPARRAY_BUILD_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release &&
     cmake --build /tmp/sgemm_cmake --target test_sgemm_cpu test_sgemm_gpu bench_sgemm &&
-    cd /tmp/sgemm_cmake && ctest -R sgemm --output-on-failure) >"$OUT/ctest.log" 2>&1
-  echo "cmake/ctest rc=$? $(grep -E 'tests passed|tests failed' $OUT/ctest.log)"
+    cd /tmp/sgemm_cmake && ctest -R sgemm --output-on-failure) >/tmp/sgemm_ctest.log 2>&1
+  echo "cmake/ctest rc=$? $(grep -E 'tests passed|tests failed' /tmp/sgemm_ctest.log)"
+  { echo "#### cmake + ctest"; cat /tmp/sgemm_ctest.log; } >>"$OUT/tests.log"
 fi
 
 echo "== main loops (FFMA share counts the slow-path code too)"

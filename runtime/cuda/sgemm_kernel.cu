@@ -60,9 +60,12 @@ struct Params {
   int atomic;           // split-K epilogue
 };
 
-template <int RM_, int RN_, int WM_, int WN_, int BK_, int MINB_, int KU_ = BK_>
+/* STAGES == 0: register-staged double buffer (sgemm_kernel); STAGES >= 2:
+ * cp.async pipeline of that many shared-memory stages (sgemm_async_kernel). */
+template <int RM_, int RN_, int WM_, int WN_, int BK_, int MINB_, int KU_ = BK_, int STAGES_ = 0>
 struct Cfg {
   static constexpr int RM = RM_, RN = RN_, WM = WM_, WN = WN_, BK = BK_, MINB = MINB_, KU = KU_;
+  static constexpr int STAGES = STAGES_;
   static_assert(KU % 2 == 0 && BK % KU == 0, "k chunk must be even and divide BK");
   static constexpr int T = WM * WN * 32;
   static constexpr int TM = 4 * RM, TN = 4 * RN;
@@ -181,38 +184,101 @@ __device__ __forceinline__ void load_frag(const float *sa, const float *sb, int 
   }
 }
 
+/* Where this block and thread work: tile origin (row0, col0), the thread's
+ * fragment offsets (am, bn) inside the tile, and the k range of this slice. */
+template <class C>
+struct Place {
+  int row0, col0, am, bn, kbeg, kblk;
+  __device__ __forceinline__ Place(const Params &P) {
+    // Grouped rasterisation: consecutive blocks walk group_m tile rows, then the
+    // next tile column, so blocks running together share A and B panels in L2.
+    const int pid = blockIdx.x;
+    const int per_group = P.group_m * P.tiles_n;
+    const int first_m = (pid / per_group) * P.group_m;
+    const int gsize = min(P.tiles_m - first_m, P.group_m);
+    const int tile_m = first_m + (pid % per_group) % gsize;
+    const int tile_n = (pid % per_group) / gsize;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int ty = lane >> 3, tx = lane & 7;
+    const int wy = warp / C::WN, wx = warp % C::WN;
+    am = wy * C::WTM + ty * 4;
+    bn = wx * C::WTN + tx * 4;
+    kbeg = blockIdx.y * P.kchunk;
+    kblk = min(P.K - kbeg, P.kchunk); // this block's depth (<= 0 for an empty slice)
+    row0 = tile_m * C::BM;
+    col0 = tile_n * C::BN;
+  }
+  // op(A)(i, p): A[i*lda + p] when A is k-contiguous, else A[p*lda + i].
+  __device__ __forceinline__ const float *a_origin(const Params &P, bool ak) const {
+    return P.A + (ak ? (long long)row0 * P.lda + kbeg : (long long)kbeg * P.lda + row0);
+  }
+  // op(B)(p, j): B[j*ldb + p] when B is k-contiguous, else B[p*ldb + j].
+  __device__ __forceinline__ const float *b_origin(const Params &P, bool bk) const {
+    return P.B + (bk ? (long long)col0 * P.ldb + kbeg : (long long)kbeg * P.ldb + col0);
+  }
+};
+
+template <class C>
+__device__ __forceinline__ void fma_step(float (&acc)[C::TM][C::TN], const float (&fa)[C::TM],
+                                         const float (&fb)[C::TN]) {
+#pragma unroll
+  for (int i = 0; i < C::TM; ++i)
+#pragma unroll
+    for (int j = 0; j < C::TN; ++j) acc[i][j] = fmaf(fa[i], fb[j], acc[i][j]);
+}
+
+/* Epilogue: C = alpha*acc + beta*C (beta == 0: C is not read), or the
+ * split-K atomic add of alpha*acc. */
+template <class C>
+__device__ __forceinline__ void store_tile(const Params &P, const Place<C> &pl, const float (&acc)[C::TM][C::TN]) {
+  const int rbase = pl.row0 + pl.am, cbase = pl.col0 + pl.bn;
+  const bool full = P.vecC && pl.row0 + C::BM <= P.M && pl.col0 + C::BN <= P.N && !P.atomic;
+#pragma unroll
+  for (int i = 0; i < C::TM; ++i) {
+    const int r = rbase + (i / 4) * 16 + (i % 4);
+    float *crow = P.C + (long long)r * P.ldc;
+#pragma unroll
+    for (int c = 0; c < C::RN; ++c) {
+      const int col = cbase + c * 32;
+      float o[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) o[j] = P.alpha * acc[i][4 * c + j];
+      if (full) {
+        float4 *q = reinterpret_cast<float4 *>(crow + col);
+        if (P.beta != 0.0f) {
+          const float4 old = *q;
+          o[0] = fmaf(P.beta, old.x, o[0]);
+          o[1] = fmaf(P.beta, old.y, o[1]);
+          o[2] = fmaf(P.beta, old.z, o[2]);
+          o[3] = fmaf(P.beta, old.w, o[3]);
+        }
+        *q = make_float4(o[0], o[1], o[2], o[3]);
+      } else if (r < P.M) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          if (col + j < P.N) {
+            if (P.atomic)
+              atomicAdd(crow + col + j, o[j]);
+            else
+              crow[col + j] = P.beta != 0.0f ? fmaf(P.beta, crow[col + j], o[j]) : o[j];
+          }
+        }
+      }
+    }
+  }
+}
+
 template <class C, bool AK, bool BKC>
 __global__ void __launch_bounds__(C::T, C::MINB) sgemm_kernel(const Params P) {
-  constexpr int BK = C::BK, KU = C::KU, BM = C::BM, BN = C::BN, TM = C::TM, TN = C::TN;
+  constexpr int BK = C::BK, KU = C::KU, TM = C::TM, TN = C::TN;
   __shared__ __align__(16) float sA[2][BK][C::SA];
   __shared__ __align__(16) float sB[2][BK][C::SB];
-
-  // Grouped rasterisation: consecutive blocks walk group_m tile rows, then the
-  // next tile column, so blocks running together share A and B panels in L2.
-  const int pid = blockIdx.x;
-  const int per_group = P.group_m * P.tiles_n;
-  const int first_m = (pid / per_group) * P.group_m;
-  const int gsize = min(P.tiles_m - first_m, P.group_m);
-  const int tile_m = first_m + (pid % per_group) % gsize;
-  const int tile_n = (pid % per_group) / gsize;
-
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int ty = lane >> 3, tx = lane & 7;
-  const int wy = warp / C::WN, wx = warp % C::WN;
-  const int am = wy * C::WTM + ty * 4, bn = wx * C::WTN + tx * 4;
-
-  const int kbeg = blockIdx.y * P.kchunk;
-  const int kblk = min(P.K - kbeg, P.kchunk); // this block's depth (may be <= 0 for an empty slice)
-  const int row0 = tile_m * BM, col0 = tile_n * BN;
-
-  TileLoader<BM, BK, C::T, C::SA, AK> la;
-  TileLoader<BN, BK, C::T, C::SB, BKC> lb;
-  // op(A)(i, p): A[i*lda + p] when A is k-contiguous, else A[p*lda + i].
-  la.init(P.A + (AK ? (long long)row0 * P.lda + kbeg : (long long)kbeg * P.lda + row0), P.lda, P.M - row0,
-          P.vecA != 0, tid);
-  // op(B)(p, j): B[j*ldb + p] when B is k-contiguous, else B[p*ldb + j].
-  lb.init(P.B + (BKC ? (long long)col0 * P.ldb + kbeg : (long long)kbeg * P.ldb + col0), P.ldb, P.N - col0,
-          P.vecB != 0, tid);
+  const Place<C> pl(P);
+  const int am = pl.am, bn = pl.bn, kblk = pl.kblk;
+  TileLoader<C::BM, BK, C::T, C::SA, AK> la;
+  TileLoader<C::BN, BK, C::T, C::SB, BKC> lb;
+  la.init(pl.a_origin(P, AK), P.lda, P.M - pl.row0, P.vecA != 0, threadIdx.x);
+  lb.init(pl.b_origin(P, BKC), P.ldb, P.N - pl.col0, P.vecB != 0, threadIdx.x);
 
   float acc[TM][TN];
 #pragma unroll
@@ -255,52 +321,174 @@ __global__ void __launch_bounds__(C::T, C::MINB) sgemm_kernel(const Params P) {
             __syncthreads();
             load_frag<C>(&sA[cur ^ 1][0][0], &sB[cur ^ 1][0][0], am, bn, fa[0], fb[0]);
           }
-#pragma unroll
-          for (int i = 0; i < TM; ++i)
-#pragma unroll
-            for (int jj = 0; jj < TN; ++jj) acc[i][jj] = fmaf(fa[j & 1][i], fb[j & 1][jj], acc[i][jj]);
+          fma_step<C>(acc, fa[j & 1], fb[j & 1]);
         }
       }
     }
   }
+  store_tile<C>(P, pl, acc);
+}
 
-  // Epilogue: C = alpha*acc + beta*C (beta == 0: C is not read), or the
-  // split-K atomic add of alpha*acc.
-  const int rbase = row0 + am, cbase = col0 + bn;
-  const bool full = P.vecC && row0 + BM <= P.M && col0 + BN <= P.N && !P.atomic;
+/* ---- cp.async pipeline (Cfg::STAGES >= 2) ------------------------------
+ * The same tiles, loaded with cp.async straight into shared memory (no
+ * staging registers), STAGES slices in flight. An operand contiguous along
+ * m / n moves as 16-byte copies; a k-contiguous one as 4-byte copies that
+ * land transposed (the same thread mapping and padding as TileLoader, so
+ * the shared-memory writes are conflict-free). Out-of-range elements are
+ * zero-filled by the copy itself (source size 0). */
+__device__ __forceinline__ unsigned smem_addr(const float *p) {
+  return (unsigned)__cvta_generic_to_shared(p);
+}
+__device__ __forceinline__ void cp_async16(float *s, const float *g) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_addr(s)), "l"(g) : "memory");
+}
+__device__ __forceinline__ void cp_async4(float *s, const float *g) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(smem_addr(s)), "l"(g) : "memory");
+}
+__device__ __forceinline__ void cp_async4_zfill(float *s, const float *g, bool valid) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(s)), "l"(g), "r"(valid ? 4 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+template <int ROWS, int BK, int T, int SR, bool KCONTIG>
+struct AsyncLoader {
+  typedef TileLoader<ROWS, BK, T, SR, KCONTIG> Map; // the same thread -> element mapping
+  static constexpr int NL = Map::NL, KP = Map::KP, KROWS = Map::KROWS;
+  const float *p;    // this thread's element of the current slice
+  const float *org;  // the slice's origin (a valid address for zero-fill copies)
+  long long ld;
+  int r0, c0, rows_left;
+  bool vec_rows;
+
+  __device__ __forceinline__ void init(const float *g, long long ld_, int rows_left_, bool vec, int tid) {
+    ld = ld_;
+    org = g;
+    rows_left = rows_left_;
+    vec_rows = vec && rows_left_ >= ROWS;
+    if (KCONTIG) {
+      r0 = tid >> 1;
+      c0 = (tid & 1) * 4;
+      p = g + (long long)r0 * ld + c0;
+    } else {
+      c0 = tid / (ROWS / 4);
+      r0 = (tid % (ROWS / 4)) * 4;
+      p = g + (long long)c0 * ld + r0;
+    }
+  }
+  __device__ __forceinline__ void advance() {
+    const long long step = KCONTIG ? (long long)BK : (long long)BK * ld;
+    p += step;
+    org += step;
+  }
+  /* Issue the copies of the current slice into the k-major tile s[BK][SR]. */
+  __device__ __forceinline__ void issue(float *s, int k_left) const {
+    const bool fast = vec_rows && k_left >= BK;
 #pragma unroll
-  for (int i = 0; i < TM; ++i) {
-    const int r = rbase + (i / 4) * 16 + (i % 4);
-    float *crow = P.C + (long long)r * P.ldc;
+    for (int l = 0; l < NL; ++l) {
+      if (KCONTIG) {
+        const int mp = l / KP, kp = l % KP;
+        const int r = r0 + mp * (T / 2), c = c0 + kp * 8;
+        const float *q = p + (long long)mp * (T / 2) * ld + kp * 8;
+        float *d = s + c * SR + r;
+        if (fast) {
 #pragma unroll
-    for (int c = 0; c < C::RN; ++c) {
-      const int col = cbase + c * 32;
-      float o[4];
+          for (int i = 0; i < 4; ++i) cp_async4(d + i * SR, q + i);
+        } else {
 #pragma unroll
-      for (int j = 0; j < 4; ++j) o[j] = P.alpha * acc[i][4 * c + j];
-      if (full) {
-        float4 *q = reinterpret_cast<float4 *>(crow + col);
-        if (P.beta != 0.0f) {
-          const float4 old = *q;
-          o[0] = fmaf(P.beta, old.x, o[0]);
-          o[1] = fmaf(P.beta, old.y, o[1]);
-          o[2] = fmaf(P.beta, old.z, o[2]);
-          o[3] = fmaf(P.beta, old.w, o[3]);
+          for (int i = 0; i < 4; ++i) {
+            const bool ok = r < rows_left && c + i < k_left;
+            cp_async4_zfill(d + i * SR, ok ? q + i : org, ok);
+          }
         }
-        *q = make_float4(o[0], o[1], o[2], o[3]);
-      } else if (r < P.M) {
+      } else {
+        const int c = c0 + l * KROWS;
+        const float *q = p + (long long)l * KROWS * ld;
+        float *d = s + c * SR + r0;
+        if (fast) {
+          cp_async16(d, q);
+        } else {
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          if (col + j < P.N) {
-            if (P.atomic)
-              atomicAdd(crow + col + j, o[j]);
-            else
-              crow[col + j] = P.beta != 0.0f ? fmaf(P.beta, crow[col + j], o[j]) : o[j];
+          for (int i = 0; i < 4; ++i) {
+            const bool ok = c < k_left && r0 + i < rows_left;
+            cp_async4_zfill(d + i, ok ? q + i : org, ok);
           }
         }
       }
     }
   }
+};
+
+template <class C, bool AK, bool BKC>
+__global__ void __launch_bounds__(C::T, C::MINB) sgemm_async_kernel(const Params P) {
+  constexpr int BK = C::BK, TM = C::TM, TN = C::TN, S = C::STAGES;
+  static_assert(S >= 2 && C::KU == BK, "cp.async kernel: 2+ stages, k slice fully unrolled");
+  static_assert(S * BK * (C::SA + C::SB) * 4 <= 48 * 1024, "static shared memory limit");
+  __shared__ __align__(16) float sA[S][BK][C::SA];
+  __shared__ __align__(16) float sB[S][BK][C::SB];
+  const Place<C> pl(P);
+  const int am = pl.am, bn = pl.bn, kblk = pl.kblk;
+  AsyncLoader<C::BM, BK, C::T, C::SA, AK> la;
+  AsyncLoader<C::BN, BK, C::T, C::SB, BKC> lb;
+  la.init(pl.a_origin(P, AK), P.lda, P.M - pl.row0, P.vecA != 0, threadIdx.x);
+  lb.init(pl.b_origin(P, BKC), P.ldb, P.N - pl.col0, P.vecB != 0, threadIdx.x);
+
+  float acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+
+  const int KT = kblk > 0 ? (kblk + BK - 1) / BK : 0;
+  if (KT > 0) {
+    // Prologue: slices 0 .. S-2 in flight (one commit group each, empty ones too).
+#pragma unroll
+    for (int st = 0; st < S - 1; ++st) {
+      if (st < KT) {
+        la.issue(&sA[st][0][0], kblk - st * BK);
+        lb.issue(&sB[st][0][0], kblk - st * BK);
+        la.advance();
+        lb.advance();
+      }
+      cp_async_commit();
+    }
+    cp_async_wait<S - 2>();
+    __syncthreads();
+    float fa[2][TM], fb[2][TN];
+    load_frag<C>(&sA[0][0][0], &sB[0][0][0], am, bn, fa[0], fb[0]);
+    int rd = 0, wr = S - 1; // stage being read / written
+    for (int kt = 0; kt < KT; ++kt) {
+      // Slice kt+S-1 goes to the stage read in iteration kt-1: every thread
+      // passed the barrier after its last read of it.
+      if (kt + S - 1 < KT) {
+        la.issue(&sA[wr][0][0], kblk - (kt + S - 1) * BK);
+        lb.issue(&sB[wr][0][0], kblk - (kt + S - 1) * BK);
+        la.advance();
+        lb.advance();
+      }
+      cp_async_commit();
+      const bool more = kt + 1 < KT;
+      const int nx = rd + 1 == S ? 0 : rd + 1;
+#pragma unroll
+      for (int kk = 0; kk < BK; ++kk) {
+        if (kk < BK - 1) {
+          load_frag<C>(&sA[rd][kk + 1][0], &sB[rd][kk + 1][0], am, bn, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
+        } else if (more) {
+          cp_async_wait<S - 2>(); // slice kt+1 has landed (this thread's copies)
+          __syncthreads();        // ... and everyone's
+          load_frag<C>(&sA[nx][0][0], &sB[nx][0][0], am, bn, fa[0], fb[0]);
+        }
+        fma_step<C>(acc, fa[kk & 1], fb[kk & 1]);
+      }
+      rd = nx;
+      wr = wr + 1 == S ? 0 : wr + 1;
+    }
+  }
+  store_tile<C>(P, pl, acc);
 }
 
 typedef cudaError_t (*LaunchFn)(const Params &, int splits, cudaStream_t);
@@ -308,7 +496,10 @@ typedef cudaError_t (*LaunchFn)(const Params &, int splits, cudaStream_t);
 template <class C, bool AK, bool BKC>
 cudaError_t launch(const Params &P, int splits, cudaStream_t s) {
   dim3 grid((unsigned)(P.tiles_m * P.tiles_n), (unsigned)splits);
-  sgemm_kernel<C, AK, BKC><<<grid, C::T, 0, s>>>(P);
+  if constexpr (C::STAGES > 0)
+    sgemm_async_kernel<C, AK, BKC><<<grid, C::T, 0, s>>>(P);
+  else
+    sgemm_kernel<C, AK, BKC><<<grid, C::T, 0, s>>>(P);
   return cudaGetLastError();
 }
 

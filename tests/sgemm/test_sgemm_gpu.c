@@ -5,7 +5,8 @@
  * element checked and the padding around C checked untouched; k up to 4096.
  * Also runs each built kernel configuration and split-K directly through
  * parray_sgemm_config, so every kernel is covered whatever the automatic
- * choice. Exits 77 with "SKIP: no CUDA device" when there is no GPU. */
+ * choice (the extra tuning configurations with SGEMM_TEST_VARIANTS=1).
+ * Exits 77 with "SKIP: no CUDA device" when there is no GPU. */
 #include <cuda_runtime_api.h>
 #include <math.h>
 #include <stdio.h>
@@ -154,19 +155,41 @@ int main(void) {
   run_case(mk(PARRAY_ROW_MAJOR, 0, 0, 100, 77, 50, 0, 0, 0.0f, 2.0f));
   run_case(mk(PARRAY_ROW_MAJOR, 0, 0, 100, 77, 0, 0, 0, 1.0f, 0.0f));
   run_case(mk(PARRAY_COL_MAJOR, 0, 1, 0, 77, 10, 0, 0, 1.0f, 0.0f));
-  /* 4. Every built configuration directly, with and without split-K. */
-  for (int c = 1; c < parray_sgemm_config_count(); c++) {
+  /* 4. Every built configuration directly, on every layout it has (a
+   * configuration lacking a layout answers PARRAY_ERR_UNSUPPORTED, which is
+   * skipped), with and without split-K. The extra tuning configurations
+   * (slots >= 3, built with PARRAY_SGEMM_VARIANTS) only when
+   * SGEMM_TEST_VARIANTS=1, so that a broken experiment cannot hide the
+   * result for the library's own kernels. */
+  const char *tv = getenv("SGEMM_TEST_VARIANTS");
+  const int last = tv && tv[0] == '1' ? parray_sgemm_config_count() : 3;
+  for (int c = tv && tv[0] == '1' ? 3 : 1; c < last; c++) {
     if (strcmp(parray_sgemm_config_name(c), "(not built)") == 0) continue;
-    for (int sp = 1; sp <= 3; sp += 2) {
-      tcase t = mk(PARRAY_ROW_MAJOR, 0, 0, 515, 333, 1029, 0, 0, 1.0f, sp == 1 ? 0.0f : 0.5f);
+    for (int l = 0; l < 8; l++) {
+      const parray_layout o = (parray_layout)(l / 4);
+      const int ta = (l / 2) % 2, tb = l % 2;
+      float *probe;
+      CK(cudaMalloc((void **)&probe, 64));
+      const parray_status ps = parray_sgemm_config(c, 1, o, (parray_trans)ta, (parray_trans)tb, 1, 1, 1, 1.0f, probe, 1,
+                                                   probe, 1, 0.0f, probe + 4, 1, NULL);
+      CK(cudaDeviceSynchronize());
+      CK(cudaFree(probe));
+      if (ps == PARRAY_ERR_UNSUPPORTED) continue;
+      tcase t = mk(o, ta, tb, 515, 333, 1029, l % 3 == 2 ? 1 : 0, 0, 1.0f, l % 2 ? 0.0f : 0.5f);
       t.config = c;
-      t.splits = sp;
       run_case(t);
-      t = mk(PARRAY_ROW_MAJOR, 0, 0, 512, 512, 1024, 0, 0, 1.0f, 0.0f);
+      t = mk(o, ta, tb, 512, 512, 1024, 0, 0, 1.0f, 0.0f);
       t.config = c;
-      t.splits = sp;
       run_case(t);
     }
+    tcase t = mk(PARRAY_ROW_MAJOR, 0, 0, 515, 333, 1029, 0, 0, 1.0f, 0.5f);
+    t.config = c;
+    t.splits = 3;
+    run_case(t);
+    t = mk(PARRAY_ROW_MAJOR, 0, 0, 512, 512, 1024, 0, 0, 1.0f, 0.0f);
+    t.config = c;
+    t.splits = 3;
+    run_case(t);
   }
   /* 5. Argument checks. */
   float *d;
