@@ -8,7 +8,7 @@
 
 #define PARRAY_RD_THREADS 256
 #define PARRAY_RD_ALL_CHUNK ((int64_t)16384) /* elements per whole-array chunk */
-#define PARRAY_RD_COL_THREADS 1024           /* threads of a column block */
+#define PARRAY_RD_COL_THREADS 512            /* threads of a column block */
 #define PARRAY_RD_COL_BLOCKS 256             /* about this many column blocks */
 
 /* Chunks of the whole-array reduction of m elements. */

@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(kThreads)
   if (!last) return;
   __threadfence();
   A acc = Op::template init<A>();
-#pragma unroll 8
+#pragma unroll 16
   for (int64_t i = tid; i < nchunks; i += kThreads) acc = Op::template comb<A>(acc, __ldcg(partial + i));
   acc = block_reduce<Op>(acc, sh);
   if (tid == 0) {

@@ -1,8 +1,9 @@
 /* reduce_cols.cu - parray_reduce_cols_cuda: reduction over the leading
  * dimension (column reductions) of a rows x cols array with a row stride.
- * Blocks of 1024 threads: TX threads across 16-byte column packs, TY down
- * the rows; a grid of (column tiles) x (row splits) fixed by the shape
- * (kern_plan.h). Each thread folds its rows with 4 loads in flight, the
+ * Blocks of 512 threads: TX threads across 16-byte column packs, TY down
+ * the rows, two blocks per multiprocessor; a grid of (column tiles) x (row
+ * splits) fixed by the shape (kern_plan.h), about one wave. Each thread
+ * folds its rows with 4 loads in flight, the
  * block folds its TY rows of partial results with a fixed tree in shared
  * memory; with several splits, each writes its partial row to the workspace
  * and the last block of a column tile (atomic ticket per tile) folds the
@@ -16,7 +17,7 @@ namespace {
 constexpr int kColThreads = PARRAY_RD_COL_THREADS;
 
 template <typename T, typename Op, int P>
-__global__ void __launch_bounds__(kColThreads)
+__global__ void __launch_bounds__(kColThreads, 2)
     cols_kernel(const T *x, int64_t rows, int64_t cols, int64_t stride, int txl, int64_t rs, int64_t gy,
                 typename AccOf<T>::type *partial, unsigned *counters, void *y, parray_dtype ydt, int64_t mean_count) {
   using A = typename AccOf<T>::type;
@@ -86,7 +87,7 @@ __global__ void __launch_bounds__(kColThreads)
   const int cc = tid % NT, jj = tid / NT;
   A a = Op::template init<A>();
   if (ct + cc < cols) {
-#pragma unroll 4
+#pragma unroll 16
     for (int64_t s2 = jj; s2 < gy; s2 += J) a = Op::template comb<A>(a, __ldcg(partial + s2 * cols + ct + cc));
   }
   sh[jj * NT + cc] = a; /* every thread passed the barrier after the tree */

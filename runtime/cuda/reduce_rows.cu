@@ -14,7 +14,7 @@ namespace {
 constexpr int kRowsPerTrip = 4;
 
 template <typename T, typename Op, int P>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 4)
     rows_kernel(const T *x, int64_t rows, int cols, int64_t stride, int head, int lw, void *y, parray_dtype ydt,
                 int64_t mean_count) {
   using A = typename AccOf<T>::type;
@@ -30,20 +30,20 @@ __global__ void __launch_bounds__(kThreads)
   const int t0 = h + npk * P, rem = cols - t0;
   for (int64_t rw = gid_warp, r0 = gid; rw < rows; rw += G * RU, r0 += G * RU) {
     A acc[RU];
-    const T *rp[RU];
     bool ok[RU];
+    const T *rp0 = x + r0 * stride; /* row u of this trip starts at rp0 + u*step */
+    const int64_t step = G * stride;
 #pragma unroll
     for (int u = 0; u < RU; ++u) {
-      const int64_t r = r0 + u * G;
-      ok[u] = r < rows;
-      rp[u] = x + (ok[u] ? r : 0) * stride;
+      ok[u] = r0 + u * G < rows;
       acc[u] = Op::template init<A>();
     }
     for (int k = lane; k < npk; k += L) {
       parray_ew::Pack<T, P> v[RU];
+      const T *p = rp0 + h + k * P;
 #pragma unroll
       for (int u = 0; u < RU; ++u)
-        if (ok[u]) v[u] = ldpack<T, P>(rp[u] + h + k * P);
+        if (ok[u]) v[u] = ldpack<T, P>(p + u * step);
 #pragma unroll
       for (int u = 0; u < RU; ++u)
         if (ok[u]) acc[u] = fold_pack<Op, P>(acc[u], v[u]);
@@ -52,11 +52,11 @@ __global__ void __launch_bounds__(kThreads)
       for (int j = lane; j < h; j += L)
 #pragma unroll
         for (int u = 0; u < RU; ++u)
-          if (ok[u]) acc[u] = Op::template comb<A>(acc[u], to_acc<A>(rp[u][j]));
+          if (ok[u]) acc[u] = Op::template comb<A>(acc[u], to_acc<A>(rp0[u * step + j]));
       for (int j = lane; j < rem; j += L)
 #pragma unroll
         for (int u = 0; u < RU; ++u)
-          if (ok[u]) acc[u] = Op::template comb<A>(acc[u], to_acc<A>(rp[u][t0 + j]));
+          if (ok[u]) acc[u] = Op::template comb<A>(acc[u], to_acc<A>(rp0[u * step + t0 + j]));
     }
 #pragma unroll
     for (int u = 0; u < RU; ++u) acc[u] = group_reduce<Op>(acc[u], L);
