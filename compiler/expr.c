@@ -49,6 +49,8 @@ ex *ex_const(exctx *x, int64_t v) {
 
 static bool is_simple_text(const char *t) {
   if (!*t) return false;
+  /* a cast of a simple operand, "(int)threadIdx.x", binds like an operand */
+  if (t[0] == '(' && !strncmp(t, "(int)", 5)) t += 5;
   bool ok = true;
   for (const char *p = t; *p; p++)
     if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||

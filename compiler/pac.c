@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef PAC_VERSION
@@ -68,6 +69,9 @@ static int write_atomically(const char *path, const char *data, size_t len, char
     free(tmp);
     return -1;
   }
+  mode_t um = umask(0);
+  umask(um);
+  fchmod(fd, 0666 & ~um);
   FILE *f = fdopen(fd, "wb");
   bool ok = f && fwrite(data, 1, len, f) == len;
   ok = f && fclose(f) == 0 && ok;

@@ -1,11 +1,18 @@
-/* parray/cuda.h - CUDA part of the runtime API: device selection, checked
- * allocation and copies, launch checking. Needs the CUDA runtime headers. */
+/* parray/cuda.h - CUDA part of the runtime API: device selection (INIT_GPU),
+ * checked allocation per memory kind, host/device copies between layouts,
+ * and launch checking. Needs the CUDA runtime headers; generated .cu files
+ * include it through parray.h. */
 #ifndef PARRAY_CUDA_H
 #define PARRAY_CUDA_H
 
 #include <cuda_runtime_api.h>
 
 #include "parray/core.h"
+#include "parray/permute.h"
+
+#ifdef __CUDACC__
+#include <cooperative_groups.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,6 +23,38 @@ extern "C" {
 PARRAY_API parray_status parray_cuda_status(cudaError_t e, const char *what);
 /* Number of CUDA devices, 0 when there is none or no driver. */
 PARRAY_API int parray_cuda_device_count(void);
+
+/* The functions below are called by generated code: on failure they print
+ * "file.pc:LINE: error: ..." and end the program (parray_fatal_at). */
+
+/* INIT_GPU(n): select GPU n for the calling thread or process. */
+PARRAY_API void parray_cuda_init_gpu(int n, const char *file, int line);
+#define INIT_GPU(n) parray_cuda_init_gpu((n), __FILE__, __LINE__)
+
+/* #create / #destroy of dmem (cudaMalloc) and, in CUDA programs, pinned
+ * (cudaMallocHost) memory. */
+PARRAY_API void *parray_cuda_create(parray_memkind kind, size_t bytes, const char *file, int line, const char *what);
+PARRAY_API void parray_cuda_destroy(parray_memkind kind, void *p, const char *file, int line, const char *what);
+
+/* #copy between contiguous layouts (host or device on either side). */
+PARRAY_API void parray_cuda_memcpy(void *dst, const void *src, size_t bytes, const char *file, int line,
+                                   const char *what);
+/* #copy between any two layouts, host or device on either side: for every
+ * index tuple < shape, dst[sum i*dstride] = src[sum i*sstride]. Uses
+ * cudaMemcpy/cudaMemcpy2D where the layouts allow, otherwise a contiguous
+ * staging buffer and the device copy engine (permute kernels). */
+PARRAY_API void parray_cuda_copy(parray_memkind dkind, void *dst, const int64_t *dstride, parray_memkind skind,
+                                 const void *src, const int64_t *sstride, const int64_t *shape, int ndim,
+                                 size_t elem_size, const char *file, int line, const char *what);
+
+/* After a kernel launch: check the launch and wait for the kernel. */
+PARRAY_API void parray_cuda_check_launch(const char *file, int line, const char *what);
+
+#ifdef __cplusplus
+/* #sync_0: a cooperative launch; the grid must be co-resident. */
+PARRAY_API void parray_cuda_launch_cooperative(const void *fn, dim3 grid, dim3 block, void **args, const char *file,
+                                               int line, const char *what);
+#endif
 
 #ifdef __cplusplus
 }
