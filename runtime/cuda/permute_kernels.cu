@@ -355,13 +355,14 @@ struct Digit {
  *   1  groups of up to 32 a-tiles: a-tile in group, b-tiles, group, batch
  *   2  batch, b-tiles, a-tiles
  *   3  b-tiles, groups of up to 8 a-tiles, batch, group
- * Auto (-1): with a batch whose innermost dimension moves <= 64 KB per step
- * on both sides, order 3 (neighbouring batch entries share pages of both
- * arrays, so they run together); otherwise order 1, whose ~1000 concurrent
- * tiles form a square of about 32 x 32 tiles instead of a thin band that
- * touches every row of one side. */
+ * Auto (-1): order 2 when the innermost batch dimension moves <= 64 KB per
+ * step on both sides (e.g. (2,1,0): neighbouring batch entries share pages
+ * of both arrays), order 0 otherwise. Measured on an H200 (2026-11-21,
+ * bench/RESULTS.md): order 0 is best or within 1% of best for (0,2,1) and
+ * 2-D transposes (order 1 loses 2-5% there), order 2 wins for (2,1,0) by
+ * 1.5-3%; order 3 is never best. */
 int tile_digits(Digit *dg, int order, int64_t nta, int64_t ntb, int64_t nbatch, int64_t inner_batch_bytes) {
-  if (order < 0 || order > 3) order = (nbatch > 1 && inner_batch_bytes <= 65536) ? 3 : 1;
+  if (order < 0 || order > 3) order = (nbatch > 1 && inner_batch_bytes <= 65536) ? 2 : 0;
   const int64_t g32 = nta < 32 ? nta : 32, g8 = nta < 8 ? nta : 8;
   switch (order) {
   case 0:
