@@ -192,40 +192,115 @@ nomem:
   return PARRAY_ERR_ALLOC;
 }
 
-/* Move everything with point-to-point messages of at most P2P_CHUNK bytes
- * (when a count or displacement does not fit an int). */
-static parray_status exchange_p2p(const copy_desc *d, const plan *pl, MPI_Comm comm, char *sb, char *rb) {
+/* Pack everything this process sends to peer q (combos in order). */
+static parray_status pack_peer(const copy_desc *d, const plan *pl, int q) {
+  int64_t es = d->es, at = pl->sdsp[q];
+  int m = (int)(d->n - d->u);
+  combo c;
+  combo_first(d, &c);
+  do {
+    if (c.ps != pl->me || c.pd != q) continue;
+    parray_status s = parray_copy_strided_cpu(pl->sbuf + at * es, pl->pk + d->u, pl->sbase + c.os * es, d->sl + d->u,
+                                              d->shape + d->u, m, (size_t)es);
+    if (s != PARRAY_OK) return s;
+    at += pl->inner;
+  } while (combo_next(d, &c));
+  return PARRAY_OK;
+}
+
+/* The blocks this process sends to itself: one strided copy each. */
+static parray_status copy_self(const copy_desc *d, const plan *pl) {
+  int64_t es = d->es;
+  combo c;
+  combo_first(d, &c);
+  do {
+    if (c.ps != pl->me || c.pd != pl->me) continue;
+    parray_status s = parray_copy_strided_cpu(pl->rbase + c.od * es, d->dl + d->u, pl->sbase + c.os * es, d->sl + d->u,
+                                              d->shape + d->u, (int)(d->n - d->u), (size_t)es);
+    if (s != PARRAY_OK) return s;
+  } while (combo_next(d, &c));
+  return PARRAY_OK;
+}
+
+/* Everything received from other processes, from the unpack buffer. */
+static parray_status unpack_all(const copy_desc *d, plan *pl) {
+  int64_t es = d->es;
+  for (int p = 0; p < pl->P; p++) pl->cur[p] = pl->rdsp[p];
+  combo c;
+  combo_first(d, &c);
+  do {
+    if (c.pd != pl->me || c.ps == pl->me) continue;
+    parray_status s = parray_copy_strided_cpu(pl->rbase + c.od * es, d->dl + d->u, pl->rbuf + pl->cur[c.ps] * es,
+                                              pl->pk + d->u, d->shape + d->u, (int)(d->n - d->u), (size_t)es);
+    if (s != PARRAY_OK) return s;
+    pl->cur[c.ps] += pl->inner;
+  } while (combo_next(d, &c));
+  return PARRAY_OK;
+}
+
+/* Non-blocking messages of at most P2P_CHUNK bytes for one peer. */
+static int post(bool send, char *base, int64_t bytes, int peer, MPI_Comm comm, MPI_Request *rq, int *n) {
+  int rc = MPI_SUCCESS;
+  for (int64_t off = 0, tag = 0; off < bytes && rc == MPI_SUCCESS; off += P2P_CHUNK, tag++) {
+    int len = (int)(bytes - off < P2P_CHUNK ? bytes - off : P2P_CHUNK);
+    rc = send ? MPI_Isend(base + off, len, MPI_BYTE, peer, (int)tag, comm, &rq[*n])
+              : MPI_Irecv(base + off, len, MPI_BYTE, peer, (int)tag, comm, &rq[*n]);
+    if (rc == MPI_SUCCESS) (*n)++;
+  }
+  return rc;
+}
+
+/* Point-to-point form: post every receive, then pack and send peer by peer
+ * (me+1, me+2, ...) so that peers start pulling while we pack, copy our own
+ * blocks, wait, unpack. Messages of at most 1 GiB: no int limit. */
+static parray_status run_p2p(const copy_desc *d, plan *pl, MPI_Comm comm) {
   int64_t es = d->es, nreq = 0;
-  for (int p = 0; p < pl->P; p++)
-    nreq += (pl->scnt[p] * es + P2P_CHUNK - 1) / P2P_CHUNK + (pl->rcnt[p] * es + P2P_CHUNK - 1) / P2P_CHUNK;
+  for (int p = 0; p < pl->P; p++) {
+    int64_t cs = (pl->scnt[p] * es + P2P_CHUNK - 1) / P2P_CHUNK, cr = (pl->rcnt[p] * es + P2P_CHUNK - 1) / P2P_CHUNK;
+    if (cs > 32767 || cr > 32767) {
+      parray_set_error("#copy: more than 32 TiB between two processes");
+      return PARRAY_ERR_UNSUPPORTED;
+    }
+    nreq += cs + cr;
+  }
   MPI_Request *rq = malloc((size_t)(nreq ? nreq : 1) * sizeof *rq);
   if (!rq) {
     parray_set_error("#copy: out of memory");
     return PARRAY_ERR_ALLOC;
   }
+  char *sb = pl->szc ? pl->sbase : pl->sbuf, *rb = pl->rzc ? pl->rbase : pl->rbuf;
   int n = 0, rc = MPI_SUCCESS;
-  for (int dir = 0; dir < 2 && rc == MPI_SUCCESS; dir++) /* receives first, then sends */
-    for (int p = 0; p < pl->P && rc == MPI_SUCCESS; p++) {
-      int64_t bytes = (dir ? pl->scnt[p] : pl->rcnt[p]) * es;
-      char *base = dir ? sb + pl->sdsp[p] * es : rb + pl->rdsp[p] * es;
-      for (int64_t off = 0, tag = 0; off < bytes && rc == MPI_SUCCESS; off += P2P_CHUNK, tag++) {
-        int len = (int)(bytes - off < P2P_CHUNK ? bytes - off : P2P_CHUNK);
-        rc = dir ? MPI_Isend(base + off, len, MPI_BYTE, p, (int)tag, comm, &rq[n])
-                 : MPI_Irecv(base + off, len, MPI_BYTE, p, (int)tag, comm, &rq[n]);
-        if (rc == MPI_SUCCESS) n++;
-      }
-    }
+  parray_status s = PARRAY_OK;
+  for (int k = 1; k < pl->P && rc == MPI_SUCCESS; k++) {
+    int p = (pl->me - k + pl->P) % pl->P;
+    rc = post(false, rb + pl->rdsp[p] * es, pl->rcnt[p] * es, p, comm, rq, &n);
+  }
+  for (int k = 1; k < pl->P && rc == MPI_SUCCESS && s == PARRAY_OK; k++) {
+    int p = (pl->me + k) % pl->P;
+    if (!pl->scnt[p]) continue;
+    if (!pl->szc && (s = pack_peer(d, pl, p)) != PARRAY_OK) break;
+    rc = post(true, sb + pl->sdsp[p] * es, pl->scnt[p] * es, p, comm, rq, &n);
+  }
+  if (s == PARRAY_OK && rc == MPI_SUCCESS) s = copy_self(d, pl);
   if (n) {
     int rc2 = MPI_Waitall(n, rq, MPI_STATUSES_IGNORE);
     if (rc == MPI_SUCCESS) rc = rc2;
   }
   free(rq);
-  return rc == MPI_SUCCESS ? PARRAY_OK : pmpi_error(rc, "#copy (point-to-point exchange)");
+  if (rc != MPI_SUCCESS) return pmpi_error(rc, "#copy (point-to-point exchange)");
+  if (s == PARRAY_OK && !pl->rzc && pl->rtot) s = unpack_all(d, pl);
+  return s;
 }
 
-static parray_status exchange(const copy_desc *d, const plan *pl, MPI_Comm comm) {
+/* Collective form: pack all, copy our own blocks, one MPI_Scatterv /
+ * MPI_Gatherv / MPI_Alltoallv, unpack. */
+static parray_status run_collective(const copy_desc *d, plan *pl, MPI_Comm comm) {
+  parray_status s = PARRAY_OK;
+  for (int p = 0; p < pl->P && s == PARRAY_OK; p++)
+    if (p != pl->me && pl->scnt[p] && !pl->szc) s = pack_peer(d, pl, p);
+  if (s == PARRAY_OK) s = copy_self(d, pl);
+  if (s != PARRAY_OK) return s;
   char *sb = pl->szc ? pl->sbase : pl->sbuf, *rb = pl->rzc ? pl->rbase : pl->rbuf;
-  if (d->p2p) return exchange_p2p(d, pl, comm, sb, rb);
   int P = pl->P;
   int *iv = malloc(4 * (size_t)P * sizeof *iv);
   if (!iv) {
@@ -248,38 +323,12 @@ static parray_status exchange(const copy_desc *d, const plan *pl, MPI_Comm comm)
     MPI_Type_free(&t);
   }
   free(iv);
-  return rc == MPI_SUCCESS ? PARRAY_OK : pmpi_error(rc, "#copy");
+  if (rc != MPI_SUCCESS) return pmpi_error(rc, "#copy");
+  return !pl->rzc && pl->rtot ? unpack_all(d, pl) : PARRAY_OK;
 }
 
-/* Pack, copy to self, exchange, unpack. */
 static parray_status plan_run(const copy_desc *d, plan *pl, MPI_Comm comm) {
-  int64_t es = d->es;
-  int m = (int)(d->n - d->u);
-  const int64_t *shp = d->shape + d->u, *sl = d->sl + d->u, *dl = d->dl + d->u, *pk = pl->pk + d->u;
-  parray_status s = PARRAY_OK;
-  for (int p = 0; p < pl->P; p++) pl->cur[p] = pl->sdsp[p];
-  combo c;
-  combo_first(d, &c);
-  do {
-    if (c.ps != pl->me) continue;
-    if (c.pd == pl->me)
-      s = parray_copy_strided_cpu(pl->rbase + c.od * es, dl, pl->sbase + c.os * es, sl, shp, m, (size_t)es);
-    else if (!pl->szc) {
-      s = parray_copy_strided_cpu(pl->sbuf + pl->cur[c.pd] * es, pk, pl->sbase + c.os * es, sl, shp, m, (size_t)es);
-      pl->cur[c.pd] += pl->inner;
-    }
-    if (s != PARRAY_OK) return s;
-  } while (combo_next(d, &c));
-  if ((s = exchange(d, pl, comm)) != PARRAY_OK || pl->rzc || !pl->rtot) return s;
-  for (int p = 0; p < pl->P; p++) pl->cur[p] = pl->rdsp[p];
-  combo_first(d, &c);
-  do {
-    if (c.pd != pl->me || c.ps == pl->me) continue;
-    s = parray_copy_strided_cpu(pl->rbase + c.od * es, dl, pl->rbuf + pl->cur[c.ps] * es, pk, shp, m, (size_t)es);
-    if (s != PARRAY_OK) return s;
-    pl->cur[c.ps] += pl->inner;
-  } while (combo_next(d, &c));
-  return PARRAY_OK;
+  return d->p2p ? run_p2p(d, pl, comm) : run_collective(d, pl, comm);
 }
 
 /* ---- process 0: checks and the descriptor ---------------------------------- */
