@@ -108,18 +108,34 @@ layout *lay_compose(tyctx *t, const layout *l, ex *w, ex *s) {
   return r;
 }
 
+layout *ty_proc_layout(tyctx *t, dnode *n) {
+  int saved = t->view;
+  t->view = 1;
+  layout *l = ty_layout(t, n);
+  t->view = saved;
+  return l;
+}
+
 layout *ty_layout(tyctx *t, dnode *n) {
-  if (n->lay_done) return n->lay;
-  n->lay_done = true; /* also guards against cycles */
+  int v = t->view;
+  if (n->lay_done[v]) return n->lays[v];
+  n->lay_done[v] = true; /* also guards against cycles */
   layout *l = NULL;
-  if (n->derived && n->parent) {
+  if (ty_is_mpi_ref(n) && !n->derived) {
+    /* selects the process: no local offset; in the process view, its index */
+    l = lay_new(t, 1);
+    l->m[0] = (mode){n->size, v ? n->proc_stride : ex_const(t->ex, 0)};
+  } else if (n->type && n->type->thread != TK_DATA && v) {
+    l = lay_new(t, 1);
+    l->m[0] = (mode){n->size, ex_const(t->ex, 0)};
+  } else if (n->derived && n->parent) {
     layout *p = ty_layout(t, n->parent);
     if (p) l = lay_compose(t, p, n->weight, n->size);
   } else {
     switch (n->kind) {
     case DN_LEAF:
       l = lay_new(t, 1);
-      l->m[0] = (mode){n->size, n->stride ? n->stride : ex_const(t->ex, 1)};
+      l->m[0] = (mode){n->size, v ? ex_const(t->ex, 0) : n->stride ? n->stride : ex_const(t->ex, 1)};
       break;
     case DN_COMP: {
       layout **ls = arena_alloc(t->ar, sizeof *ls * (size_t)(n->nkids ? n->nkids : 1));
@@ -141,7 +157,7 @@ layout *ty_layout(tyctx *t, dnode *n) {
   }
 done:
   if (l) l = lay_coalesce(t, l);
-  n->lay = l;
+  n->lays[v] = l;
   return l;
 }
 

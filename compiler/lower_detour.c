@@ -96,8 +96,7 @@ static const char *capture_use(lw *w, region *r, capture *c) {
   case CAP_PTR: return arena_printf(w->ar, "(*parray__ctx->%s)", c->field);
   case CAP_DECAY: return arena_printf(w->ar, "parray__ctx->%s", c->field);
   case CAP_VALUE: return r->kind == RG_CUDA ? c->field : arena_printf(w->ar, "parray__ctx->%s", c->field);
-  case CAP_HANDLE:
-    return arena_printf(w->ar, "((%s *)parray_mpi_local(parray__ctx->%s))", c->s->created->type->elem, c->field);
+  case CAP_HANDLE: return arena_printf(w->ar, "parray__l_%s", c->field);
   case CAP_ERROR: return c->field;
   }
   return c->field;
@@ -235,6 +234,13 @@ static void detour_host_threads(lw *w, item *it, region *r) {
   else sb_puts(&h, "  (void)parray__vctx;\n");
   sb_printf(&h, "  const %s parray__tid = (%s)parray__tid64;\n  (void)parray__tid;%s\n", wide ? "int64_t" : "int",
             wide ? "int64_t" : "int", r->kind == RG_PTHD ? " (void)parray__team;" : "");
+  /* this process's blocks of the distributed arrays the body uses */
+  for (int i = 0; i < r->ncaps; i++)
+    if (r->caps[i].mode == CAP_HANDLE) {
+      const char *el = r->caps[i].s->created->type->elem;
+      sb_printf(&h, "  %s *const parray__l_%s = (%s *)parray_mpi_local(parray__ctx->%s);\n", el, r->caps[i].field, el,
+                r->caps[i].field);
+    }
   sb_puts(&h, body);
   sb_puts(&h, "\n}\n");
   pr_hoist(&w->pr, h.s);

@@ -42,6 +42,8 @@ static dnode *data_type(lw *w, loc name) {
   return n;
 }
 
+static char *ex_c(lw *w, ex *e) { return ex_str(&w->ex, e, ex_needs_wide(e)); }
+
 static char *bytes_text(lw *w, dnode *n) {
   ex *fp = ty_footprint(&w->ty, n);
   int64_t v;
@@ -53,6 +55,51 @@ static bool in_cuda_region(lw *w) {
   for (region *r = w->rg; r; r = r->outer)
     if (r->kind == RG_CUDA) return true;
   return false;
+}
+
+/* #create of a type distributed over an mpi thread array: collective; each
+ * process gets its block; the variable points to process 0's block and a
+ * companion variable parray__h_<name> holds the handle. */
+static void create_distributed(lw *w, item *it, dnode *n, items *arg) {
+  directive *d = it->dir;
+  loc vl;
+  if (!single_ident(arg, &vl)) {
+    diag_error(w->dg, arg->n ? arg->first->loc : d->loc, "a distributed array is created into a variable: give a name");
+    return;
+  }
+  if (w->rg->kind != RG_HOST) {
+    diag_error(w->dg, d->kw, "#create of the distributed type '%s' is collective: it belongs in the host code of "
+               "process 0, not inside a detour", n->path);
+    return;
+  }
+  const char *name = lw_text(w, vl), *elem = n->type->elem;
+  sym *s = sc_find(&w->sc, name, strlen(name));
+  bool fresh = !s || s->kind != SYM_VAR;
+  if (!fresh && s->depth > 0 && !(s->created && s->created->type->mpi_ref)) {
+    diag_error(w->dg, vl, "'%s' is already declared here: a distributed #create declares its own variable", name);
+    return;
+  }
+  w->uses_mpi = true;
+  const char *loca = lw_loc_args(w, d->loc, dir_text(w, it));
+  const char *nprocs = ex_c(w, n->type->mpi_ref->size);
+  char *code;
+  if (fresh)
+    code = arena_printf(w->ar, "int parray__h_%s = parray_mpi_create(%s, %s); if (parray__h_%s < 0) "
+                        "parray_fatal_at(%s, \"%%s\", parray_last_error()); %s *%s = (%s *)parray_mpi_local(parray__h_%s);",
+                        name, bytes_text(w, n), nprocs, name, loca, elem, name, elem, name);
+  else {
+    if (!s->created || !s->created->type->mpi_ref)
+      pr_hoist(&w->pr, arena_printf(w->ar, "static int parray__h_%s = -1;\n", name));
+    code = arena_printf(w->ar, "parray__h_%s = parray_mpi_create(%s, %s); if (parray__h_%s < 0) "
+                        "parray_fatal_at(%s, \"%%s\", parray_last_error()); %s = (%s *)parray_mpi_local(parray__h_%s);",
+                        name, bytes_text(w, n), nprocs, name, loca, name, elem, name);
+  }
+  if (fresh) {
+    lw_declare_var(w, name, strlen(name), elem, "*@", true);
+    s = sc_find(&w->sc, name, strlen(name));
+  }
+  s->created = n, s->created_at = d->loc;
+  pr_replace(&w->pr, it->loc.b, it->loc.e, code);
 }
 
 void lower_create(lw *w, item *it) {
@@ -74,8 +121,7 @@ void lower_create(lw *w, item *it) {
   const char *target = lw_list_text(w, &args[0]);
   char *code;
   if (n->type->mpi_ref) {
-    diag_error(w->dg, d->name, "'%s' is distributed over an mpi thread array; distributed #create is not "
-               "implemented yet", n->path);
+    create_distributed(w, it, n, &args[0]);
     return;
   }
   if (mem == MK_SMEM || mem == MK_RMEM) {
@@ -154,7 +200,9 @@ void lower_destroy(lw *w, item *it) {
   }
   const char *target = lw_list_text(w, &args[0]);
   char *code;
-  if (mem == MK_SMEM || mem == MK_RMEM)
+  if (s->created->type->mpi_ref)
+    code = arena_printf(w->ar, "parray_mpi_destroy(parray__h_%s); %s = NULL;", target, target);
+  else if (mem == MK_SMEM || mem == MK_RMEM)
     code = arena_printf(w->ar, "/* %s memory is released when the kernel ends */", memname(mem));
   else if (mem == MK_DMEM || (mem == MK_PINNED && w->target == TARGET_CUDA))
     code = arena_printf(w->ar, "parray_cuda_destroy(%s, %s, %s);", lw_memkind_enum(mem), target,
@@ -215,7 +263,6 @@ static int joint_modes(lw *w, layout *ls, layout *ld, jmode *out, int max) {
   return k;
 }
 
-static char *ex_c(lw *w, ex *e) { return ex_str(&w->ex, e, ex_needs_wide(e)); }
 
 /* dst[f_D(i)] = src[f_S(i)] for every i, as a loop */
 static char *copy_loop(lw *w, dnode *ns, const char *src, dnode *nd, const char *dst, bool unroll) {
@@ -228,6 +275,113 @@ static char *copy_loop(lw *w, dnode *ns, const char *src, dnode *nd, const char 
   return arena_printf(w->ar, "%sfor (%s parray__i = 0; parray__i < %s; parray__i++) (%s)[%s] = (%s)[%s];",
                       unroll ? "_Pragma(\"unroll\") " : "", wide ? "long long" : "int", ex_str(x, ns->size, wide),
                       dst, ex_str(x, fd, false), src, ex_str(x, fs, false));
+}
+
+/* A common refinement of k flat layouts over one index space: modes
+ * (n, stride_0 .. stride_{k-1}), outermost first. Returns the mode count or
+ * -1 when a split cannot be proved to divide. */
+static int refine(lw *w, layout **ls, int k, ex **shape, ex **strides /* [mode*k + j] */, int max) {
+  exctx *x = &w->ex;
+  int idx[8];
+  ex *rem[8], *st[8];
+  for (int j = 0; j < k; j++) idx[j] = ls[j]->nm - 1, rem[j] = ls[j]->m[idx[j]].n, st[j] = ls[j]->m[idx[j]].d;
+  int nm = 0;
+  for (;;) {
+    bool done = true;
+    for (int j = 0; j < k; j++) done &= idx[j] < 0;
+    if (done) break;
+    for (int j = 0; j < k; j++)
+      if (idx[j] < 0) return -1;
+    /* the smallest remaining extent must divide every other one */
+    ex *m = NULL;
+    for (int c = 0; c < k && !m; c++) {
+      bool ok = true;
+      for (int j = 0; j < k && ok; j++) ok = ex_div_exact(x, rem[j], rem[c]) != NULL;
+      if (ok) m = rem[c];
+    }
+    if (!m || nm == max) return -1;
+    shape[nm] = m;
+    for (int j = 0; j < k; j++) {
+      strides[nm * k + j] = st[j];
+      ex *q = ex_div_exact(x, rem[j], m);
+      int64_t one;
+      if (ex_is_const(q, &one) && one == 1) {
+        if (--idx[j] >= 0) rem[j] = ls[j]->m[idx[j]].n, st[j] = ls[j]->m[idx[j]].d;
+      } else {
+        rem[j] = q, st[j] = ex_mul(x, st[j], m);
+      }
+    }
+    nm++;
+  }
+  /* outermost first */
+  for (int a = 0, b = nm - 1; a < b; a++, b--) {
+    ex *t = shape[a];
+    shape[a] = shape[b], shape[b] = t;
+    for (int j = 0; j < k; j++) {
+      ex *u = strides[a * k + j];
+      strides[a * k + j] = strides[b * k + j], strides[b * k + j] = u;
+    }
+  }
+  return nm;
+}
+
+/* #copy where a side is distributed: scatter, gather or redistribution */
+static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da) {
+  directive *d = it->dir;
+  if (w->rg->kind != RG_HOST) {
+    diag_error(w->dg, d->kw, "#copy of a distributed array is collective: it belongs in the host code of process 0");
+    return;
+  }
+  dnode *side_n[2] = {nd, ns};
+  items *side_a[2] = {da, sa};
+  const char *handle[2], *ptr[2];
+  for (int k = 0; k < 2; k++) {
+    if (side_n[k]->type->mpi_ref) {
+      loc vl;
+      sym *s = single_ident(side_a[k], &vl) ? sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b) : NULL;
+      if (!s || !s->created || !s->created->type->mpi_ref) {
+        diag_error(w->dg, side_a[k]->n ? side_a[k]->first->loc : d->loc,
+                   "'%s' is distributed: the #copy argument must be a variable given to its #create", side_n[k]->path);
+        return;
+      }
+      handle[k] = arena_printf(w->ar, "parray__h_%.*s", (int)(vl.e - vl.b), w->src->text + vl.b);
+      ptr[k] = "NULL";
+    } else {
+      if (side_n[k]->type->mem == MK_DMEM) {
+        diag_error(w->dg, d->loc, "#copy between dmem and a distributed array: copy through host memory");
+        return;
+      }
+      handle[k] = "-1";
+      ptr[k] = lw_list_text(w, side_a[k]);
+    }
+  }
+  layout *ls[4] = {ty_layout(&w->ty, nd), ty_proc_layout(&w->ty, nd), ty_layout(&w->ty, ns), ty_proc_layout(&w->ty, ns)};
+  ex *shape[32], *st[32 * 4];
+  int nm = (ls[0] && ls[1] && ls[2] && ls[3]) ? refine(w, ls, 4, shape, st, 32) : -1;
+  if (nm < 0) {
+    diag_error(w->dg, d->loc, "#copy between these distributions needs a split of dimensions that cannot be proved "
+               "at compile time");
+    return;
+  }
+  w->uses_mpi = true;
+  static const char *const names[4] = {"parray__dl", "parray__dp", "parray__sl", "parray__sp"};
+  sbuf b;
+  sb_init(&b);
+  sb_puts(&b, "{ const int64_t parray__shape[] = {");
+  for (int m = 0; m < nm; m++) sb_printf(&b, "%s%s", m ? ", " : "", ex_c(w, shape[m]));
+  sb_puts(&b, "}");
+  for (int j = 0; j < 4; j++) {
+    sb_printf(&b, ", %s[] = {", names[j]);
+    for (int m = 0; m < nm; m++) sb_printf(&b, "%s%s", m ? ", " : "", ex_c(w, st[m * 4 + j]));
+    sb_puts(&b, "}");
+  }
+  sb_printf(&b, ";\n  parray_mpi_side parray__d = {%s, %s, parray__dl, parray__dp}, parray__s = {%s, (void *)(%s), "
+            "parray__sl, parray__sp};\n", handle[0], ptr[0], handle[1], ptr[1]);
+  sb_printf(&b, "  if (parray_mpi_copy(&parray__d, &parray__s, parray__shape, %d, sizeof(%s)) != PARRAY_OK) "
+            "parray_fatal_at(%s, \"%%s\", parray_last_error()); }", nm, ns->type->elem,
+            lw_loc_args(w, d->loc, dir_text(w, it)));
+  pr_replace(&w->pr, it->loc.b, it->loc.e, b.s);
+  sb_free(&b);
 }
 
 void lower_copy(lw *w, item *it) {
@@ -257,7 +411,7 @@ void lower_copy(lw *w, item *it) {
     return;
   }
   if (ns->type->mpi_ref || nd->type->mpi_ref) {
-    diag_error(w->dg, d->loc, "#copy of distributed arrays is not implemented yet");
+    copy_distributed(w, it, ns, &sa[0], nd, &da[0]);
     return;
   }
   const char *src = lw_list_text(w, &sa[0]), *dst = lw_list_text(w, &da[0]);

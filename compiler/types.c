@@ -156,12 +156,25 @@ static void collect_leaves(dnode *n, dnode ***out, int *cnt, int *cap, arena *ar
   for (int j = 0; j < n->nkids; j++) collect_leaves(n->kids[j], out, cnt, cap, ar);
 }
 
+bool ty_is_mpi_ref(const dnode *n) {
+  return (n->kind == DN_REF || n->kind == DN_SREF || n->kind == DN_CREF) && n->ref && n->ref->type &&
+         n->ref->type->thread == TK_MPI;
+}
+
+/* Natural strides over the leaf sequence. A reference to an mpi thread array
+ * selects the process and takes no room in the local block: it has a stride
+ * in process index instead. */
 static void set_strides(tyctx *t, dnode *root) {
   dnode **lv = NULL;
   int cnt = 0, cap = 0;
   collect_leaves(root, &lv, &cnt, &cap, t->ar);
-  ex *s = ex_const(t->ex, 1);
+  ex *s = ex_const(t->ex, 1), *ps = ex_const(t->ex, 1);
   for (int i = cnt - 1; i >= 0; i--) {
+    if (ty_is_mpi_ref(lv[i])) {
+      lv[i]->proc_stride = ps;
+      ps = ex_mul(t->ex, ps, lv[i]->size);
+      continue;
+    }
     if (lv[i]->kind == DN_LEAF) lv[i]->stride = s;
     s = ex_mul(t->ex, s, lv[i]->size);
   }

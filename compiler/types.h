@@ -40,8 +40,9 @@ struct dnode {
   bool derived;  /* offsets derived from an enclosing referencing node (rule 4) */
   ex *weight;    /* w_j: product of the sizes of the later siblings */
   ex *stride;    /* natural leaf: its stride */
-  layout *lay;   /* flat layout, or NULL */
-  bool lay_done;
+  ex *proc_stride; /* a reference to an mpi thread array: its stride in process index */
+  layout *lays[2]; /* flat layout per view (local offsets, process index), or NULL */
+  bool lay_done[2];
   loc loc;
 };
 
@@ -69,6 +70,7 @@ typedef struct tyctx {
   /* resolve a type path name to a node (scopes, subprogram parameters) */
   dnode *(*lookup)(void *env, const char *name, size_t len, loc where, bool report);
   void *env;
+  int view; /* 0: offsets (local offsets for distributed types); 1: process index */
 } tyctx;
 
 /* Build a type from a #parray body. NULL after reporting errors. */
@@ -81,6 +83,10 @@ dnode *ty_resolve(tyctx *t, const char *name, size_t len, loc where, bool report
 
 /* Flat layout of a node (NULL when not representable). */
 layout *ty_layout(tyctx *t, dnode *n);
+/* The same in the process view of a distributed type: the process index of
+ * each element (0 everywhere for types that are not distributed). */
+layout *ty_proc_layout(tyctx *t, dnode *n);
+bool ty_is_mpi_ref(const dnode *n);
 /* Merge chained modes and drop size-1 modes (returns a new layout). */
 layout *lay_coalesce(tyctx *t, const layout *l);
 /* x -> f_L(x * w) for x < s, or NULL when the split cannot be proved. */
