@@ -95,6 +95,15 @@ static void body_count(void *vctx, int64_t tid) {
   *a += c->iter + tid;
 }
 
+/* CPU time this process has used, in microseconds. */
+static void body_cputime(void *vctx, int64_t tid) {
+  (void)tid;
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  int *e = parray_mpi_local(*(int *)vctx);
+  e[0] = (int)(ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+}
+
 static void body_fewer(void *vctx, int64_t tid) {
   int *e = parray_mpi_local(*(int *)vctx);
   e[0] = 100 + (int)tid;
@@ -277,7 +286,7 @@ static layout random_layout(const int64_t *shape, int n) {
 
 /* ---- the main host ------------------------------------------------------- */
 
-enum { B_SCALARS, B_LARGE, B_COUNT, B_FEWER, B_ARRAYS, B_SYNC, B_ROWS, B_COLS, B_CHECK, B_FATAL, NBODIES };
+enum { B_SCALARS, B_LARGE, B_COUNT, B_CPUTIME, B_FEWER, B_ARRAYS, B_SYNC, B_ROWS, B_COLS, B_CHECK, B_FATAL, NBODIES };
 
 static void body_fatal(void *vctx, int64_t tid) {
   (void)vctx;
@@ -285,7 +294,7 @@ static void body_fatal(void *vctx, int64_t tid) {
   sleep(30); /* the others must be ended by the abort, not by finishing */
 }
 
-static const parray_mpi_body bodies[NBODIES] = {body_scalars, body_large, body_count, body_fewer, body_arrays,
+static const parray_mpi_body bodies[NBODIES] = {body_scalars, body_large, body_count, body_cputime, body_fewer, body_arrays,
                                                 body_sync,    body_rows,  body_cols,  body_check, body_fatal};
 
 static void case_detour(void) {
@@ -329,6 +338,21 @@ static void case_detour(void) {
   for (int p = 0; p < NP; p++) CHECK(sum[p] == (int64_t)reps * (reps - 1) / 2 + (int64_t)reps * p);
   printf("detour round trip: %.1f us (%d detours on %d processes)\n",
          ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / reps / 1e3, reps, NP);
+
+  /* While process 0 runs 1 s of host code, the idle dispatchers nap instead
+   * of spinning: each may use only a small part of a core meanwhile. */
+  int before[NP][8], after[NP][8];
+  RT(parray_mpi_detour(B_CPUTIME, &err, sizeof err, NP));
+  err_gather(err, before);
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do clock_gettime(CLOCK_MONOTONIC, &t1);
+  while ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec) < 1e9);
+  RT(parray_mpi_detour(B_CPUTIME, &err, sizeof err, NP));
+  err_gather(err, after);
+  for (int p = 1; p < NP; p++) {
+    printf("process %d used %.3f s of CPU while idle for 1 s\n", p, (after[p][0] - before[p][0]) / 1e6);
+    CHECK(after[p][0] - before[p][0] < 250000);
+  }
 
   /* Bad calls return errors and leave the job working. */
   CHECK(parray_mpi_detour(NBODIES, &cs, sizeof cs, NP) == PARRAY_ERR_INVALID);
