@@ -186,6 +186,7 @@ static void bench_reduce(const char *kind, parray_dtype t, int64_t rows, int64_t
 
 int main(int argc, char **argv) {
   const bool variants = argc > 1 && !strcmp(argv[1], "--variants");
+  const bool profile = argc > 1 && !strcmp(argv[1], "--profile"); /* one call each, for ncu */
   int ndev = 0;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
     printf("SKIP: no CUDA device\n");
@@ -206,6 +207,27 @@ int main(int argc, char **argv) {
         bench_ew_variant<2, 4>(op, sz);
         bench_ew_variant<4, 2>(op, sz);
       }
+    return 0;
+  }
+  if (profile) {
+    const int64_t n = (int64_t)1 << 26; /* 256 MB of fp32 */
+    char *a, *b, *y, *w;
+    CK(cudaMalloc(&a, n * 4));
+    CK(cudaMalloc(&b, n * 4));
+    CK(cudaMalloc(&y, n * 4));
+    fill_rand<<<2048, 256, 0, g_s>>>((uint32_t *)a, n, 1);
+    fill_rand<<<2048, 256, 0, g_s>>>((uint32_t *)b, n, 2);
+    const size_t wb = parray_reduce_cols_workspace(PARRAY_F32, 1 << 20, 32) + parray_reduce_all_workspace(PARRAY_F32, n);
+    CK(cudaMalloc(&w, wb));
+    CK(cudaMemset(w, 0, wb));
+    PK(parray_binary_cuda(PARRAY_OP_ADD, PARRAY_F32, y, a, b, n, g_s));
+    PK(parray_cast_cuda(PARRAY_F16, y, PARRAY_F32, a, n, g_s));
+    PK(parray_reduce_rows_cuda(PARRAY_REDUCE_SUM, PARRAY_F32, y, PARRAY_F32, a, 1 << 20, 32, 32, g_s));
+    PK(parray_reduce_rows_cuda(PARRAY_REDUCE_SUM, PARRAY_F32, y, PARRAY_F32, a, 1 << 16, 1024, 1024, g_s));
+    PK(parray_reduce_cols_cuda(PARRAY_REDUCE_SUM, PARRAY_F32, y, PARRAY_F32, a, 1 << 20, 32, 32, w, wb, g_s));
+    PK(parray_reduce_all_cuda(PARRAY_REDUCE_SUM, PARRAY_F32, y, PARRAY_F32, a, n, w, wb, g_s));
+    CK(cudaMemcpyAsync(y, a, n * 4, cudaMemcpyDeviceToDevice, g_s));
+    CK(cudaStreamSynchronize(g_s));
     return 0;
   }
   for (parray_dtype t : {PARRAY_F32, PARRAY_F16})
