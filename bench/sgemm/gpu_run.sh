@@ -1,34 +1,35 @@
 #!/usr/bin/env bash
-# gpu_run.sh - one device call for the SGEMM work: build the SGEMM runtime,
-# tests and benchmark with nvcc directly (independent of the other work
-# streams' sources), report registers/spills (-Xptxas -v) and the SASS mix of
-# every kernel's main loop, run the CPU and GPU tests, then time parray_sgemm
-# (and, with VARIANTS=1, every tile configuration) against cuBLAS with TF32 off.
+# gpu_run.sh - one device call for the SGEMM work: build the project's SGEMM
+# targets with CMake (-DPARRAY_SGEMM_VARIANTS=ON adds the tuning variants),
+# report registers/spills (-Xptxas -v) and the SASS mix of every kernel's main
+# loop (from nvcc -c of the two SGEMM sources alone), run the tests (ctest -R
+# sgemm, then the variants), then time parray_sgemm (and every tile
+# configuration) against cuBLAS with TF32 off, and optionally profile with ncu.
 #   bash bench/sgemm/gpu_run.sh            # from the repository root
 # Environment: OUT (log folder, default /tmp/sgemm_out), VARIANTS (1 = build
 # and time the extra configurations; default 1), SIZES (default
 # 1024,2048,4096,8192), LAYOUTS_AT (size at which all 8 layouts are timed,
-# default 4096), CMAKE_CHECK (1 = also configure/build with CMake and run
-# ctest -R sgemm; default 0).
+# default 4096), NCU (comma list of bench -c configurations to profile with
+# Nsight Compute at 4096, -1 = cuBLAS; default none).
 set -u
 OUT=${OUT:-/tmp/sgemm_out}
 VARIANTS=${VARIANTS:-1}
 SIZES=${SIZES:-1024,2048,4096,8192}
 LAYOUTS_AT=${LAYOUTS_AT:-4096}
-CMAKE_CHECK=${CMAKE_CHECK:-0}
-# NCU: comma list of bench -c configurations to profile with Nsight Compute
-# at 4096 (-1 = cuBLAS), empty = none.
 NCU=${NCU:-}
 mkdir -p "$OUT"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-B=/tmp/sgemm_build
-mkdir -p $B
+BD=/tmp/sgemm_cmake
+B=$BD/bin
+O=/tmp/sgemm_obj
+mkdir -p $O
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 CUDA_HOME=$(dirname "$(dirname "$NVCC")")
 export PATH=$CUDA_HOME/bin:$PATH
 ARCH=${ARCH:-sm_90}
 VDEF=""
-[ "$VARIANTS" = 1 ] && VDEF=-DPARRAY_SGEMM_VARIANTS
+VOPT=OFF
+[ "$VARIANTS" = 1 ] && VDEF=-DPARRAY_SGEMM_VARIANTS && VOPT=ON
 
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit,temperature.gpu --format=csv
@@ -36,34 +37,21 @@ VDEF=""
 } >"$OUT/build.log" 2>&1
 
 NVF="-std=c++17 -O3 -arch=$ARCH -I$ROOT/include -Xptxas -v"
-CF="-std=c11 -O2 -Wall -Wextra -I$ROOT/include -I$CUDA_HOME/include -D_GNU_SOURCE"
-set -o pipefail
 (
-  $NVCC $NVF $VDEF -c $ROOT/runtime/cuda/sgemm.cu -o $B/sgemm.o >$B/ptx_sgemm.log 2>&1 &
-  if [ "$VARIANTS" = 1 ]; then
-    $NVCC $NVF $VDEF -c $ROOT/runtime/cuda/sgemm_variants.cu -o $B/sgemm_variants.o >$B/ptx_var.log 2>&1 &
-  fi
-  $NVCC -std=c++17 -O2 -arch=$ARCH -I$ROOT/include -c $ROOT/runtime/cuda/cuda_core.cu -o $B/cuda_core.o &
-  gcc $CF -c $ROOT/runtime/core.c -o $B/core.o &
-  gcc $CF -c $ROOT/runtime/cpu/sgemm_cpu.c -o $B/sgemm_cpu.o &
-  gcc $CF -c $ROOT/tests/sgemm/test_sgemm_cpu.c -o $B/test_cpu.o &
-  gcc $CF -c $ROOT/tests/sgemm/test_sgemm_gpu.c -o $B/test_gpu.o &
-  gcc $CF -c $ROOT/bench/sgemm/bench_sgemm.c -o $B/bench.o &
+  $NVCC $NVF $VDEF -c $ROOT/runtime/cuda/sgemm.cu -o $O/sgemm.o >$O/ptx_sgemm.log 2>&1 &
+  [ "$VARIANTS" = 1 ] && $NVCC $NVF $VDEF -c $ROOT/runtime/cuda/sgemm_variants.cu -o $O/sgemm_variants.o >$O/ptx_var.log 2>&1 &
+  cmake -S $ROOT -B $BD -G Ninja -DPARRAY_BUILD_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=${ARCH#sm_} -DPARRAY_SGEMM_VARIANTS=$VOPT &&
+    cmake --build $BD --target test_sgemm_cpu test_sgemm_gpu bench_sgemm || echo "BUILD FAILED"
   wait
 ) >>"$OUT/build.log" 2>&1
-cat $B/ptx_*.log >>"$OUT/build.log"
-LIBO="$B/sgemm.o $B/cuda_core.o $B/core.o $B/sgemm_cpu.o"
-[ "$VARIANTS" = 1 ] && LIBO="$LIBO $B/sgemm_variants.o"
-$NVCC -arch=$ARCH -o $B/test_sgemm_cpu $B/test_cpu.o $B/core.o $B/sgemm_cpu.o -lm -lpthread >>"$OUT/build.log" 2>&1
-$NVCC -arch=$ARCH -o $B/test_sgemm_gpu $B/test_gpu.o $LIBO -lm -lpthread >>"$OUT/build.log" 2>&1
-$NVCC -arch=$ARCH -o $B/bench_sgemm $B/bench.o $LIBO -lcublas -lm -lpthread >>"$OUT/build.log" 2>&1 ||
-  echo "BUILD FAILED" >>"$OUT/build.log"
+cat $O/ptx_*.log >>"$OUT/build.log"
 grep -E "error|BUILD FAILED|spill stores" "$OUT/build.log" | sort | uniq -c | head -20
 
 # Registers / spills per kernel, and the SASS mix of each main loop.
 {
   grep -A2 "Compiling entry" "$OUT/build.log" | grep -E "entry|registers|spill" | sed 's/ptxas info    : //'
-  for o in $B/sgemm.o $B/sgemm_variants.o; do
+  for o in $O/sgemm.o $O/sgemm_variants.o; do
     [ -f $o ] || continue
     cuobjdump --dump-sass $o >$o.sass 2>/dev/null && python3 $ROOT/bench/sgemm/sass_stats.py $o.sass
   done
@@ -73,8 +61,8 @@ grep -E "error|BUILD FAILED|spill stores" "$OUT/build.log" | sort | uniq -c | he
 # tuning variants in separate processes, so a broken experiment cannot spoil
 # the main results.
 echo "== tests"
-$B/test_sgemm_cpu >"$OUT/tests.log" 2>&1; echo "cpu test rc=$? $(tail -1 $OUT/tests.log)"
-timeout 200 $B/test_sgemm_gpu >>"$OUT/tests.log" 2>&1; echo "gpu test rc=$? $(tail -1 $OUT/tests.log)"
+(cd $BD && timeout 200 ctest -R sgemm -V) >"$OUT/tests.log" 2>&1
+echo "ctest rc=$? $(grep -E '% tests passed' $OUT/tests.log) $(grep -E '^[0-9]+: [0-9]+ passed' $OUT/tests.log | tr '\n' ' ')"
 grep -E "FAIL" "$OUT/tests.log" | head -20
 
 echo "== bench"
@@ -113,15 +101,6 @@ if [ -n "$NCU" ]; then
     echo "ncu stalls $c rc=$?"
   done
   grep -E "^  [a-zA-Z_]+.*(gemm|Kernel)|Registers Per|Achieved Occupancy|Issue Slots Busy|Issued Warp Per|No Eligible|Stall|bank_conflicts|inst_executed|Executed Ipc A|Block Size|Grid Size|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -120
-fi
-
-if [ "$CMAKE_CHECK" = 1 ]; then
-  echo "== cmake + ctest"
-  (cmake -S $ROOT -B /tmp/sgemm_cmake -G Ninja -DPARRAY_BUILD_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release &&
-    cmake --build /tmp/sgemm_cmake --target test_sgemm_cpu test_sgemm_gpu bench_sgemm &&
-    cd /tmp/sgemm_cmake && ctest -R sgemm --output-on-failure) >/tmp/sgemm_ctest.log 2>&1
-  echo "cmake/ctest rc=$? $(grep -E 'tests passed|tests failed' /tmp/sgemm_ctest.log)"
-  { echo "#### cmake + ctest"; cat /tmp/sgemm_ctest.log; } >>"$OUT/tests.log"
 fi
 
 echo "== main loops (FFMA share counts the slow-path code too)"
