@@ -4,7 +4,7 @@
  * column-major calls onto it by computing C^T = op(B)^T op(A)^T.
  *
  * Blocking (one configuration = RM, RN, WM, WN, BK; the default is
- * RM=RN=2, WM=4, WN=2, BK=8 -> 128x128x8 with 256 threads):
+ * RM=RN=2, WM=4, WN=2, BK=16 -> 128x128x16 with 256 threads):
  *
  *   block tile   BM x BN = (WM*16*RM) x (WN*32*RN) of C, T = WM*WN*32 threads
  *   warp tile    WTM x WTN = (16*RM) x (32*RN); the warps form a WM x WN grid
@@ -38,7 +38,11 @@
  * with predicates. Every branch between the paths is uniform over the block.
  *
  * Split-K (splits > 1, blockIdx.y = slice): each slice adds alpha*acc into C
- * with atomicAdd after the host has scaled C by beta (or zeroed it). */
+ * with atomicAdd after the host has scaled C by beta (or zeroed it).
+ *
+ * Cfg::STAGES >= 2 selects sgemm_async_kernel instead: the same tiles fed by a
+ * cp.async ring of STAGES shared buffers (no staging registers); used only by
+ * the tuning configurations so far (see docs/sgemm.md). */
 #ifndef PARRAY_SGEMM_KERNEL_CU
 #define PARRAY_SGEMM_KERNEL_CU
 
