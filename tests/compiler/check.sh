@@ -1,0 +1,36 @@
+#!/bin/sh
+# check.sh - one translator test case, run by ctest.
+#   check.sh golden BIN_DIR CASE.pc [pac options]  generated code equals CASE.expected
+#   check.sh diag   BIN_DIR CASE.pc                 pac fails, stderr equals CASE.expected, no output left
+#   check.sh run    BIN_DIR CASE.pc [pacc options]  the program's stdout equals CASE.expected
+# Cases run from their own directory with relative names, so that expected
+# texts carry no absolute paths.
+set -u
+mode=$1 bin=$2 case=$3
+shift 3
+dir=$(cd "$(dirname "$case")" && pwd)
+name=$(basename "$case")
+expected="$dir/${name%.pc}.expected"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$dir" || exit 1
+case $mode in
+golden)
+  "$bin/pac" --no-line "$@" "$name" -o "$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+  diff -u "$expected" "$tmp/out" ;;
+diag)
+  cp "$name" "$tmp/" && cd "$tmp" || exit 1
+  if "$bin/pac" "$@" "$name" -o "$tmp/out.c" 2>"$tmp/err"; then
+    echo "pac accepted $name, expected errors"; exit 1
+  fi
+  if [ -e "$tmp/out.c" ] || ls "$tmp"/out.c.tmp* >/dev/null 2>&1; then
+    echo "pac left an output file behind"; exit 1
+  fi
+  diff -u "$expected" "$tmp/err" ;;
+run)
+  "$bin/pacc" "$@" "$name" -o "$tmp/prog" || exit 1
+  "$tmp/prog" >"$tmp/out" || { echo "exit status $?"; exit 1; }
+  diff -u "$expected" "$tmp/out" ;;
+*)
+  echo "unknown mode $mode"; exit 2 ;;
+esac
