@@ -36,13 +36,17 @@ constexpr int kBlock = 256;    /* threads per block */
 constexpr int kMaxPackBytes = 16;
 
 /* Launch shape: U packs per thread per loop trip (loaded before any is used),
- * grid capped at `waves` full waves of resident blocks. */
+ * grid capped at `waves` full waves of resident blocks. The default, one
+ * pack per thread per trip and 32 waves (OneFlow's choice), was the fastest
+ * or within noise of the fastest on the H200 from 64 MB to 1 GB (add, relu,
+ * cast fp32; bench/RESULTS.md, 2026-11-21); 4 packs and 2 waves was up to 8%
+ * faster at 16 MB for relu/cast and slower above. */
 template <int U_, int Waves_>
 struct Tuning {
   static constexpr int U = U_;
   static constexpr int waves = Waves_;
 };
-using DefaultTuning = Tuning<2, 32>;
+using DefaultTuning = Tuning<1, 32>;
 
 struct None {}; /* an absent input */
 
