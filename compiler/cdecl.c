@@ -12,11 +12,7 @@ static bool is_punct(const item *it, int p) { return it && it->kind == IT_TOK &&
 static bool is_group(const item *it, char open) { return it && it->kind == IT_GROUP && it->grp->open == open; }
 static bool is_ident(const item *it) { return it && it->kind == IT_TOK && it->tk == T_IDENT; }
 
-static bool in_list(const char *s, size_t n, const char *const *list) {
-  for (; *list; list++)
-    if (str_eq(s, n, *list)) return true;
-  return false;
-}
+enum { K_STORAGE = 1, K_QUAL = 2, K_TYPE = 4, K_ATTR = 8, K_STMT = 16, K_OTHER = 32 };
 
 static const char *const storage_words[] = {"typedef", "extern", "static", "auto", "register", "_Thread_local",
                                             "__thread", "thread_local", NULL};
@@ -36,13 +32,25 @@ static const char *const attr_words[] = {"__attribute__", "__attribute", "__decl
 static const char *const stmt_words[] = {"return", "if", "for", "while", "do", "switch", "case", "default",
                                          "goto", "break", "continue", "else", "sizeof", NULL};
 
-bool cd_is_keyword(const char *s, size_t n) {
-  return in_list(s, n, storage_words) || in_list(s, n, qual_words) || in_list(s, n, type_words) ||
-         in_list(s, n, attr_words) || in_list(s, n, stmt_words) || str_eq(s, n, "struct") ||
-         str_eq(s, n, "union") || str_eq(s, n, "enum") || str_eq(s, n, "typeof") || str_eq(s, n, "__typeof__") ||
-         str_eq(s, n, "__typeof") || str_eq(s, n, "_Atomic") || str_eq(s, n, "_Static_assert") ||
-         str_eq(s, n, "static_assert");
+static const char *const other_words[] = {"struct", "union", "enum", "typeof", "__typeof__", "__typeof", "_Atomic",
+                                          "_Static_assert", "static_assert", NULL};
+
+void cd_init(cdctx *c) {
+  strmap_init(&c->kw);
+  const char *const *lists[] = {storage_words, qual_words, type_words, attr_words, stmt_words, other_words};
+  for (int k = 0; k < 6; k++)
+    for (const char *const *w = lists[k]; *w; w++) {
+      intptr_t old = (intptr_t)strmap_get(&c->kw, *w, strlen(*w));
+      strmap_put(&c->kw, *w, strlen(*w), (void *)(old | (1 << k)));
+    }
 }
+
+void cd_free(cdctx *c) { strmap_free(&c->kw); }
+
+static int kwc(const cdctx *c, const char *s, size_t n) { return (int)(intptr_t)strmap_get(&c->kw, s, n); }
+#define in_list(s, n, cls) ((kwc(c, (s), (n)) & (cls)) != 0)
+
+bool cd_is_keyword(const cdctx *c, const char *s, size_t n) { return kwc(c, s, n) != 0; }
 
 static const char *txt(const cdctx *c, const item *it, size_t *n) {
   *n = it->loc.e - it->loc.b;
@@ -54,7 +62,7 @@ static item *skip_attrs(const cdctx *c, item *it) {
   while (it && is_ident(it)) {
     size_t n;
     const char *s = txt(c, it, &n);
-    if (!in_list(s, n, attr_words)) break;
+    if (!in_list(s, n, K_ATTR)) break;
     it = it->next;
     if (is_group(it, '(')) it = it->next;
   }
@@ -74,15 +82,15 @@ static item *read_specs(cdctx *c, item *it, specs *sp) {
     size_t n;
     const char *s = txt(c, it, &n);
     item *cur = it;
-    if (in_list(s, n, storage_words)) {
+    if (in_list(s, n, K_STORAGE)) {
       sp->is_typedef |= str_eq(s, n, "typedef");
       sp->is_extern |= str_eq(s, n, "extern");
       sp->is_static |= str_eq(s, n, "static");
       sp->is_register |= str_eq(s, n, "register");
-    } else if (in_list(s, n, qual_words)) {
-    } else if (in_list(s, n, attr_words)) {
+    } else if (in_list(s, n, K_QUAL)) {
+    } else if (in_list(s, n, K_ATTR)) {
       if (is_group(it->next, '(')) it = it->next;
-    } else if (in_list(s, n, type_words)) {
+    } else if (in_list(s, n, K_TYPE)) {
       sp->saw_type = true;
     } else if (str_eq(s, n, "struct") || str_eq(s, n, "union") || str_eq(s, n, "enum")) {
       bool is_enum = str_eq(s, n, "enum");
@@ -140,7 +148,7 @@ static item *read_suffixes(cdctx *c, item *it, dinfo *d, int *first_kind, item *
     } else if (is_ident(it)) {
       size_t n;
       const char *s = txt(c, it, &n);
-      if (!in_list(s, n, attr_words)) break;
+      if (!in_list(s, n, K_ATTR)) break;
       if (is_group(it->next, '(')) it = it->next;
     } else {
       break;
@@ -161,10 +169,10 @@ static item *read_declarator(cdctx *c, item *it, dinfo *d, int depth) {
     } else if (is_ident(it)) {
       size_t n;
       const char *s = txt(c, it, &n);
-      if (in_list(s, n, qual_words) || str_eq(s, n, "_Atomic")) {
+      if (in_list(s, n, K_QUAL) || str_eq(s, n, "_Atomic")) {
         d->last = it;
         it = it->next;
-      } else if (in_list(s, n, attr_words)) {
+      } else if (in_list(s, n, K_ATTR)) {
         it = it->next;
         if (is_group(it, '(')) d->last = it, it = it->next;
       } else {
@@ -179,7 +187,7 @@ static item *read_declarator(cdctx *c, item *it, dinfo *d, int depth) {
   if (is_ident(it)) {
     size_t n;
     const char *s = txt(c, it, &n);
-    if (cd_is_keyword(s, n)) return NULL;
+    if (cd_is_keyword(c, s, n)) return NULL;
     d->name = it;
     d->last = it;
     it = read_suffixes(c, it->next, d, &first_kind, &first_arr);
@@ -215,7 +223,7 @@ cd_stmt cd_statement(cdctx *c, item *first, bool file_scope) {
   if (!first || first->kind != IT_TOK || first->tk != T_IDENT) return r;
   size_t n;
   const char *s = txt(c, first, &n);
-  if (in_list(s, n, stmt_words)) return r;
+  if (in_list(s, n, K_STMT)) return r;
   if (is_punct(first->next, ':')) return r; /* label */
   if (str_eq(s, n, "_Static_assert") || str_eq(s, n, "static_assert")) return r;
   specs sp = {0};
@@ -224,14 +232,14 @@ cd_stmt cd_statement(cdctx *c, item *first, bool file_scope) {
     if (!sp.any) {
       /* An identifier followed by a declarator-looking tail cannot be an
        * expression statement: `T x;`, `T x = ...`, `T *x;`, `T x[..]`. */
-      if (!is_ident(first) || cd_is_keyword(s, n)) return r;
+      if (!is_ident(first) || cd_is_keyword(c, s, n)) return r;
       item *nx = first->next;
       item *p = nx;
       while (is_punct(p, '*')) p = p->next;
       if (!is_ident(p)) return r;
       size_t pn;
       const char *ps = txt(c, p, &pn);
-      if (cd_is_keyword(ps, pn) && !in_list(ps, pn, qual_words)) return r;
+      if (cd_is_keyword(c, ps, pn) && !in_list(ps, pn, K_QUAL)) return r;
       item *after = p->next;
       if (nx != p && !(is_punct(after, ';') || is_punct(after, '=') || is_punct(after, ','))) return r;
       if (nx == p && !(is_punct(after, ';') || is_punct(after, '=') || is_punct(after, ',') ||

@@ -38,7 +38,11 @@ typedef struct cdctx {
   /* object-like macro that expands to type words (e.g. #define REAL float)? */
   bool (*is_type_macro)(void *env, const char *name, size_t len);
   void *env;
+  strmap kw;   /* keyword -> class bits (cd_init) */
 } cdctx;
+
+void cd_init(cdctx *c);
+void cd_free(cdctx *c);
 
 /* Try to read a declaration starting at `first`. */
 cd_stmt cd_statement(cdctx *c, item *first, bool file_scope);
@@ -46,6 +50,6 @@ cd_stmt cd_statement(cdctx *c, item *first, bool file_scope);
 cd_stmt cd_params(cdctx *c, item *group);
 /* Names declared by an enum body ("{ A, B = 2 }"). */
 int cd_enumerators(cdctx *c, item *body, item ***out);
-bool cd_is_keyword(const char *s, size_t n);
+bool cd_is_keyword(const cdctx *c, const char *s, size_t n);
 
 #endif

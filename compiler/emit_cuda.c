@@ -46,7 +46,7 @@ bool emit_cuda_check_type(lw *w, ptype *T, loc at) {
     }
   }
   int64_t threads;
-  if (ex_is_const(root->kids[1]->size, &threads) && threads > 1024) {
+  if (ok && ex_is_const(root->kids[1]->size, &threads) && threads > 1024) {
     diag_error(w->dg, at, "the block '%s' of '%s' has %lld threads; a CUDA block has at most 1024",
                root->kids[1]->path, T->name, (long long)threads);
     ok = false;
@@ -126,7 +126,7 @@ void emit_cuda_detour(lw *w, item *it, region *r) {
       diag_error(w->dg, d->kw, "a cuda detour inside a cuda detour: kernels cannot launch kernels here");
       return;
     }
-  if (!emit_cuda_check_type(w, T, d->name)) return;
+  if (T->bad) return; /* reported at its declaration */
   w->uses_cuda = true;
   item *pg = params_group(w, T);
   cd_stmt ps = cd_params(&w->cd, pg);

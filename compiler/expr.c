@@ -302,10 +302,16 @@ static int prec(const ex *e) {
 
 static void print_rec(sbuf *o, const ex *e, bool wide) {
   switch (e->k) {
-  case EX_CONST:
-    if (e->c > INT32_MAX || e->c < INT32_MIN) sb_printf(o, "%lldLL", (long long)e->c);
-    else sb_printf(o, "%lld", (long long)e->c);
+  case EX_CONST: {
+    char buf[32], *p = buf + sizeof buf;
+    uint64_t v = e->c < 0 ? 0 - (uint64_t)e->c : (uint64_t)e->c;
+    *--p = 0;
+    if (e->c > INT32_MAX || e->c < INT32_MIN) *--p = 'L', *--p = 'L';
+    do *--p = (char)('0' + v % 10); while (v /= 10);
+    if (e->c < 0) *--p = '-';
+    sb_puts(o, p);
     return;
+  }
   case EX_ATOM:
     if (wide) sb_puts(o, "(long long)");
     if (e->simple) sb_puts(o, e->text);

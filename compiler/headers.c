@@ -84,6 +84,7 @@ void hdr_scan(hdrinfo *h, const char *text, size_t len) {
   items its;
   parse_file(&f, &dg, &ar, true, &its);
   cdctx cd = {.text = f.text, .ar = &ar, .is_typedef = hdr_is_typedef, .env = h};
+  cd_init(&cd);
   for (item *it = its.first; it; it = it->next) {
     if (it->kind == IT_PPLINE) {
       hdr_add_define(h, f.text + it->loc.b, it->loc.e - it->loc.b);
@@ -113,6 +114,7 @@ void hdr_scan(hdrinfo *h, const char *text, size_t len) {
     }
     it = st.last;
   }
+  cd_free(&cd);
   arena_free(&ar);
   if (devnull) fclose(devnull);
   src_free(&f);

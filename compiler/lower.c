@@ -353,6 +353,7 @@ void lw_walk_items(lw *w, items *list, bool file_scope) {
 int lower_file(lw *w, items *file) {
   w->cd = (cdctx){.text = w->src->text, .ar = w->ar, .is_typedef = cd_is_typedef,
                   .is_type_macro = cd_is_type_macro, .env = w};
+  cd_init(&w->cd);
   w->host = (region){.kind = RG_HOST, .id = 0};
   w->rg = &w->host;
   strmap_init(&w->subprogs);
@@ -361,6 +362,7 @@ int lower_file(lw *w, items *file) {
   lw_walk_items(w, file, true);
   strmap_free(&w->subprogs);
   strmap_free(&w->fnames);
+  cd_free(&w->cd);
   if (w->nmpi_bodies && !w->has_mainhost)
     diag_error(w->dg, (loc){0, 0}, "a program with mpi detours needs #mainhost (process 0 drives the others)");
   if (!w->has_mainhost) return w->dg->errors ? 1 : 0;

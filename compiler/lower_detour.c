@@ -272,6 +272,7 @@ void lower_detour(lw *w, item *it) {
   dnode *n = lw_resolve(w, d->name, true);
   if (!n) return;
   ptype *T = n->type;
+  if (T->bad) return;
   if (T->thread == TK_DATA) {
     diag_error(w->dg, d->name, "#detour needs a thread array type; '%s' is a data type", n->path);
     return;

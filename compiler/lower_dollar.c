@@ -233,7 +233,12 @@ char *lower_dollar_text(lw *w, dollar *d) {
   char *s = ex_str(&w->ex, e, wide);
   int64_t v;
   if (ex_is_const(e, &v) || (e->k == EX_ATOM && e->simple && !wide)) return s;
-  return arena_printf(w->ar, "(%s)", s);
+  size_t n = strlen(s);
+  char *p = arena_alloc(w->ar, n + 3);
+  p[0] = '(';
+  memcpy(p + 1, s, n);
+  p[n + 1] = ')';
+  return p;
 }
 
 /* callbacks for the type engine and the expression reader */

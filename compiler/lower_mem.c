@@ -438,12 +438,14 @@ void lower_copy(lw *w, item *it) {
     return;
   }
   int cs = ty_contiguous(&w->ty, ns), cd = ty_contiguous(&w->ty, nd);
-  const char *count = ex_c(w, ns->size);
+  int64_t cnum;
+  const char *count = ex_is_const(ns->size, &cnum) ? arena_printf(w->ar, "(size_t)%lld", (long long)cnum)
+                                                    : arena_printf(w->ar, "(size_t)(%s)", ex_c(w, ns->size));
   if (cs == 1 && cd == 1) {
     if (dev)
-      sb_printf(&b, "parray_cuda_memcpy(%s, %s, (size_t)(%s) * sizeof(%s), %s);", dst, src, count, elem, loca);
+      sb_printf(&b, "parray_cuda_memcpy(%s, %s, %s * sizeof(%s), %s);", dst, src, count, elem, loca);
     else
-      sb_printf(&b, "memcpy(%s, %s, (size_t)(%s) * sizeof(%s));", dst, src, count, elem);
+      sb_printf(&b, "memcpy(%s, %s, %s * sizeof(%s));", dst, src, count, elem);
     pr_replace(&w->pr, it->loc.b, it->loc.e, b.s);
     sb_free(&b);
     return;

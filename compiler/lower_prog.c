@@ -2,7 +2,7 @@
  * program's entry), #subprog templates and their #insert instances with
  * private names, and #global blocks hoisted to file scope (LANGUAGE.md
  * sections 2, 6 and 9). */
-#include "lower.h"
+#include "emit.h"
 
 #include <string.h>
 
@@ -47,7 +47,10 @@ void lower_parray(lw *w, item *it) {
   if (!w->inst) strmap_put(&w->all_types, name, len, t);
   if (t->thread == TK_PTHD) w->uses_pthd = true;
   if (t->thread == TK_MPI) w->uses_mpi = true;
-  if (t->thread == TK_CUDA) w->uses_cuda = true;
+  if (t->thread == TK_CUDA) {
+    w->uses_cuda = true;
+    t->bad = !emit_cuda_check_type(w, t, d->name);
+  }
   pr_replace(&w->pr, it->loc.b, it->loc.e, one_line_comment(w, d->loc));
 }
 

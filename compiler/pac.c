@@ -41,6 +41,8 @@ static void collect_pp(srcfile *f, items *l, sbuf *out, bool *cuda) {
         sb_write(out, s, n);
         sb_putc(out, '\n');
       }
+    } else if (it->kind == IT_TOK && it->tk == T_IDENT && str_eq(f->text + it->loc.b, it->loc.e - it->loc.b, "INIT_GPU")) {
+      *cuda = true;
     } else if (it->kind == IT_GROUP) {
       collect_pp(f, &it->grp->body, out, cuda);
     } else if (it->kind == IT_DIR) {

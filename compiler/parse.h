@@ -20,6 +20,8 @@ typedef struct pctx {
   int dkind;          /* dir_kind of the open directive, -1 if none */
   int dslots, dneed;  /* top-level pieces seen / needed to complete it */
   int ddepth;         /* bracket depth inside the header */
+  char dstack[PCTX_MAX_NEST]; /* the open brackets */
+  uint32_t dstack_at[PCTX_MAX_NEST];
   uint32_t dstart;    /* offset of its '#' */
   bool dpend_end;     /* the header is complete: next token is DEND */
   bool derror;        /* a syntax error was seen in it: end it at the next newline */

@@ -57,6 +57,7 @@ struct ptype {
   dnode *root;
   dnode *mpi_ref;   /* a dimension referencing an mpi thread array (distributed type) */
   bool building;    /* under construction: a reference to it is a cycle */
+  bool bad;         /* reported as invalid where declared; uses stay silent */
   int instance;     /* subprogram instance it was declared in (0: none) */
 };
 

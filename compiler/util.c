@@ -94,7 +94,14 @@ void sb_putc(sbuf *b, char c) {
 void sb_vprintf(sbuf *b, const char *fmt, va_list ap) {
   va_list ap2;
   va_copy(ap2, ap);
-  int n = vsnprintf(NULL, 0, fmt, ap);
+  /* format once into spare capacity; only a long result needs a second pass */
+  sb_reserve(b, 256);
+  int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+  if (n >= 0 && (size_t)n < b->cap - b->len) {
+    b->len += (size_t)n;
+    va_end(ap2);
+    return;
+  }
   sb_reserve(b, (size_t)n);
   vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap2);
   va_end(ap2);
@@ -167,7 +174,12 @@ void *strmap_put(strmap *m, const char *key, size_t len, void *val) {
   return old;
 }
 
-bool str_eq(const char *a, size_t alen, const char *b) { return strlen(b) == alen && memcmp(a, b, alen) == 0; }
+bool str_eq(const char *a, size_t alen, const char *b) {
+  /* no strlen: most calls fail on the first character */
+  for (size_t i = 0; i < alen; i++)
+    if (a[i] != b[i]) return false; /* also stops at b's terminator */
+  return b[alen] == 0;
+}
 
 int edit_distance(const char *a, size_t an, const char *b, size_t bn) {
   if (an > 32 || bn > 32) return 99;

@@ -26,6 +26,7 @@ static void expect(const char *code, bool file_scope, const char *want) {
   items its;
   parse_file(&src, &dg, &ar, false, &its);
   cdctx c = {.text = src.text, .ar = &ar, .is_typedef = is_typedef};
+  cd_init(&c);
   cd_stmt st = cd_statement(&c, its.first, file_scope);
   char got[256] = "";
   if (!st.is_decl) strcpy(got, "-");
@@ -41,6 +42,7 @@ static void expect(const char *code, bool file_scope, const char *want) {
     failures++;
     printf("FAIL: '%s' -> '%s', want '%s'\n", code, got, want);
   }
+  cd_free(&c);
   src_free(&src);
   arena_free(&ar);
 }

@@ -1,0 +1,29 @@
+#!/bin/sh
+# run_gpu.sh - build a .pc program for the GPU with pacc and run it.
+#   run_gpu.sh build BIN_DIR CASE.pc            translate and compile with nvcc only (no GPU needed)
+#   run_gpu.sh run   BIN_DIR CASE.pc [--fails]  run it; exits 77 (skipped) when the machine has no GPU
+set -u
+mode=$1 bin=$2 case=$3 fails=${4:-}
+dir=$(cd "$(dirname "$case")" && pwd)
+name=$(basename "$case")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$dir" || exit 1
+if [ "$mode" = run ]; then
+  if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    echo "SKIP: no CUDA device on this machine"; exit 77
+  fi
+fi
+"$bin/pacc" -O2 "$name" -o "$tmp/prog" || exit 1
+[ "$mode" = build ] && exit 0
+timeout 300 "$tmp/prog" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$fails" = --fails ]; then
+  [ "$rc" -ne 0 ] || { echo "expected a failure, got exit status 0"; exit 1; }
+  while IFS= read -r line; do
+    grep -qF "$line" "$tmp/err" || { echo "missing on stderr: $line"; cat "$tmp/err"; exit 1; }
+  done <"${name%.pc}.expected"
+  exit 0
+fi
+[ "$rc" -eq 0 ] || { echo "exit status $rc"; cat "$tmp/err"; exit 1; }
+diff -u "${name%.pc}.expected" "$tmp/out"
