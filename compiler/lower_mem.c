@@ -384,6 +384,24 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
   sb_free(&b);
 }
 
+/* A #copy through type n of a variable created with another type must stay
+ * inside what was allocated. */
+static bool copy_fits(lw *w, dnode *n, items *arg, const char *verb) {
+  loc vl;
+  if (!single_ident(arg, &vl)) return true;
+  sym *s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);
+  if (!s || !s->created || s->created == n) return true;
+  int64_t need, have;
+  if (!ex_is_const(ty_footprint(&w->ty, n), &need) || !ex_is_const(ty_footprint(&w->ty, s->created), &have))
+    return true;
+  if (need <= have) return true;
+  diag_error(w->dg, vl, "#copy %s %lld elements of '%.*s' through '%s', but it was created as '%s' with room for %lld",
+             verb, (long long)need, (int)(vl.e - vl.b), w->src->text + vl.b, n->path, s->created->path,
+             (long long)have);
+  diag_note(w->dg, s->created_at, "created here");
+  return false;
+}
+
 void lower_copy(lw *w, item *it) {
   directive *d = it->dir;
   if (d->bad) return;
@@ -410,6 +428,7 @@ void lower_copy(lw *w, item *it) {
                ns->path, (long long)s1, nd->path, (long long)s2);
     return;
   }
+  if (!copy_fits(w, ns, &sa[0], "reads") || !copy_fits(w, nd, &da[0], "writes")) return;
   if (ns->type->mpi_ref || nd->type->mpi_ref) {
     copy_distributed(w, it, ns, &sa[0], nd, &da[0]);
     return;

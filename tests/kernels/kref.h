@@ -206,7 +206,10 @@ static bool kr_close(parray_dtype t, double got, double ref, double ulps) { retu
 static double kr_gelu_slack(double x, double eps) {
   if (!(x < 0) || isinf(x)) return 0;
   const double ref = 0.5 * x * erfc(-x / 1.41421356237309504880);
-  return 4 * (x * x + 1) * eps * fabs(ref);
+  /* erfc's result may itself be subnormal: its absolute rounding (a subnormal
+   * ulp of the working precision) is scaled by 0.5*x */
+  const double tiny = eps < 1e-10 ? 4.9406564584124654e-324 : 1.40129846432481707e-45;
+  return 4 * (x * x + 1) * eps * fabs(ref) + 2 * fabs(0.5 * x) * tiny;
 }
 /* unit roundoff of the precision a type's arithmetic is done in */
 static double kr_work_eps(parray_dtype t) { return t == PARRAY_F64 ? ldexp(1, -53) : ldexp(1, -24); }
