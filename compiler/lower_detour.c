@@ -184,7 +184,7 @@ static char *walk_body(lw *w, item *it, region *r, cd_stmt *params) {
   sc_pop(&w->sc);
   w->rg = saved;
   pr_src_to(&w->pr, blk->loc.e);
-  char *text = pr_pop(&w->pr);
+  char *text = pr_pop(&w->pr, w->ar);
   w->pr.copied = it->loc.b;
   w->pr.need_line = saved_need;
   return text;

@@ -153,7 +153,7 @@ void lower_global(lw *w, item *it) {
   lw_walk_items(w, &blk->grp->body, true);
   w->rg = saved_rg;
   pr_src_to(&w->pr, blk->grp->close.b);
-  char *text = pr_pop(&w->pr);
+  char *text = pr_pop(&w->pr, w->ar);
   w->pr.need_line = saved_need;
   w->pr.copied = it->loc.b;
   pr_hoist(&w->pr, text);
@@ -213,7 +213,7 @@ void lower_insert(lw *w, item *it) {
   w->pr.need_line = true;
   lw_walk_items(w, &sp->d->sub, false);
   pr_src_to(&w->pr, body_end);
-  char *text = pr_pop(&w->pr);
+  char *text = pr_pop(&w->pr, w->ar);
   w->pr.copied = saved_copied;
   w->pr.need_line = saved_need;
   pr_replace(&w->pr, it->loc.b, it->loc.e, arena_printf(w->ar, "{ /* #insert %.*s */\n%s\n}", (int)len, name, text));

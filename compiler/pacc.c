@@ -30,6 +30,13 @@ static void push(strv *a, const char *s) {
 
 static bool verbose;
 
+/* every string pacc allocates, freed at exit */
+static strv owned;
+static char *own(char *s) {
+  push(&owned, s);
+  return s;
+}
+
 static int run(strv *a) {
   if (verbose) {
     for (int i = 0; i < a->n; i++) fprintf(stderr, "%s%s", i ? " " : "", a->v[i]);
@@ -68,7 +75,7 @@ static char *cat(const char *a, const char *b) {
   size_t n = strlen(a) + strlen(b) + 1;
   char *s = malloc(n);
   snprintf(s, n, "%s%s", a, b);
-  return s;
+  return own(s);
 }
 
 static bool ends(const char *s, const char *suf) {
@@ -105,7 +112,7 @@ static void cuda_arch(strv *a) {
   }
   int maj, min;
   if (sscanf(buf, "%d.%d", &maj, &min) == 2) {
-    char *s = malloc(32);
+    char *s = own(malloc(32));
     snprintf(s, 32, "-arch=sm_%d%d", maj, min);
     push(a, s);
     return;
@@ -134,7 +141,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   self[sl] = 0;
-  char *bindir = strdup(self);
+  char *bindir = own(strdup(self));
   *strrchr(bindir, '/') = 0;
   const char *home = getenv("PARRAY_HOME");
   char *incdir, *libdir;
@@ -206,7 +213,7 @@ int main(int argc, char **argv) {
   for (int k = 0; k < inputs.n && !rc; k++) {
     const char *in = inputs.v[k];
     const char *base = strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
-    char *gen = malloc(strlen(tmp) + strlen(base) + 16);
+    char *gen = own(malloc(strlen(tmp) + strlen(base) + 16));
     sprintf(gen, "%s/%d-%.*s.gen", tmp, k, (int)(strlen(base) - 3), base);
     strv a = {0};
     push(&a, pac);
@@ -238,10 +245,13 @@ int main(int argc, char **argv) {
         /* compile and link with MPI through the host compiler's flags */
         FILE *p = popen("mpicc --showme:compile 2>/dev/null; mpicc --showme:link 2>/dev/null", "r");
         char buf[4096];
-        while (p && fscanf(p, "%4095s", buf) == 1) push(&a, strncmp(buf, "-pthread", 8) ? strdup(buf) : "-Xcompiler=-pthread");
+        while (p && fscanf(p, "%4095s", buf) == 1) push(&a, strncmp(buf, "-pthread", 8) ? own(strdup(buf)) : "-Xcompiler=-pthread");
         if (p) pclose(p);
       }
     }
+#ifdef PACC_SANITIZE
+    if (!cuda) push(&a, "-fsanitize=address,undefined"), push(&a, "-fno-omit-frame-pointer");
+#endif
     for (int i = 0; i < ccopts.n; i++) {
       if (cuda && (!strncmp(ccopts.v[i], "-W", 2) || !strncmp(ccopts.v[i], "-f", 2) || !strncmp(ccopts.v[i], "-m", 2)))
         push(&a, cat("-Xcompiler=", ccopts.v[i]));
@@ -293,5 +303,8 @@ int main(int argc, char **argv) {
     }
   }
   rmdir(tmp);
+  for (int i = 0; i < owned.n; i++) free((char *)owned.v[i]);
+  free(owned.v);
+  free(pacopts.v), free(ccopts.v), free(ldopts.v), free(inputs.v), free(others.v), free(gens.v);
   return rc;
 }

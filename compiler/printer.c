@@ -118,10 +118,11 @@ void pr_push(printer *p) {
   p->cur = b;
 }
 
-char *pr_pop(printer *p) {
+char *pr_pop(printer *p, arena *ar) {
   sbuf *b = p->cur;
   p->cur = p->stack[--p->nstack];
-  char *s = sb_take(b);
+  char *s = arena_strndup(ar, b->s ? b->s : "", b->len);
+  sb_free(b);
   free(b);
   return s;
 }

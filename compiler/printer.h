@@ -46,9 +46,10 @@ void pr_gen(printer *p, const char *text);
 void pr_genf(printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A #line marker for source offset `off` (at the start of a line). */
 void pr_line_marker(printer *p, uint32_t off);
-/* Redirect output into a fresh buffer (for outlined bodies); pop returns it. */
+/* Redirect output into a fresh buffer (for outlined bodies); pop returns its
+ * text, allocated in the arena. */
 void pr_push(printer *p);
-char *pr_pop(printer *p);
+char *pr_pop(printer *p, arena *ar);
 /* Append text to the hoisted area of the current top-level item. */
 void pr_hoist(printer *p, const char *text);
 /* Everything, in order. */
