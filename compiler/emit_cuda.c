@@ -94,10 +94,10 @@ ex *emit_cuda_tid(lw *w, region *r, dnode *p) {
 void emit_cuda_sync(lw *w, item *it, region *r, const char *path) {
   directive *d = it->dir;
   if (!path || !strcmp(path, "_1")) {
-    pr_replace(&w->pr, it->loc.b, it->loc.e, "__syncthreads();");
+    lw_replace_dir(w, it, "__syncthreads();");
   } else if (!strcmp(path, "_0")) {
     r->uses_sync = true; /* grid-wide: cooperative launch */
-    pr_replace(&w->pr, it->loc.b, it->loc.e, "cooperative_groups::this_grid().sync();");
+    lw_replace_dir(w, it, "cooperative_groups::this_grid().sync();");
   } else {
     diag_error(w->dg, d->kw, "'#sync%s': a cuda thread array has barriers over the block (#sync, #sync_1) and the "
                "grid (#sync_0) only", path);
@@ -192,7 +192,7 @@ void emit_cuda_detour(lw *w, item *it, region *r) {
     sb_printf(&c, "};\n  parray_cuda_launch_cooperative((const void *)%s, %s, %s, parray__args, %s); }", kname, grid,
               block, loca);
   }
-  pr_replace(&w->pr, it->loc.b, it->loc.e, c.s);
+  lw_replace_dir(w, it, c.s);
   sb_free(&c);
   sb_free(&h);
   sb_free(&argtext);

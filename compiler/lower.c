@@ -208,6 +208,29 @@ char *lw_loc_args(lw *w, loc at, const char *what) {
   return s;
 }
 
+void lw_replace_dir(lw *w, item *it, const char *code) {
+  sbuf b;
+  sb_init(&b);
+  sb_puts(&b, "/* ");
+  loc l = it->dir->loc;
+  bool sp = false;
+  for (uint32_t i = l.b; i < l.e; i++) {
+    char c = w->src->text[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      sp = true;
+      continue;
+    }
+    if (sp) sb_putc(&b, ' ');
+    sp = false;
+    if (c == '/' && b.len && b.s[b.len - 1] == '*') sb_putc(&b, ' '); /* no early end of the comment */
+    sb_putc(&b, c);
+  }
+  sb_puts(&b, " */ ");
+  sb_puts(&b, code);
+  pr_replace(&w->pr, it->loc.b, it->loc.e, b.s);
+  sb_free(&b);
+}
+
 /* ---- the walk ----------------------------------------------------------------- */
 
 static void walk_item(lw *w, item *it, item *prev);

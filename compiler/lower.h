@@ -116,6 +116,8 @@ char *lw_list_text(lw *w, items *list);
 int lw_split_args(lw *w, items *args, items **out);
 bool lw_is_type_word(lw *w, const char *s, size_t n);
 char *lw_loc_args(lw *w, loc at, const char *what);
+/* replace a directive by its lowering, with the directive as a comment in front */
+void lw_replace_dir(lw *w, item *it, const char *code);
 void lw_declare_var(lw *w, const char *name, size_t len, const char *spec, const char *decl, bool is_pointer);
 const char *lw_ident_replacement(lw *w, item *it);
 

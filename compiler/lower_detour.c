@@ -261,7 +261,7 @@ static void detour_host_threads(lw *w, item *it, region *r) {
     sb_printf(&call, "if (parray_mpi_detour(%d, %s, %s, %s) != PARRAY_OK) parray_fatal_at(%s, \"%%s\", "
               "parray_last_error()); }", id, st ? "&parray__c" : "NULL", st ? "sizeof parray__c" : "0", count, loca);
   }
-  pr_replace(&w->pr, it->loc.b, it->loc.e, call.s);
+  lw_replace_dir(w, it, call.s);
   sb_free(&h);
   sb_free(&call);
 }
@@ -329,8 +329,7 @@ void lower_sync(lw *w, item *it) {
     return;
   }
   r->uses_sync = true;
-  pr_replace(&w->pr, it->loc.b, it->loc.e,
-             r->kind == RG_PTHD ? "parray_team_sync(parray__team);" : "parray_mpi_sync();");
+  lw_replace_dir(w, it, r->kind == RG_PTHD ? "parray_team_sync(parray__team);" : "parray_mpi_sync();");
 }
 
 void lower_tid(lw *w, dollar *d, ex **out) {

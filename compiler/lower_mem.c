@@ -99,7 +99,7 @@ static void create_distributed(lw *w, item *it, dnode *n, items *arg) {
     s = sc_find(&w->sc, name, strlen(name));
   }
   s->created = n, s->created_at = d->loc;
-  pr_replace(&w->pr, it->loc.b, it->loc.e, code);
+  lw_replace_dir(w, it, code);
 }
 
 void lower_create(lw *w, item *it) {
@@ -145,7 +145,7 @@ void lower_create(lw *w, item *it) {
     lw_declare_var(w, w->src->text + vl.b, vl.e - vl.b, elem, arena_printf(w->ar, "@[%lld]", (long long)v), false);
     sym *s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);
     s->is_array = true, s->created = n, s->created_at = d->loc;
-    pr_replace(&w->pr, it->loc.b, it->loc.e, code);
+    lw_replace_dir(w, it, code);
     return;
   }
   const char *call;
@@ -170,7 +170,7 @@ void lower_create(lw *w, item *it) {
     code = arena_printf(w->ar, "%s = %s;", target, call);
   }
   if (s) s->created = n, s->created_at = d->loc;
-  pr_replace(&w->pr, it->loc.b, it->loc.e, code);
+  lw_replace_dir(w, it, code);
 }
 
 void lower_destroy(lw *w, item *it) {
@@ -210,7 +210,7 @@ void lower_destroy(lw *w, item *it) {
   else
     code = arena_printf(w->ar, "parray_destroy_host(%s, %s, %s);", lw_memkind_enum(mem), target,
                         bytes_text(w, s->created));
-  pr_replace(&w->pr, it->loc.b, it->loc.e, code);
+  lw_replace_dir(w, it, code);
 }
 
 /* ---- #copy ------------------------------------------------------------------ */
@@ -380,7 +380,7 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
   sb_printf(&b, "  if (parray_mpi_copy(&parray__d, &parray__s, parray__shape, %d, sizeof(%s)) != PARRAY_OK) "
             "parray_fatal_at(%s, \"%%s\", parray_last_error()); }", nm, ns->type->elem,
             lw_loc_args(w, d->loc, dir_text(w, it)));
-  pr_replace(&w->pr, it->loc.b, it->loc.e, b.s);
+  lw_replace_dir(w, it, b.s);
   sb_free(&b);
 }
 
@@ -446,7 +446,7 @@ void lower_copy(lw *w, item *it) {
   if (w->rg->kind != RG_HOST) {
     /* per-thread copy inside a detour */
     sb_puts(&b, copy_loop(w, ns, src, nd, dst, w->rg->kind == RG_CUDA && k1));
-    pr_replace(&w->pr, it->loc.b, it->loc.e, b.s);
+    lw_replace_dir(w, it, b.s);
     sb_free(&b);
     return;
   }
@@ -465,7 +465,7 @@ void lower_copy(lw *w, item *it) {
       sb_printf(&b, "parray_cuda_memcpy(%s, %s, %s * sizeof(%s), %s);", dst, src, count, elem, loca);
     else
       sb_printf(&b, "memcpy(%s, %s, %s * sizeof(%s));", dst, src, count, elem);
-    pr_replace(&w->pr, it->loc.b, it->loc.e, b.s);
+    lw_replace_dir(w, it, b.s);
     sb_free(&b);
     return;
   }
@@ -480,7 +480,7 @@ void lower_copy(lw *w, item *it) {
       return;
     }
     sb_puts(&b, copy_loop(w, ns, src, nd, dst, false));
-    pr_replace(&w->pr, it->loc.b, it->loc.e, b.s);
+    lw_replace_dir(w, it, b.s);
     sb_free(&b);
     return;
   }
@@ -502,6 +502,6 @@ void lower_copy(lw *w, item *it) {
     sb_printf(&b, "  if (parray_copy_strided_cpu(%s, parray__dstride, %s, parray__sstride, parray__shape, %d, "
               "sizeof(%s)) != PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }",
               dst, src, nj, elem, loca);
-  pr_replace(&w->pr, it->loc.b, it->loc.e, b.s);
+  lw_replace_dir(w, it, b.s);
   sb_free(&b);
 }

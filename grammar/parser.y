@@ -61,7 +61,7 @@ static loc inside(loc open, loc close) { return (loc){open.e, close.b}; }
 %type <idx> indices index
 %type <dim> dims dim
 %type <tb> tbody
-%type <num> memkind
+%type <num> memkind ctoken
 %type <dir> directive
 
 %%
@@ -74,11 +74,12 @@ file: citems                          { ctx->result = $1; }
  *         | dollar | directive */
 citems: %empty                        { $$ = items_empty(); }
       | citems citem                  { $$ = items_add($1, $2); }
+      | citems ctoken                 { $$ = items_add($1, ast_tok(A, @2, $2)); }
       ;
-citem: IDENT                          { $$ = ast_tok(A, @1, $1); }
-     | NUMBER                         { $$ = ast_tok(A, @1, $1); }
-     | CTOK                           { $$ = ast_tok(A, @1, $1); }
-     | PPLINE                         { $$ = ast_ppline(A, @1); }
+/* plain C tokens are added directly: one reduction per token */
+ctoken: IDENT | NUMBER | CTOK
+      ;
+citem: PPLINE                         { $$ = ast_ppline(A, @1); }
      | '(' citems ')'                 { $$ = ast_group(A, @1, '(', $2, @3); }
      | '[' citems ']'                 { $$ = ast_group(A, @1, '[', $2, @3); }
      | block                          { $$ = $1; }
