@@ -36,6 +36,18 @@ if [ "$PART" = 1 ]; then
   echo "=== conformance";      cat "$OUT/conformance.log"
   echo "=== example";          cat "$OUT/example.txt"
   echo "=== matmul bench";     cat "$OUT/matmul_gpu.txt"
+elif [ "$PART" = 3 ]; then
+  # the GPU tests again, then CPU benchmarks on this machine's idle cores
+  (cd "$B" && ctest -L gpu -j 4 --output-on-failure --timeout 400 >"$OUT/tests.log" 2>&1)
+  bash .carry/conformance/run "$B/bin/pacc" gpu >"$OUT/conformance.log" 2>&1
+  echo "=== GPU tests";   grep -E "tests passed|tests failed|\*\*\*Failed" "$OUT/tests.log" | head -30
+  echo "=== conformance"; tail -1 "$OUT/conformance.log"
+  echo "=== translation speed ($(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2))"
+  sh bench/translate/bench_translate.sh "$B" 20000 | tee "$OUT/translate.txt"
+  echo "=== figure 8 vs hand-indexed"
+  "$B/bin/pacc" -O2 bench/matmul/matmul_bench.pc -o /tmp/mmb && /tmp/mmb | tee "$OUT/matmul_cpu.txt"
+  echo "=== pthd detour vs libgomp"
+  [ -x "$B/bin/bench_pthd" ] && timeout 200 "$B/bin/bench_pthd" 31 2>&1 | tail -25 | tee "$OUT/pthd.txt"
 else
   "$B/bin/bench_kernels" >"$OUT/kbench.csv" 2>"$OUT/kbench.err"
   PYTHONUNBUFFERED=1 python3 bench/kernels/torch_kernels.py >"$OUT/ktorch.csv" 2>>"$OUT/kbench.err"

@@ -12,17 +12,18 @@ lines=$(wc -l <"$tmp/big.pc")
 bytes=$(wc -c <"$tmp/big.pc")
 "$build/bin/pac" "$tmp/big.pc" -o "$tmp/big.c"      # warm-up, and the plain C for the peer
 grep -v '^#line ' "$tmp/big.c" >"$tmp/plain.c"
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 time_of() { # seconds of the command, 7 times
   for i in 1 2 3 4 5 6 7; do
     s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
-    echo "$e - $s" | bc -l
+    awk -v s="$s" -v e="$e" 'BEGIN {printf "%.6f\n", e - s}'
   done | median
 }
 tpac=$(time_of "$build/bin/pac" "$tmp/big.pc" -o "$tmp/out.c")
 tcpp=$(time_of cc -E -I "$build/include" "$tmp/plain.c" -o "$tmp/out.i")
 printf 'input: %d lines, %d bytes (%s functions)\n' "$lines" "$bytes" "$funcs"
 printf '%-28s %10s %14s\n' what seconds lines/s
-printf '%-28s %10.3f %14.0f\n' "pac (translate)" "$tpac" "$(echo "$lines / $tpac" | bc -l)"
-printf '%-28s %10.3f %14.0f\n' "cc -E (peer, plain C)" "$tcpp" "$(echo "$lines / $tcpp" | bc -l)"
-printf 'pac / cc -E time ratio: %.2f\n' "$(echo "$tpac / $tcpp" | bc -l)"
+awk -v l="$lines" -v p="$tpac" -v c="$tcpp" 'BEGIN {
+  printf "%-28s %10.3f %14.0f\n", "pac (translate)", p, l / p
+  printf "%-28s %10.3f %14.0f\n", "cc -E (peer, plain C)", c, l / c
+  printf "pac / cc -E time ratio: %.2f\n", p / c }'
