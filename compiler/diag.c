@@ -3,9 +3,23 @@
 #include "diag.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const char *quote_name(const char *path) {
+  size_t n = strlen(path);
+  char *q = malloc(2 * n + 3), *p = q;
+  *p++ = '"';
+  for (const char *c = path; *c; c++) {
+    if (*c == '"' || *c == '\\') *p++ = '\\';
+    *p++ = *c;
+  }
+  *p++ = '"';
+  *p = 0;
+  return q;
+}
 
 int src_load(srcfile *f, const char *path, char *err, size_t errlen) {
   memset(f, 0, sizeof *f);
@@ -43,8 +57,50 @@ int src_load(srcfile *f, const char *path, char *err, size_t errlen) {
   f->name = path;
   f->text = buf;
   f->len = (uint32_t)len;
+  f->segs = calloc(1, sizeof *f->segs);
+  f->segs[0] = (srcseg){path, quote_name(path), 0, (uint32_t)len, 1};
+  f->nsegs = 1;
   return 0;
 }
+
+int src_append_file(srcfile *f, const char *path, char *err, size_t errlen) {
+  srcfile g;
+  if (src_load(&g, path, err, errlen)) return -1;
+  /* the previous text ends with a newline, so no line spans two files */
+  bool nl = f->len == 0 || f->text[f->len - 1] == '\n';
+  size_t base = f->len + (nl ? 0 : 1);
+  if (base + g.len + 2 > UINT32_MAX) {
+    snprintf(err, errlen, "'%s' makes the translation larger than 4 GiB", path);
+    src_free(&g);
+    return -1;
+  }
+  char *t = realloc((char *)f->text, base + g.len + 2);
+  if (!t) {
+    snprintf(err, errlen, "out of memory reading '%s'", path);
+    src_free(&g);
+    return -1;
+  }
+  if (!nl) t[f->len] = '\n';
+  memcpy(t + base, g.text, g.len);
+  t[base + g.len] = t[base + g.len + 1] = 0;
+  f->text = t;
+  f->len = (uint32_t)(base + g.len);
+  free(f->lines);
+  f->lines = NULL;
+  f->segs = realloc(f->segs, sizeof *f->segs * (size_t)(f->nsegs + 1));
+  f->segs[f->nsegs] = (srcseg){path, quote_name(path), (uint32_t)base, g.len, 0};
+  src_free(&g);
+  return f->nsegs++;
+}
+
+int src_seg(const srcfile *f, uint32_t off) {
+  int k = 0;
+  for (int i = 1; i < f->nsegs; i++)
+    if (f->segs[i].base <= off) k = i;
+  return k;
+}
+
+const char *src_name(const srcfile *f, uint32_t off) { return f->nsegs ? f->segs[src_seg(f, off)].name : f->name; }
 
 void src_from_string(srcfile *f, const char *name, const char *text, uint32_t len) {
   memset(f, 0, sizeof *f);
@@ -52,11 +108,16 @@ void src_from_string(srcfile *f, const char *name, const char *text, uint32_t le
   memcpy(buf, text, len);
   buf[len] = buf[len + 1] = 0;
   f->name = name, f->text = buf, f->len = len;
+  f->segs = calloc(1, sizeof *f->segs);
+  f->segs[0] = (srcseg){name, quote_name(name), 0, len, 1};
+  f->nsegs = 1;
 }
 
 void src_free(srcfile *f) {
   free((char *)f->text);
   free(f->lines);
+  for (int i = 0; i < f->nsegs; i++) free((char *)f->segs[i].quoted);
+  free(f->segs);
   memset(f, 0, sizeof *f);
 }
 
@@ -71,9 +132,19 @@ static void index_lines(srcfile *f) {
     if (f->text[i] == '\n') f->lines[k++] = i + 1;
   f->lines[k] = f->len + 1;
   f->nlines = n;
+  for (int i = 0; i < f->nsegs; i++) f->segs[i].first_line = 0;
+  for (int i = 0; i < f->nsegs; i++) {
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+      int mid = (lo + hi + 1) / 2;
+      if (f->lines[mid] <= f->segs[i].base) lo = mid;
+      else hi = mid - 1;
+    }
+    f->segs[i].first_line = lo + 1;
+  }
 }
 
-int src_line(srcfile *f, uint32_t off) {
+static int global_line(srcfile *f, uint32_t off) {
   index_lines(f);
   int lo = 0, hi = f->nlines - 1;
   while (lo < hi) {
@@ -84,14 +155,24 @@ int src_line(srcfile *f, uint32_t off) {
   return lo + 1;
 }
 
-uint32_t src_line_start(srcfile *f, int line) {
+int src_line(srcfile *f, uint32_t off) {
+  int g = global_line(f, off);
+  return f->nsegs ? g - f->segs[src_seg(f, off)].first_line + 1 : g;
+}
+
+/* start offset of a global line number */
+static uint32_t global_line_start(srcfile *f, int line) {
   index_lines(f);
   if (line < 1) line = 1;
   if (line > f->nlines) line = f->nlines;
   return f->lines[line - 1];
 }
 
-int src_col(srcfile *f, uint32_t off) { return (int)(off - src_line_start(f, src_line(f, off))) + 1; }
+static uint32_t line_start_of(srcfile *f, uint32_t off) { return global_line_start(f, global_line(f, off)); }
+
+uint32_t src_line_start_of(srcfile *f, uint32_t off) { return line_start_of(f, off); }
+
+int src_col(srcfile *f, uint32_t off) { return (int)(off - line_start_of(f, off)) + 1; }
 
 void diag_init(diag *d, srcfile *src, FILE *out) {
   memset(d, 0, sizeof *d);
@@ -102,7 +183,7 @@ static void show_line(diag *d, loc l) {
   srcfile *f = d->src;
   if (!f || l.b > f->len) return;
   int line = src_line(f, l.b);
-  uint32_t ls = src_line_start(f, line), le = ls;
+  uint32_t ls = line_start_of(f, l.b), le = ls;
   while (le < f->len && f->text[le] != '\n') le++;
   char num[16];
   int w = snprintf(num, sizeof num, "%d", line);
@@ -116,7 +197,7 @@ static void show_line(diag *d, loc l) {
 
 static void vreport(diag *d, const char *kind, loc l, const char *fmt, va_list ap) {
   if (d->src)
-    fprintf(d->out, "%s:%d:%d: %s: ", d->src->name, src_line(d->src, l.b), src_col(d->src, l.b), kind);
+    fprintf(d->out, "%s:%d:%d: %s: ", src_name(d->src, l.b), src_line(d->src, l.b), src_col(d->src, l.b), kind);
   else
     fprintf(d->out, "pac: %s: ", kind);
   vfprintf(d->out, fmt, ap);
@@ -127,10 +208,9 @@ static void vreport(diag *d, const char *kind, loc l, const char *fmt, va_list a
 static int over_limit(diag *d) { return d->max_errors && d->errors > d->max_errors; }
 
 static void print_context(diag *d) {
-  for (int i = d->nctx - 1; i >= 0; i--) {
-    va_list dummy;
-    (void)dummy;
-    fprintf(d->out, "%s:%d:%d: note: %s\n", d->src->name, src_line(d->src, d->ctx[i].at.b),
+  int top = d->nctx < DIAG_MAX_CONTEXT ? d->nctx : DIAG_MAX_CONTEXT;
+  for (int i = top - 1; i >= 0; i--) {
+    fprintf(d->out, "%s:%d:%d: note: %s\n", src_name(d->src, d->ctx[i].at.b), src_line(d->src, d->ctx[i].at.b),
             src_col(d->src, d->ctx[i].at.b), d->ctx[i].what);
     show_line(d, d->ctx[i].at);
   }

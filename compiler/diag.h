@@ -15,20 +15,37 @@ typedef struct loc {
 
 static inline loc loc_span(loc a, loc b) { return (loc){a.b < b.b ? a.b : b.b, a.e > b.e ? a.e : b.e}; }
 
+/* One file of the translation: the main .pc file and any .pc files it
+ * includes share one text buffer, each at its own base offset, so that a
+ * location is a byte range in that buffer whatever file it is in. */
+typedef struct srcseg {
+  const char *name;   /* as given on the command line or in the #include */
+  const char *quoted; /* the name as a C string literal, for #line */
+  uint32_t base, len;
+  int first_line;     /* global line number of its first line */
+} srcseg;
+
 typedef struct srcfile {
-  const char *name; /* as given on the command line */
+  const char *name; /* the main file, as given on the command line */
   const char *text; /* NUL-terminated */
   uint32_t len;
   uint32_t *lines; /* start offset of each line, computed on demand */
   int nlines;
+  srcseg *segs;
+  int nsegs;
 } srcfile;
 
 int src_load(srcfile *f, const char *path, char *err, size_t errlen);
+/* Append another file (before any pointer into the text is kept); returns
+ * its segment index, or -1 with err set. */
+int src_append_file(srcfile *f, const char *path, char *err, size_t errlen);
+int src_seg(const srcfile *f, uint32_t off);
+const char *src_name(const srcfile *f, uint32_t off);
 void src_from_string(srcfile *f, const char *name, const char *text, uint32_t len);
 void src_free(srcfile *f);
-int src_line(srcfile *f, uint32_t off);          /* 1-based */
+int src_line(srcfile *f, uint32_t off);          /* 1-based, within its file */
 int src_col(srcfile *f, uint32_t off);           /* 1-based byte column */
-uint32_t src_line_start(srcfile *f, int line);   /* offset of a 1-based line */
+uint32_t src_line_start_of(srcfile *f, uint32_t off); /* offset where off's line starts */
 
 enum { DIAG_MAX_CONTEXT = 8 };
 

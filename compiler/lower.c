@@ -193,7 +193,7 @@ int lw_split_args(lw *w, items *args, items **out) {
 char *lw_loc_args(lw *w, loc at, const char *what) {
   sbuf b;
   sb_init(&b);
-  sb_printf(&b, "%s, %d, \"", w->pr.fname, src_line(w->src, at.b));
+  sb_printf(&b, "%s, %d, \"", pr_file_literal(&w->pr, at.b), src_line(w->src, at.b));
   for (const char *p = what; *p; p++) {
     if (*p == '"' || *p == '\\') sb_putc(&b, '\\');
     if (*p == '\n') {
@@ -284,6 +284,7 @@ static void walk_function(lw *w, cd_stmt *st) {
 static void walk_item(lw *w, item *it, item *prev) {
   switch (it->kind) {
   case IT_PPLINE:
+    lower_ppline(w, it);
     return;
   case IT_DOLLAR: {
     char *t = lower_dollar_text(w, it->dol);

@@ -102,6 +102,15 @@ typedef struct lw {
   int nmpi_bodies;
   const char **mpi_bodies;
   strmap fnames;    /* generated function names in use */
+  /* .pc files included by #include "x.pc": the include line, its segment */
+  struct pcinc {
+    uint32_t at;
+    int seg;
+    bool first;
+  } *pcinc;
+  int npcinc;
+  items *seg_items; /* the items of each segment of the source */
+  VEC(char *) owned_names; /* names of included files (freed at the end) */
 } lw;
 
 /* lower.c */
@@ -141,6 +150,8 @@ void lower_mainhost(lw *w, item *it);
 void lower_subprog(lw *w, item *it);
 void lower_insert(lw *w, item *it);
 void lower_global(lw *w, item *it);
+/* a preprocessor line: #include of a .pc file is translated here */
+void lower_ppline(lw *w, item *it);
 
 /* lower_detour.c */
 void lower_detour(lw *w, item *it);

@@ -224,3 +224,27 @@ void lower_insert(lw *w, item *it) {
   strmap_free(&in->vals);
   strmap_free(&in->renames);
 }
+
+void lower_ppline(lw *w, item *it) {
+  for (int i = 0; i < w->npcinc; i++) {
+    if (w->pcinc[i].at != it->loc.b) continue;
+    srcseg *sg = &w->src->segs[w->pcinc[i].seg];
+    if (!w->pcinc[i].first) {
+      pr_replace(&w->pr, it->loc.b, it->loc.e, arena_printf(w->ar, "/* %s: included already */", sg->name));
+      return;
+    }
+    /* the included file's constructs are translated here, in this scope */
+    bool saved_need = w->pr.need_line;
+    pr_src_to(&w->pr, it->loc.b);
+    pr_push(&w->pr);
+    w->pr.copied = sg->base;
+    w->pr.need_line = true;
+    lw_walk_items(w, &w->seg_items[w->pcinc[i].seg], w->sc.depth == 0 && w->rg == &w->host);
+    pr_src_to(&w->pr, sg->base + sg->len);
+    char *text = pr_pop(&w->pr, w->ar);
+    w->pr.copied = it->loc.b;
+    w->pr.need_line = saved_need;
+    pr_replace(&w->pr, it->loc.b, it->loc.e, arena_printf(w->ar, "/* %s */\n%s\n", lw_text(w, it->loc), text));
+    return;
+  }
+}

@@ -1,10 +1,12 @@
 /* pac.c - the translator's command line: reads a .pc file, learns what its
  * headers declare, lowers it to C or CUDA and writes the result atomically
  * (nothing is left behind when there are errors). Also `pac --layout`. */
+#define _DEFAULT_SOURCE 1 /* realpath, readlink */
 #include "lower.h"
 #include "parse.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,93 @@ static void usage(FILE *f) {
           "  --version\n");
 }
 
+/* "#include "x.pc"" or "#include <x.pc>": the name (without delimiters) */
+static bool pc_include_name(const char *s, size_t n, const char **name, size_t *nl, bool *angle) {
+  const char *p = s, *e = s + n;
+  while (p < e && (*p == ' ' || *p == '\t')) p++;
+  if (p == e || *p != '#') return false;
+  p++;
+  while (p < e && (*p == ' ' || *p == '\t')) p++;
+  if (e - p < 7 || strncmp(p, "include", 7) != 0) return false;
+  p += 7;
+  while (p < e && (*p == ' ' || *p == '\t')) p++;
+  if (p == e || (*p != '"' && *p != '<')) return false;
+  char close = *p == '"' ? '"' : '>';
+  *angle = *p == '<';
+  const char *b = ++p;
+  while (p < e && *p != close && *p != '\n') p++;
+  if (p == e || *p != close || p - b < 4 || strncmp(p - 3, ".pc", 3) != 0) return false;
+  *name = b, *nl = (size_t)(p - b);
+  return true;
+}
+
+/* Find "#include "x.pc"" lines in every segment (included files too), load
+ * each file once as a new segment of the source. */
+static void load_pc_includes(srcfile *src, pac_options *opt, diag *dg, lw *w, const char *selfinc) {
+  VEC(struct pcinc) v = {0};
+  for (int sg = 0; sg < src->nsegs; sg++) {
+    uint32_t off = src->segs[sg].base, end = src->segs[sg].base + src->segs[sg].len;
+    while (off < end) {
+      uint32_t le = off;
+      while (le < end && src->text[le] != '\n') le++;
+      const char *name;
+      size_t nl;
+      bool angle;
+      if (pc_include_name(src->text + off, le - off, &name, &nl, &angle)) {
+        char want[4096], found[8400] = "";
+        snprintf(want, sizeof want, "%.*s", (int)nl, name);
+        /* "x.pc": the including file's folder first; then -I folders; then pac's own */
+        const char *dirs[256];
+        int nd = 0;
+        char here[4096];
+        snprintf(here, sizeof here, "%s", src->segs[sg].name);
+        char *slash = strrchr(here, '/');
+        if (slash) *slash = 0;
+        else strcpy(here, ".");
+        if (!angle) dirs[nd++] = here;
+        for (int i = 0; i < opt->ncpp_args && nd < 250; i++) {
+          const char *a = opt->cpp_args[i];
+          if (!strcmp(a, "-I") && i + 1 < opt->ncpp_args) dirs[nd++] = opt->cpp_args[++i];
+          else if (!strncmp(a, "-I", 2) && a[2]) dirs[nd++] = a + 2;
+        }
+        if (selfinc) dirs[nd++] = selfinc;
+        for (int d = 0; d < nd && !found[0]; d++) {
+          char cand[8192];
+          if (!strcmp(dirs[d], ".")) snprintf(cand, sizeof cand, "%s", want); /* no "./" in messages */
+          else snprintf(cand, sizeof cand, "%s/%s", dirs[d], want);
+          if (access(cand, R_OK) == 0) snprintf(found, sizeof found, "%s", cand);
+        }
+        if (!found[0]) {
+          diag_error(dg, (loc){off, le}, "cannot find the Parray file '%s'", want);
+        } else {
+          char canon[sizeof found > PATH_MAX ? sizeof found : PATH_MAX];
+          if (!realpath(found, canon)) memcpy(canon, found, sizeof found);
+          int seg = -1;
+          for (int k = 1; k < src->nsegs && seg < 0; k++) {
+            char c2[PATH_MAX];
+            if (realpath(src->segs[k].name, c2) && !strcmp(c2, canon)) seg = k;
+          }
+          bool first = seg < 0;
+          if (first) {
+            char err[512];
+            char *keep = strdup(found);
+            seg = src_append_file(src, keep, err, sizeof err);
+            if (seg < 0) {
+              diag_error(dg, (loc){off, le}, "%s", err);
+              free(keep);
+            } else {
+              vec_push(w->owned_names, keep);
+            }
+          }
+          if (seg >= 0) vec_push(v, ((struct pcinc){off, seg, first}));
+        }
+      }
+      off = le + 1;
+    }
+  }
+  w->pcinc = v.v, w->npcinc = v.n;
+}
+
 static void collect_pp(srcfile *f, items *l, sbuf *out, bool *cuda) {
   ITEMS_FOREACH(it, *l) {
     if (it->kind == IT_PPLINE) {
@@ -37,7 +126,10 @@ static void collect_pp(srcfile *f, items *l, sbuf *out, bool *cuda) {
       size_t n = it->loc.e - it->loc.b;
       const char *p = s + 1;
       while (*p == ' ' || *p == '\t') p++;
-      if (strncmp(p, "pragma", 6) != 0) {
+      const char *nm;
+      size_t nml;
+      bool ang;
+      if (strncmp(p, "pragma", 6) != 0 && !pc_include_name(s, n, &nm, &nml, &ang)) {
         sb_write(out, s, n);
         sb_putc(out, '\n');
       }
@@ -140,15 +232,29 @@ int main(int argc, char **argv) {
   diag_init(&dg, &src, stderr);
   arena ar;
   arena_init(&ar);
+  lw w = {0};
+  /* pac's own include folder (bin/../include) holds the shipped .pc libraries */
+  char selfinc[PATH_MAX] = "";
+  ssize_t sl = readlink("/proc/self/exe", selfinc, sizeof selfinc - 20);
+  if (sl > 0) {
+    selfinc[sl] = 0;
+    char *sl2 = strrchr(selfinc, '/');
+    if (sl2) strcpy(sl2, "/../include");
+  }
+  load_pc_includes(&src, &opt, &dg, &w, selfinc[0] ? selfinc : NULL);
   items file;
-  int rc = parse_file(&src, &dg, &ar, false, &file);
+  w.seg_items = arena_alloc(&ar, sizeof *w.seg_items * (size_t)src.nsegs);
+  int rc = 0; /* a missing include is reported but does not stop the translation */
+  for (int k = 0; k < src.nsegs; k++)
+    rc |= parse_range(&src, src.segs[k].base, src.segs[k].len, &dg, &ar, false, &w.seg_items[k]);
+  file = w.seg_items[0];
 
   hdrinfo hdr;
   hdr_init(&hdr, &ar);
   bool cuda_types = false;
   sbuf pp;
   sb_init(&pp);
-  collect_pp(&src, &file, &pp, &cuda_types);
+  for (int k = 0; k < src.nsegs; k++) collect_pp(&src, &w.seg_items[k], &pp, &cuda_types);
   int target = opt.target != TARGET_AUTO ? opt.target : cuda_types ? TARGET_CUDA : TARGET_C;
   if (!rc && !opt.no_cpp) {
     sbuf in;
@@ -184,7 +290,6 @@ int main(int argc, char **argv) {
   sb_free(&pp);
   for (int i = 0; i < opt.ntypedefs; i++) strmap_put(&hdr.typedefs, opt.typedefs[i], strlen(opt.typedefs[i]), (void *)1);
 
-  lw w = {0};
   w.opt = &opt, w.src = &src, w.dg = &dg, w.ar = &ar, w.hdr = &hdr, w.target = target;
   ex_init(&w.ex, &ar);
   w.cx = (cxenv){.ex = &w.ex, .ar = &ar, .macro = NULL, .env = &w};
@@ -244,7 +349,7 @@ int main(int argc, char **argv) {
               w.uses_mpi);
     if (w.uses_mpi) sb_puts(&pro, "#define PARRAY_USE_MPI 1\n");
     sb_puts(&pro, "#include \"parray.h\"\n");
-    pr_finish(&w.pr, src.len, &out, pro.s);
+    pr_finish(&w.pr, src.segs[0].len, &out, pro.s); /* the main file; included ones were walked in place */
     sb_write(&out, w.epilogue.s ? w.epilogue.s : "", w.epilogue.len);
     const char *path = opt.output;
     char *def = NULL;
@@ -266,6 +371,9 @@ int main(int argc, char **argv) {
   }
   strmap_free(&w.all_types);
   sb_free(&w.epilogue);
+  free(w.pcinc);
+  for (int i = 0; i < w.owned_names.n; i++) free(w.owned_names.v[i]);
+  vec_free(w.owned_names);
   pr_free(&w.pr);
   sc_free(&w.sc);
   ex_fini(&w.ex);

@@ -15,6 +15,7 @@ typedef struct pctx {
   void *scanner;
   bool plain_c;   /* header scanning: no directives, '$' belongs to identifiers */
   uint32_t pos;   /* byte offset of the next unread character */
+  uint32_t end;   /* end of the text being scanned */
 
   /* directive header being scanned */
   int dkind;          /* dir_kind of the open directive, -1 if none */
@@ -41,7 +42,10 @@ typedef struct pctx {
   int64_t quiet_at; /* offset of a token the scanner made up after reporting an error (-1: none) */
 } pctx;
 
-/* Parse the whole file. Returns 0 on success; diagnostics go to ctx->dg. */
+/* Parse the whole file (its first segment). Returns 0 on success;
+ * diagnostics go to ctx->dg. */
 int parse_file(srcfile *src, diag *dg, arena *ar, bool plain_c, items *out);
+/* Parse the text [base, base + len) of src (one segment). */
+int parse_range(srcfile *src, uint32_t base, uint32_t len, diag *dg, arena *ar, bool plain_c, items *out);
 
 #endif

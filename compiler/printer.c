@@ -29,6 +29,13 @@ void pr_free(printer *p) {
   free((char *)p->fname);
 }
 
+/* the file name of offset off as a C string literal */
+static const char *quoted_name(printer *p, uint32_t off) {
+  return p->src->nsegs ? p->src->segs[src_seg(p->src, off)].quoted : p->fname;
+}
+
+const char *pr_file_literal(printer *p, uint32_t off) { return quoted_name(p, off); }
+
 static int count_nl(const char *s, size_t n) {
   int k = 0;
   for (size_t i = 0; i < n; i++) k += s[i] == '\n';
@@ -40,19 +47,19 @@ static bool at_line_start(sbuf *b) { return b->len == 0 || b->s[b->len - 1] == '
 void pr_line_marker(printer *p, uint32_t off) {
   if (!p->lines) return;
   if (!at_line_start(p->cur)) sb_putc(p->cur, '\n');
-  sb_printf(p->cur, "#line %d %s\n", src_line(p->src, off), p->fname);
+  sb_printf(p->cur, "#line %d %s\n", src_line(p->src, off), quoted_name(p, off));
 }
 
 char *pr_line_text(printer *p, arena *ar, uint32_t off) {
   if (!p->lines) return arena_strdup(ar, "");
-  return arena_printf(ar, "#line %d %s\n", src_line(p->src, off), p->fname);
+  return arena_printf(ar, "#line %d %s\n", src_line(p->src, off), quoted_name(p, off));
 }
 
 void pr_src_to(printer *p, uint32_t off) {
   if (off <= p->copied) return;
   if (p->need_line) {
     /* resume at the start of the source line so columns stay right */
-    uint32_t ls = src_line_start(p->src, src_line(p->src, p->copied));
+    uint32_t ls = src_line_start_of(p->src, p->copied);
     bool blank = true;
     for (uint32_t i = ls; i < p->copied; i++)
       if (p->src->text[i] != ' ' && p->src->text[i] != '\t') blank = false;
@@ -141,8 +148,8 @@ void pr_finish(printer *p, uint32_t end, sbuf *out, const char *prologue) {
       if (out->s[out->len - 1] != '\n') sb_putc(out, '\n');
       if (p->lines) {
         /* resume at the start of the item's line */
-        uint32_t ls = src_line_start(p->src, src_line(p->src, c->src_start));
-        sb_printf(out, "#line %d %s\n", src_line(p->src, c->src_start), p->fname);
+        uint32_t ls = src_line_start_of(p->src, c->src_start);
+        sb_printf(out, "#line %d %s\n", src_line(p->src, c->src_start), quoted_name(p, c->src_start));
         bool blank = true;
         for (uint32_t k = ls; k < c->src_start; k++)
           if (p->src->text[k] != ' ' && p->src->text[k] != '\t') blank = false;

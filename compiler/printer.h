@@ -54,6 +54,8 @@ char *pr_pop(printer *p, arena *ar);
 void pr_hoist(printer *p, const char *text);
 /* Everything, in order. */
 void pr_finish(printer *p, uint32_t end, sbuf *out, const char *prologue);
+/* The file of offset off as a C string literal. */
+const char *pr_file_literal(printer *p, uint32_t off);
 /* "#line N \"file\"\n" text for offset off (empty when markers are off). */
 char *pr_line_text(printer *p, arena *ar, uint32_t off);
 

@@ -20,6 +20,7 @@ golden)
   diff -u "$expected" "$tmp/out" ;;
 diag)
   cp "$name" "$tmp/" && cd "$tmp" || exit 1
+  [ -d "$dir/lib" ] && cp -r "$dir/lib" "$tmp/"
   if "$bin/pac" "$@" "$name" -o "$tmp/out.c" 2>"$tmp/err"; then
     echo "pac accepted $name, expected errors"; exit 1
   fi
