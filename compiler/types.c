@@ -122,7 +122,10 @@ static dnode *build_dim(tyctx *t, ptype *ty, dimast *d, bool under_ref, bool *ok
     for (int i = 0; i < n->nkids; i++) s = ex_mul(t->ex, s, n->kids[i]->size);
     n->size = s;
   }
-  if (!n->size) *ok = false;
+  if (!n->size) {
+    *ok = false;
+    return NULL; /* a size that could not be read was reported */
+  }
   return n;
 }
 
