@@ -225,7 +225,11 @@ void lw_replace_dir(lw *w, item *it, const char *code) {
     if (c == '/' && b.len && b.s[b.len - 1] == '*') sb_putc(&b, ' '); /* no early end of the comment */
     sb_putc(&b, c);
   }
-  sb_puts(&b, " */ ");
+  /* the comment on its own line above, the lowering below at the same indentation */
+  sb_puts(&b, " */\n");
+  uint32_t ls = src_line_start_of(w->src, it->loc.b);
+  for (uint32_t i = ls; i < it->loc.b && (w->src->text[i] == ' ' || w->src->text[i] == '\t'); i++)
+    sb_putc(&b, w->src->text[i]);
   sb_puts(&b, code);
   pr_replace(&w->pr, it->loc.b, it->loc.e, b.s);
   sb_free(&b);

@@ -58,15 +58,25 @@ char *pr_line_text(printer *p, arena *ar, uint32_t off) {
 void pr_src_to(printer *p, uint32_t off) {
   if (off <= p->copied) return;
   if (p->need_line) {
+    /* a blank rest of the line after generated code is dropped, and the
+     * marker names the next line */
+    uint32_t q = p->copied;
+    while (q < off && (p->src->text[q] == ' ' || p->src->text[q] == '\t' || p->src->text[q] == '\r')) q++;
+    if (q < off && p->src->text[q] == '\n') p->copied = q + 1;
     /* resume at the start of the source line so columns stay right */
     uint32_t ls = src_line_start_of(p->src, p->copied);
     bool blank = true;
     for (uint32_t i = ls; i < p->copied; i++)
       if (p->src->text[i] != ' ' && p->src->text[i] != '\t') blank = false;
-    pr_line_marker(p, p->copied);
-    if (blank && p->lines) sb_write(p->cur, p->src->text + ls, p->copied - ls);
+    if (p->lines) {
+      pr_line_marker(p, p->copied);
+      if (blank) sb_write(p->cur, p->src->text + ls, p->copied - ls);
+    } else if (p->copied > q && (!p->cur->len || p->cur->s[p->cur->len - 1] != '\n')) {
+      sb_putc(p->cur, '\n'); /* the dropped newline, when no marker stands for it */
+    }
     p->need_line = false;
   }
+  if (off <= p->copied) return;
   sb_write(p->cur, p->src->text + p->copied, off - p->copied);
   p->copied = off;
 }
