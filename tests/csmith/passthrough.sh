@@ -19,7 +19,7 @@ seed=$first
 end=$((first + count))
 while [ "$seed" -lt "$end" ]; do
   src="$tmp/t$seed.c"
-  csmith --seed "$seed" --max-funcs 4 --max-block-depth 3 -o "$src" >/dev/null 2>&1 || { echo "csmith failed for seed $seed"; fail=$((fail + 1)); seed=$((seed + 1)); continue; }
+  (cd "$tmp" && csmith --seed "$seed" --max-funcs 4 --max-block-depth 3 -o "$src" >/dev/null 2>&1) || { echo "csmith failed for seed $seed"; fail=$((fail + 1)); seed=$((seed + 1)); continue; }
   if ! "$bin/pac" -I "$csinc" "$src" -o "$tmp/t.gen.c" 2>"$tmp/pac.err"; then
     echo "seed $seed: pac rejected a valid C program:"; head -5 "$tmp/pac.err"; fail=$((fail + 1)); seed=$((seed + 1)); continue
   fi
