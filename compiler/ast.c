@@ -13,6 +13,15 @@ items items_add(items l, item *it) {
   return l;
 }
 
+items items_concat(items a, items b) {
+  if (!b.first) return a;
+  if (!a.first) return b;
+  a.last->next = b.first;
+  a.last = b.last;
+  a.n += b.n;
+  return a;
+}
+
 static item *new_item(astctx *c, item_kind k, loc l) {
   item *it = arena_alloc(c->ar, sizeof *it);
   it->kind = (uint8_t)k;

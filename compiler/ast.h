@@ -133,6 +133,7 @@ typedef struct astctx {
 
 items items_empty(void);
 items items_add(items l, item *it);
+items items_concat(items a, items b);
 item *ast_tok(astctx *c, loc l, int tokval);
 item *ast_ppline(astctx *c, loc l);
 item *ast_group(astctx *c, loc open, char ch, items body, loc close);

@@ -19,6 +19,8 @@ int parse_range(srcfile *src, uint32_t base, uint32_t len, diag *dg, arena *ar, 
   memset(&ctx, 0, sizeof ctx);
   ctx.src = src, ctx.dg = dg, ctx.ast.ar = ar, ctx.plain_c = plain_c, ctx.dkind = -1, ctx.quiet_at = -1;
   ctx.pos = base, ctx.end = base + len;
+  PARSE_STYPE pending_value;
+  ctx.pval = &pending_value;
   if (lex_lex_init_extra(&ctx, &ctx.scanner)) {
     diag_plain_error(dg, "cannot initialise the scanner");
     return 1;

@@ -37,6 +37,14 @@ typedef struct pctx {
   uint32_t pp_start;
   uint32_t pp_comment_start;
 
+  /* plain C tokens are gathered into runs by the scanner: the parser sees
+   * one token per run (and then the token that ended it) */
+  items run;
+  bool pending;
+  int ptok;
+  void *pval; /* PARSE_STYPE of the pending token (parser.h is not included here) */
+  loc ploc;
+
   items result;
   bool eof_error; /* an unterminated construct was reported at end of file */
   int64_t quiet_at; /* offset of a token the scanner made up after reporting an error (-1: none) */

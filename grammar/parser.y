@@ -44,6 +44,7 @@ static loc inside(loc open, loc close) { return (loc){open.e, close.b}; }
 %token END 0 "end of file"
 %token <num> IDENT "identifier" NUMBER "number" CTOK "token"
 %token STAR "'*'"
+%token <list> CRUN "C code"
 %token PPLINE "preprocessor line"
 %token DOLLAR_OPEN "'$'" DOLLAR_CLOSE "closing '$'"
 %token DEND "end of directive"
@@ -61,7 +62,7 @@ static loc inside(loc open, loc close) { return (loc){open.e, close.b}; }
 %type <idx> indices index
 %type <dim> dims dim
 %type <tb> tbody
-%type <num> memkind ctoken
+%type <num> memkind
 %type <dir> directive
 
 %%
@@ -74,10 +75,7 @@ file: citems                          { ctx->result = $1; }
  *         | dollar | directive */
 citems: %empty                        { $$ = items_empty(); }
       | citems citem                  { $$ = items_add($1, $2); }
-      | citems ctoken                 { $$ = items_add($1, ast_tok(A, @2, $2)); }
-      ;
-/* plain C tokens are added directly: one reduction per token */
-ctoken: IDENT | NUMBER | CTOK
+      | citems CRUN                   { $$ = items_concat($1, $2); }
       ;
 citem: PPLINE                         { $$ = ast_ppline(A, @1); }
      | '(' citems ')'                 { $$ = ast_group(A, @1, '(', $2, @3); }
