@@ -1,11 +1,13 @@
 /* bench_kernels.cu - times the elementwise and reduction kernels of the
- * runtime with CUDA events (median of 30 runs after 5 warm-ups, a fresh
- * buffer set per run from a rotation whose footprint is several times the L2)
- * next to cudaMemcpy device-to-device moving the same number of bytes.
- * Bandwidth counts bytes read + bytes written. Also times tuning variants of
- * the elementwise engine (packs per thread per trip U, grid cap in waves).
- * Output: CSV lines "name,bytes,us,TB/s,copy TB/s" on stdout; merged with the
- * PyTorch numbers by compare.py. */
+ * runtime next to cudaMemcpy device-to-device moving the same number of
+ * bytes, two ways: CUDA events around each call (median of 30 runs, after a
+ * warm-up of at least 25 ms of GPU time), and back-to-back calls replayed
+ * from a CUDA graph (30 calls per graph, median of 7 replays), which leaves
+ * no host launch gaps between the calls. Every run takes a fresh buffer set
+ * from a rotation whose footprint is several times the L2. Bandwidth counts
+ * bytes read + bytes written. --variants times tuning variants of the
+ * elementwise engine and of the row/column reductions instead.
+ * Output: CSV on stdout; merged with the PyTorch numbers by compare.py. */
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -81,14 +83,36 @@ static void free_sets(Sets &s) {
   for (char *p : s.out) cudaFree(p);
 }
 
-/* median time in microseconds of f(set index) */
+/* Warm-up: kWarm calls, then more until about kWarmMs of GPU time has run
+ * (the first calls after an idle spell or fresh allocations ran up to 8%
+ * slower on the H200). Returns the number of calls made. */
+static const double kWarmMs = 25.0;
+static int warm_up(int nsets, const std::function<void(int)> &f) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  CK(cudaEventRecord(a, g_s));
+  for (int i = 0; i < kWarm; ++i) f(i % nsets);
+  CK(cudaEventRecord(b, g_s));
+  CK(cudaStreamSynchronize(g_s));
+  float ms = 0;
+  CK(cudaEventElapsedTime(&ms, a, b));
+  int more = ms > 0 ? (int)((kWarmMs - ms) / (ms / kWarm)) : 0;
+  if (more > 2000) more = 2000;
+  for (int i = 0; i < more; ++i) f((kWarm + i) % nsets);
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return kWarm + (more > 0 ? more : 0);
+}
+
+/* median time in microseconds of f(set index): CUDA events around each call */
 static double time_us(int nsets, const std::function<void(int)> &f) {
   cudaEvent_t e[2 * kRuns];
   for (auto &x : e) CK(cudaEventCreate(&x));
-  for (int i = 0; i < kWarm; ++i) f(i % nsets);
+  const int w = warm_up(nsets, f);
   for (int i = 0; i < kRuns; ++i) {
     CK(cudaEventRecord(e[2 * i], g_s));
-    f((i + kWarm) % nsets);
+    f((i + w) % nsets);
     CK(cudaEventRecord(e[2 * i + 1], g_s));
   }
   CK(cudaGetLastError());
@@ -100,19 +124,57 @@ static double time_us(int nsets, const std::function<void(int)> &f) {
   return 1e3 * (kRuns % 2 ? ms[kRuns / 2] : 0.5 * (ms[kRuns / 2 - 1] + ms[kRuns / 2]));
 }
 
-/* device-to-device copy moving `bytes_rw` bytes (read + written) */
-static double copy_tbs(size_t bytes_rw) {
+/* Back-to-back calls without host launch gaps: kRuns calls (rotating sets)
+ * captured in a CUDA graph; the median over kReplays timed replays of the
+ * graph, divided by kRuns. */
+static const int kReplays = 7;
+static double time_graph_us(int nsets, const std::function<void(int)> &f) {
+  warm_up(nsets, f);
+  CK(cudaStreamSynchronize(g_s));
+  cudaGraph_t g;
+  cudaGraphExec_t ge;
+  CK(cudaStreamBeginCapture(g_s, cudaStreamCaptureModeRelaxed));
+  for (int i = 0; i < kRuns; ++i) f(i % nsets);
+  CK(cudaStreamEndCapture(g_s, &g));
+  CK(cudaGraphInstantiate(&ge, g, 0));
+  cudaEvent_t e[2 * kReplays];
+  for (auto &x : e) CK(cudaEventCreate(&x));
+  CK(cudaGraphLaunch(ge, g_s));
+  for (int i = 0; i < kReplays; ++i) {
+    CK(cudaEventRecord(e[2 * i], g_s));
+    CK(cudaGraphLaunch(ge, g_s));
+    CK(cudaEventRecord(e[2 * i + 1], g_s));
+  }
+  CK(cudaStreamSynchronize(g_s));
+  std::vector<float> ms(kReplays);
+  for (int i = 0; i < kReplays; ++i) CK(cudaEventElapsedTime(&ms[i], e[2 * i], e[2 * i + 1]));
+  for (auto &x : e) cudaEventDestroy(x);
+  CK(cudaGraphExecDestroy(ge));
+  CK(cudaGraphDestroy(g));
+  std::sort(ms.begin(), ms.end());
+  return 1e3 * ms[kReplays / 2] / kRuns;
+}
+
+/* device-to-device copy moving `bytes_rw` bytes (read + written); *graph_tbs
+ * gets the back-to-back (graph) figure */
+static double copy_tbs(size_t bytes_rw, double *graph_tbs) {
   const size_t b = bytes_rw / 2 / 256 * 256;
   Sets s = make_sets(1, b, b);
-  const double us = time_us(s.k, [&](int i) { CK(cudaMemcpyAsync(s.out[i], s.in[0][i], b, cudaMemcpyDeviceToDevice, g_s)); });
+  auto f = [&](int i) { CK(cudaMemcpyAsync(s.out[i], s.in[0][i], b, cudaMemcpyDeviceToDevice, g_s)); };
+  const double us = time_us(s.k, f);
+  *graph_tbs = (double)(2 * b) / time_graph_us(s.k, f) * 1e-6;
   free_sets(s);
   return (double)(2 * b) / us * 1e-6;
 }
 
-static void report(const std::string &name, size_t bytes_rw, double us) {
+/* CSV: name, bytes, us, TB/s, copy TB/s (events), then us, TB/s, copy TB/s
+ * of the back-to-back graph timing */
+static void report(const std::string &name, size_t bytes_rw, double us, double us_graph) {
   const double tbs = (double)bytes_rw / us * 1e-6;
-  const double c = copy_tbs(bytes_rw);
-  printf("%s,%zu,%.2f,%.3f,%.3f\n", name.c_str(), bytes_rw, us, tbs, c);
+  double cg = 0;
+  const double c = copy_tbs(bytes_rw, &cg);
+  printf("%s,%zu,%.2f,%.3f,%.3f,%.2f,%.3f,%.3f\n", name.c_str(), bytes_rw, us, tbs, c, us_graph,
+         (double)bytes_rw / us_graph * 1e-6, cg);
   fflush(stdout);
 }
 
@@ -126,40 +188,124 @@ static void bench_ew_api(const char *op, parray_dtype t, size_t in_bytes) {
   const parray_dtype ot = cast ? (t == PARRAY_F32 ? PARRAY_F16 : PARRAY_F32) : t;
   const size_t out_bytes = n * parray_dtype_size(ot);
   Sets s = make_sets(add ? 2 : 1, in_bytes, out_bytes);
-  const double us = time_us(s.k, [&](int i) {
+  auto f = [&](int i) {
     if (add) PK(parray_binary_cuda(PARRAY_OP_ADD, t, s.out[i], s.in[0][i], s.in[1][i], n, g_s));
     else if (cast) PK(parray_cast_cuda(ot, s.out[i], t, s.in[0][i], n, g_s));
     else PK(parray_unary_cuda(PARRAY_OP_RELU, t, s.out[i], s.in[0][i], n, 0, g_s));
-  });
+  };
+  const double us = time_us(s.k, f), usg = time_graph_us(s.k, f);
+  double us_fix = 0, usg_fix = 0;
+  if (!add && !cast) { /* every run into one output buffer, as torch.relu's caching allocator does */
+    auto ff = [&](int i) { PK(parray_unary_cuda(PARRAY_OP_RELU, t, s.out[0], s.in[0][i], n, 0, g_s)); };
+    us_fix = time_us(s.k, ff);
+    usg_fix = time_graph_us(s.k, ff);
+  }
   free_sets(s);
-  report(std::string(op) + " " + parray_dtype_name(t) + " " + mb(in_bytes), (add ? 2 : 1) * in_bytes + out_bytes, us);
+  report(std::string(op) + " " + parray_dtype_name(t) + " " + mb(in_bytes), (add ? 2 : 1) * in_bytes + out_bytes, us,
+         usg);
+  if (us_fix > 0)
+    report(std::string("relu_fix ") + parray_dtype_name(t) + " " + mb(in_bytes), in_bytes + out_bytes, us_fix, usg_fix);
 }
 
-/* Tuning variants of the engine for fp32 add / relu / cast->f16. */
-template <int U, int W>
-static void bench_ew_variant(const char *op, size_t in_bytes) {
-  using Tun = parray_ew::Tuning<U, W>;
-  const int64_t n = (int64_t)(in_bytes / 4);
-  const bool add = !strcmp(op, "add"), cast = !strcmp(op, "cast");
-  const size_t out_bytes = cast ? n * 2 : n * 4;
-  Sets s = make_sets(add ? 2 : 1, in_bytes, out_bytes);
-  const double us = time_us(s.k, [&](int i) {
-    cudaError_t e;
-    if (add)
-      e = parray_ew::binary<Tun>(parray_k::OpAdd<float>{}, n, (float *)s.out[i], (const float *)s.in[0][i],
-                                 (const float *)s.in[1][i], g_s);
-    else if (cast)
-      e = parray_ew::unary<Tun>(parray_k::OpCast<__half, float>{}, n, (__half *)s.out[i], (const float *)s.in[0][i], g_s);
-    else
-      e = parray_ew::unary<Tun>(parray_k::OpRelu<float>{}, n, (float *)s.out[i], (const float *)s.in[0][i], g_s);
-    CK(e);
-  });
+/* Tuning variants of the engine (parray_ew::Tuning<U, waves, threads,
+ * hints, wide>) for add / relu / cast of f32 (cast to f16) and f16 (cast to
+ * f32), on one rotation of buffer sets per case. "cur" is the library
+ * default, timed first and last ("cur#2") to show the run-to-run spread.
+ * "fixout" rows write every run to the same output buffer (what torch.relu
+ * does through its caching allocator), all others rotate outputs too. */
+namespace ew = parray_ew;
+template <typename Tun, typename T, typename O>
+static cudaError_t ew_run(int op, int64_t n, void *y, const void *a, const void *b, cudaStream_t s) {
+  if (op == 0) return ew::binary<Tun>(parray_k::OpAdd<T>{}, n, (T *)y, (const T *)a, (const T *)b, s);
+  if (op == 1) return ew::unary<Tun>(parray_k::OpRelu<T>{}, n, (T *)y, (const T *)a, s);
+  return ew::unary<Tun>(parray_k::OpCast<O, T>{}, n, (O *)y, (const T *)a, s);
+}
+using EwFn = cudaError_t (*)(int, int64_t, void *, const void *, const void *, cudaStream_t);
+struct EwVariant {
+  const char *name;
+  EwFn f32, f16;
+};
+#define EWV(name, ...)                                                                          \
+  EwVariant {                                                                                   \
+    name, ew_run<ew::Tuning<__VA_ARGS__>, float, __half>, ew_run<ew::Tuning<__VA_ARGS__>, __half, float> \
+  }
+static const EwVariant kEwVariants[] = {
+    {"cur", ew_run<ew::DefaultTuning, float, __half>, ew_run<ew::DefaultTuning, __half, float>},
+    EWV("u1w32", 1, 32),
+    EWV("t128u2", 2, 0, 128),
+    EWV("t128u1", 1, 0, 128),
+    EWV("t256u2", 2, 0, 256),
+    EWV("t256u1", 1, 0, 256),
+    EWV("t128u4", 4, 0, 128),
+    EWV("t128u2cs", 2, 0, 128, ew::kHintLoadCs | ew::kHintStoreCs),
+    EWV("t128u2stcs", 2, 0, 128, ew::kHintStoreCs),
+    EWV("t128u2ef", 2, 0, 128, ew::kHintEvictFirst),
+    EWV("t128u2pf", 2, 0, 128, ew::kHintPrefetch),
+    EWV("u1w32stcs", 1, 32, 256, ew::kHintStoreCs),
+    EWV("t128u2w", 2, 0, 128, 0, true),
+    EWV("t128u1w", 1, 0, 128, 0, true),
+    EWV("t256u1w", 1, 0, 256, 0, true),
+    {"cur#2", ew_run<ew::DefaultTuning, float, __half>, ew_run<ew::DefaultTuning, __half, float>},
+};
+
+static void bench_ew_variants(int op, parray_dtype t, size_t in_bytes) {
+  static const char *ops[] = {"add", "relu", "cast"};
+  const size_t es = parray_dtype_size(t);
+  const int64_t n = (int64_t)(in_bytes / es);
+  const size_t out_bytes = op == 2 ? n * (t == PARRAY_F32 ? 2 : 4) : n * es;
+  Sets s = make_sets(op == 0 ? 2 : 1, in_bytes, out_bytes);
+  const size_t rw = (op == 0 ? 2 : 1) * in_bytes + out_bytes;
+  auto emit = [&](const char *vn, double us) {
+    printf("v%s %s %s %s,%zu,%.2f,%.3f,\n", vn, ops[op], parray_dtype_name(t), mb(in_bytes).c_str(), rw, us,
+           (double)rw / us * 1e-6);
+    fflush(stdout);
+  };
+  for (const EwVariant &v : kEwVariants) {
+    const EwFn f = t == PARRAY_F32 ? v.f32 : v.f16;
+    emit(v.name, time_us(s.k, [&](int i) { CK(f(op, n, s.out[i], s.in[0][i], op == 0 ? s.in[1][i] : nullptr, g_s)); }));
+  }
+  if (op == 1) { /* one output buffer for every run, like torch.relu's allocator */
+    const EwFn f = t == PARRAY_F32 ? kEwVariants[0].f32 : kEwVariants[0].f16;
+    emit("fixout-cur", time_us(s.k, [&](int i) { CK(f(op, n, s.out[0], s.in[0][i], nullptr, g_s)); }));
+  }
   free_sets(s);
-  char name[96];
-  snprintf(name, sizeof name, "v%d.%d %s f32 %s", U, W, op, mb(in_bytes).c_str());
-  const size_t rw = (add ? 2 : 1) * in_bytes + out_bytes;
-  printf("%s,%zu,%.2f,%.3f,\n", name, rw, us, (double)rw / us * 1e-6);
-  fflush(stdout);
+}
+
+extern "C" parray_status parray__reduce_rows_sum_variant(int variant, float *y, parray_dtype xdt, const void *x,
+                                                         int64_t rows, int64_t cols, cudaStream_t s);
+extern "C" parray_status parray__reduce_cols_sum_variant(int variant, float *y, parray_dtype xdt, const void *x,
+                                                         int64_t rows, int64_t cols, void *work,
+                                                         size_t *work_bytes, cudaStream_t s);
+
+/* Row- and column-sum kernel variants (see reduce_rows.cu / reduce_cols.cu). */
+static void bench_reduce_variants(bool rowk, parray_dtype t, int64_t rows, int64_t cols, const char *label) {
+  const size_t in_bytes = (size_t)rows * cols * parray_dtype_size(t);
+  const int64_t nout = rowk ? rows : cols;
+  const size_t out_bytes = nout * 4, rw = in_bytes + out_bytes;
+  Sets s = make_sets(1, in_bytes, out_bytes < 256 ? 256 : out_bytes);
+  const int rv[] = {0, 1, 41, 81, 80, 0};
+  const int nv = rowk ? (int)(sizeof rv / sizeof rv[0]) : 8;
+  for (int k = 0; k < nv; ++k) {
+    const int v = rowk ? rv[k] : k % 7;
+    double us;
+    void *work = nullptr;
+    size_t wb = 0;
+    if (rowk) {
+      us = time_us(s.k, [&](int i) { PK(parray__reduce_rows_sum_variant(v, (float *)s.out[i], t, s.in[0][i], rows, cols, g_s)); });
+    } else {
+      PK(parray__reduce_cols_sum_variant(v, nullptr, t, nullptr, rows, cols, nullptr, &wb, g_s));
+      CK(cudaMalloc(&work, wb));
+      CK(cudaMemset(work, 0, wb));
+      us = time_us(s.k, [&](int i) {
+        PK(parray__reduce_cols_sum_variant(v, (float *)s.out[i], t, s.in[0][i], rows, cols, work, &wb, g_s));
+      });
+      CK(cudaFree(work));
+    }
+    printf("v%s%d%s %s %s %s,%zu,%.2f,%.3f,\n", rowk ? "r" : "c", v, k == nv - 1 ? "#2" : "",
+           rowk ? "rowsum" : "colsum", parray_dtype_name(t), label, rw, us, (double)rw / us * 1e-6);
+    fflush(stdout);
+  }
+  free_sets(s);
 }
 
 static void bench_reduce(const char *kind, parray_dtype t, int64_t rows, int64_t cols, const char *label) {
@@ -174,14 +320,15 @@ static void bench_reduce(const char *kind, parray_dtype t, int64_t rows, int64_t
   void *work;
   CK(cudaMalloc(&work, wb));
   CK(cudaMemset(work, 0, wb));
-  const double us = time_us(s.k, [&](int i) {
+  auto f = [&](int i) {
     if (all) PK(parray_reduce_all_cuda(PARRAY_REDUCE_SUM, ot, s.out[i], t, s.in[0][i], rows * cols, work, wb, g_s));
     else if (rowk) PK(parray_reduce_rows_cuda(PARRAY_REDUCE_SUM, ot, s.out[i], t, s.in[0][i], rows, cols, cols, g_s));
     else PK(parray_reduce_cols_cuda(PARRAY_REDUCE_SUM, ot, s.out[i], t, s.in[0][i], rows, cols, cols, work, wb, g_s));
-  });
+  };
+  const double us = time_us(s.k, f), usg = time_graph_us(s.k, f);
   cudaFree(work);
   free_sets(s);
-  report(std::string(kind) + " " + parray_dtype_name(t) + " " + label, in_bytes + out_bytes, us);
+  report(std::string(kind) + " " + parray_dtype_name(t) + " " + label, in_bytes + out_bytes, us, usg);
 }
 
 int main(int argc, char **argv) {
@@ -197,16 +344,17 @@ int main(int argc, char **argv) {
   fprintf(stderr, "device: %s, %d SMs, L2 %d MB\n", p.name, p.multiProcessorCount, p.l2CacheSize >> 20);
   CK(cudaStreamCreateWithFlags(&g_s, cudaStreamNonBlocking));
   const size_t sizes[] = {(size_t)16 << 20, (size_t)64 << 20, (size_t)256 << 20, (size_t)1 << 30};
-  printf("name,bytes_rw,us,tbs,copy_tbs\n");
+  printf("name,bytes_rw,us,tbs,copy_tbs,us_graph,tbs_graph,copy_tbs_graph\n");
   if (variants) {
-    for (const char *op : {"add", "relu", "cast"})
-      for (size_t sz : sizes) {
-        bench_ew_variant<1, 32>(op, sz);
-        bench_ew_variant<2, 32>(op, sz);
-        bench_ew_variant<4, 32>(op, sz);
-        bench_ew_variant<2, 4>(op, sz);
-        bench_ew_variant<4, 2>(op, sz);
-      }
+    for (parray_dtype t : {PARRAY_F32, PARRAY_F16})
+      for (int op = 0; op < 3; ++op)
+        for (size_t sz : sizes) bench_ew_variants(op, t, sz);
+    for (parray_dtype t : {PARRAY_F32, PARRAY_F16}) {
+      bench_reduce_variants(true, t, 1 << 20, 32, "1Mx32");
+      bench_reduce_variants(true, t, 1 << 16, 1024, "64Kx1024");
+      bench_reduce_variants(false, t, 1 << 20, 32, "1Mx32");
+      bench_reduce_variants(false, t, 1 << 16, 1024, "64Kx1024");
+    }
     return 0;
   }
   if (profile) {
@@ -217,11 +365,17 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&y, n * 4));
     fill_rand<<<2048, 256, 0, g_s>>>((uint32_t *)a, n, 1);
     fill_rand<<<2048, 256, 0, g_s>>>((uint32_t *)b, n, 2);
-    const size_t wb = parray_reduce_cols_workspace(PARRAY_F32, 1 << 20, 32) + parray_reduce_all_workspace(PARRAY_F32, n);
+    const size_t wb = parray_reduce_cols_workspace(PARRAY_F32, 1 << 20, 32) +
+                      parray_reduce_cols_workspace(PARRAY_F16, 1 << 20, 32) + parray_reduce_all_workspace(PARRAY_F32, n);
     CK(cudaMalloc(&w, wb));
     CK(cudaMemset(w, 0, wb));
     PK(parray_binary_cuda(PARRAY_OP_ADD, PARRAY_F32, y, a, b, n, g_s));
     PK(parray_cast_cuda(PARRAY_F16, y, PARRAY_F32, a, n, g_s));
+    PK(parray_cast_cuda(PARRAY_F32, y, PARRAY_F16, a, n / 2, g_s));
+    PK(parray__reduce_rows_sum_variant(1, (float *)y, PARRAY_F32, a, 1 << 20, 32, g_s)); /* first version */
+    PK(parray__reduce_rows_sum_variant(1, (float *)y, PARRAY_F16, a, 1 << 20, 32, g_s));
+    PK(parray_reduce_rows_cuda(PARRAY_REDUCE_SUM, PARRAY_F32, y, PARRAY_F16, a, 1 << 20, 32, 32, g_s));
+    PK(parray_reduce_cols_cuda(PARRAY_REDUCE_SUM, PARRAY_F32, y, PARRAY_F16, a, 1 << 20, 32, 32, w, wb, g_s));
     PK(parray_reduce_rows_cuda(PARRAY_REDUCE_SUM, PARRAY_F32, y, PARRAY_F32, a, 1 << 20, 32, 32, g_s));
     PK(parray_reduce_rows_cuda(PARRAY_REDUCE_SUM, PARRAY_F32, y, PARRAY_F32, a, 1 << 16, 1024, 1024, g_s));
     PK(parray_reduce_cols_cuda(PARRAY_REDUCE_SUM, PARRAY_F32, y, PARRAY_F32, a, 1 << 20, 32, 32, w, wb, g_s));

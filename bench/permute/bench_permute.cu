@@ -102,31 +102,43 @@ int main(int argc, char **argv) {
   }
   /* engine options as in copy_strided.cu; (o+1) << 12 forces tile order o */
   using VL = std::vector<std::pair<const char *, int>>;
-  const int O0 = 1 << 12, O1 = 2 << 12, O2 = 3 << 12, O3 = 4 << 12;
+  const int O0 = 1 << 12, O1 = 2 << 12, O2 = 3 << 12, O3 = 4 << 12, O4 = 5 << 12, O5 = 6 << 12, O6 = 7 << 12;
+  const int TR = 2048, NTR = 1 << 15; /* row tiles on / off */
+  /* gather shapes: 1 or 2 units per thread, 128-thread blocks, the first version (4 units, 256 threads) */
+  const int G1 = 1 << 16, G2 = 1 << 17, T128 = 1 << 18, G4 = 1 << 19;
+  const int W8 = 1 << 20, NW8 = 1 << 21; /* 2-byte elements in 8-byte words (4 x 4) on / off */
   const VL F32 = {{"default", 0},         {"k1-ym2", 1024},       {"k1-ym4", 1024 | 128}, {"k8-ym2", 8},
                   {"order0", O0},         {"order1", O1},         {"order2", O2},         {"order3", O3},
                   {"old-default", 1024 | O0}, {"stream", 256},    {"persistent", 2}};
-  const VL F16 = {{"default", 0}, {"order0", O0}, {"order1", O1}, {"order2", O2},
-                  {"order3", O3}, {"ym1", 4},     {"stream", 256}, {"no-pack", 16}};
+  const VL F16 = {{"default", 0}, {"order0", O0}, {"order2", O2}, {"ym1", 4},          {"stream", 256},
+                  {"w8", W8},     {"nw8", NW8},   {"w8-order0", W8 | O0}, {"w8-order2", W8 | O2}};
+  /* (2,1,0): every tile order, wider tiles, persistent grid, hints */
+  const VL T210 = {{"default", 0},       {"order0", O0},          {"order2", O2},       {"order4", O4},
+                   {"ym4-order2", 128 | O2}, {"stream-order2", 256 | O2}, {"w8", W8},          {"nw8", NW8},
+                   {"w8-order0", W8 | O0}, {"w8-order2", W8 | O2},  {"w8-order4", W8 | O4}, {"default#2", 0}};
   const VL DV = {{"default", 0}, {"order0", O0}, {"order1", O1}};
-  const VL RV = {{"default", 0}, {"unroll8", 512}, {"stream", 256}, {"unroll8+stream", 512 | 256}};
+  const VL RV = {{"default", 0},      {"g1t128", G1 | T128}, {"g2t128", G2 | T128}, {"g1", G1},
+                 {"g2", G2},           {"gather4", G4},       {"tilerows", TR},       {"tilerows+g1t128", TR | G1 | T128},
+                 {"untiled", NTR},     {"default#2", 0}};
   std::vector<Case> cases = {
       {"021", "f32", 4, 3, {64, 2048, 2048}, {0, 2, 1}, F32},
       {"021", "f16", 2, 3, {64, 2048, 2048}, {0, 2, 1}, F16},
       {"021", "f32", 4, 3, {1024, 1024, 64}, {0, 2, 1}, DV},
       {"021", "f16", 2, 3, {2048, 1024, 64}, {0, 2, 1}, DV},
-      {"210", "f32", 4, 3, {256, 1024, 1024}, {2, 1, 0}, F32},
-      {"210", "f16", 2, 3, {256, 1024, 1024}, {2, 1, 0}, F16},
+      {"210", "f32", 4, 3, {256, 1024, 1024}, {2, 1, 0}, T210},
+      {"210", "f16", 2, 3, {256, 1024, 1024}, {2, 1, 0}, T210},
       {"10", "f32", 4, 2, {16384, 16384}, {1, 0}, F32},
       {"10", "f16", 2, 2, {16384, 16384}, {1, 0}, F16},
       {"10", "u8", 1, 2, {32768, 32768}, {1, 0}, DV},
       {"10", "f64", 8, 2, {8192, 16384}, {1, 0}, DV},
       {"102", "f32", 4, 3, {512, 512, 1024}, {1, 0, 2}, RV},
       {"102", "f32", 4, 3, {2048, 2048, 64}, {1, 0, 2}, RV},
-      {"102", "f16", 2, 3, {512, 512, 1024}, {1, 0, 2}, {{"default", 0}}},
+      {"102", "f16", 2, 3, {512, 512, 1024}, {1, 0, 2}, RV},
+      {"102", "f16", 2, 3, {2048, 2048, 128}, {1, 0, 2}, RV},
       {"0213", "f16", 2, 4, {32, 1024, 32, 256}, {0, 2, 1, 3}, {{"default", 0}}}, /* attention heads */
       {"012", "f32", 4, 3, {256, 1024, 1024}, {0, 1, 2},
-       {{"memcpy", 0}, {"kernel", 64}, {"kernel-unroll8", 64 | 512}, {"kernel-stream", 64 | 256}}},
+       {{"memcpy", 0}, {"kernel", 64}, {"kernel-g1t128", 64 | G1 | T128}, {"kernel-g2t128", 64 | G2 | T128},
+        {"kernel-g1", 64 | G1}, {"kernel-gather4", 64 | G4}}},
   };
   printf("\n%-5s %-4s %-22s %-11s %9s %8s %9s %8s\n", "perm", "type", "shape", "variant", "ms", "TB/s", "copy TB/s",
          "vs copy");
@@ -161,7 +173,8 @@ int main(int argc, char **argv) {
     const size_t bytes = size_t(rows * cols) * 4;
     const double copy_ms = median_ms([&] { CU(cudaMemcpyAsync(g_dst, g_src, bytes, cudaMemcpyDeviceToDevice, 0)); });
     const double copy_tbs = 2.0 * bytes / copy_ms / 1e9;
-    for (auto v : std::vector<std::pair<const char *, int>>{{"default", 0}, {"memcpy2D", 1}}) {
+    for (auto v : std::vector<std::pair<const char *, int>>{
+             {"default", 0}, {"g1t128", G1 | T128}, {"gather4", G4}, {"memcpy2D", 1}}) {
       const double ms = median_ms(
           [&] { check(parray__copy_strided_cuda_opts(g_dst, ds, g_src, ss, sh, 2, 4, v.second, 0)); });
       const double tbs = 2.0 * bytes / ms / 1e9;

@@ -11,14 +11,16 @@
  *   parray_status name(Ty *y, const Tx *x, int64_t n, cudaStream_t stream);
  * (the _S forms take a scalar `Ts s` before the stream). See docs/kernels.md.
  *
- * How it runs (after OneFlow's elementwise template): blocks of 256 threads;
- * inputs and output are moved in packs of up to 16 bytes (P elements of the
- * widest type) when every pointer can be brought to pack alignment by the
- * same number of leading elements; those leading elements and the trailing
- * n % P are done one by one by the first threads. A functor may define
- * apply2(...) on pairs (half2/bfloat162 instructions), used when P is even.
- * The grid is sized in waves over the multiprocessor count (cached per
- * device); indices are 32-bit when n fits and 64-bit otherwise. */
+ * How it runs (after OneFlow's elementwise template, with the launch shape
+ * tuned on the H200): blocks of 128 threads; inputs and output are moved in
+ * packs of up to 16 bytes (P elements of the widest type) when every pointer
+ * can be brought to pack alignment by the same number of leading elements;
+ * those leading elements and the trailing n % P are done one by one by the
+ * first threads. Each thread moves 16 bytes of the narrowest type (one pack,
+ * two for f32<->f16 casts) and the grid covers the array once (no
+ * grid-stride trips). A functor may define apply2(...) on pairs
+ * (half2/bfloat162 instructions), used when P is even. Indices are 32-bit
+ * when n fits and 64-bit otherwise. Tuning<...> selects other shapes. */
 #ifndef PARRAY_ELEMENTWISE_CUH
 #define PARRAY_ELEMENTWISE_CUH
 
@@ -32,21 +34,42 @@
 
 namespace parray_ew {
 
-constexpr int kBlock = 256;    /* threads per block */
+constexpr int kBlock = 128;    /* threads per block of the default tuning */
 constexpr int kMaxPackBytes = 16;
 
-/* Launch shape: U packs per thread per loop trip (loaded before any is used),
- * grid capped at `waves` full waves of resident blocks. The default, one
- * pack per thread per trip and 32 waves (OneFlow's choice), was the fastest
- * or within noise of the fastest on the H200 from 64 MB to 1 GB (add, relu,
- * cast fp32; bench/RESULTS.md, 2026-11-21); 4 packs and 2 waves was up to 8%
- * faster at 16 MB for relu/cast and slower above. */
-template <int U_, int Waves_>
+/* Launch shape: U packs per thread per loop trip (loaded before any is used;
+ * 0: automatic, so that each thread moves 16 bytes of the narrowest type:
+ * 1 pack when all types have one size, 2 for f32<->f16 casts), grid capped
+ * at `waves` full waves of resident blocks (0: no cap, one trip per thread:
+ * a grid that covers the array once, blocks running in address order), B
+ * threads per block, cache hints H (bit flags kHint*), and Wide: packs of 16
+ * bytes of the NARROWEST type (a f32->f16 cast then moves 32 bytes of f32
+ * and 16 of f16 per thread) instead of 16 bytes of the widest.
+ * The default (automatic U, no grid cap, 128 threads, no hints) was the
+ * fastest or within noise of the fastest of 15 variants for add, relu and
+ * casts of f32/f16 from 16 MB to 1 GB on the H200; the first version's
+ * Tuning<1, 32> (grid-stride loop over 32 waves of 256-thread blocks) ran
+ * 2% slower at 1 GB and 4.5% slower for f16->f32 casts (bench/RESULTS.md,
+ * 2026-11-21, "tuning pass"). */
+constexpr int kHintLoadCs = 1;  /* loads ld.global.cs (evict first) */
+constexpr int kHintStoreCs = 2; /* stores st.global.cs (streaming) */
+constexpr int kHintPrefetch = 4; /* loads with the .L2::256B prefetch size */
+constexpr int kHintEvictFirst = 8; /* L2 evict_first cache policy on loads and stores */
+
+template <int U_, int Waves_, int B_ = 256, int H_ = 0, bool Wide_ = false>
 struct Tuning {
   static constexpr int U = U_;
   static constexpr int waves = Waves_;
+  static constexpr int B = B_;
+  static constexpr int H = H_;
+  static constexpr bool wide = Wide_;
 };
-using DefaultTuning = Tuning<1, 32>;
+using DefaultTuning = Tuning<0, 0, kBlock>;
+/* Tun with U resolved (U_ > 0). */
+template <typename Tun, int U_>
+struct WithU : Tun {
+  static constexpr int U = U_;
+};
 
 struct None {}; /* an absent input */
 
@@ -68,12 +91,99 @@ struct Pack<None, P> {
   None e[P];
 };
 
-template <int P, typename T>
-__device__ __forceinline__ void load_pack(Pack<T, P> &v, const T *p, int64_t i) {
-  v = reinterpret_cast<const Pack<T, P> *>(p)[i];
+/* Raw 4/8/16-byte global accesses with the cache hints of H. */
+template <int H>
+__device__ __forceinline__ uint64_t l2_policy() {
+  uint64_t pol = 0;
+  if constexpr ((H & kHintEvictFirst) != 0) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+  return pol;
 }
-template <int P>
-__device__ __forceinline__ void load_pack(Pack<None, P> &, const None *, int64_t) {}
+template <int H>
+__device__ __forceinline__ uint4 ld16(const uint4 *p, uint64_t pol) {
+  uint4 v;
+  if constexpr ((H & kHintEvictFirst) != 0)
+    asm volatile("ld.global.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "l"(pol));
+  else if constexpr ((H & kHintPrefetch) != 0 && (H & kHintLoadCs) != 0)
+    asm volatile("ld.global.cs.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  else if constexpr ((H & kHintPrefetch) != 0)
+    asm volatile("ld.global.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  else if constexpr ((H & kHintLoadCs) != 0)
+    v = __ldcs(p);
+  else
+    v = *p;
+  return v;
+}
+template <int H>
+__device__ __forceinline__ uint2 ld8(const uint2 *p, uint64_t pol) {
+  uint2 v;
+  if constexpr ((H & kHintEvictFirst) != 0)
+    asm volatile("ld.global.L2::cache_hint.v2.u32 {%0,%1}, [%2], %3;" : "=r"(v.x), "=r"(v.y) : "l"(p), "l"(pol));
+  else if constexpr ((H & kHintPrefetch) != 0)
+    asm volatile("ld.global.L2::256B.v2.u32 {%0,%1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
+  else if constexpr ((H & kHintLoadCs) != 0)
+    v = __ldcs(p);
+  else
+    v = *p;
+  return v;
+}
+template <int H>
+__device__ __forceinline__ void st16(uint4 *p, const uint4 &v, uint64_t pol) {
+  if constexpr ((H & kHintEvictFirst) != 0)
+    asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1,%2,%3,%4}, %5;" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z),
+                 "r"(v.w), "l"(pol)
+                 : "memory");
+  else if constexpr ((H & kHintStoreCs) != 0)
+    __stcs(p, v);
+  else
+    *p = v;
+}
+template <int H>
+__device__ __forceinline__ void st8(uint2 *p, const uint2 &v, uint64_t pol) {
+  if constexpr ((H & kHintEvictFirst) != 0)
+    asm volatile("st.global.L2::cache_hint.v2.u32 [%0], {%1,%2}, %3;" ::"l"(p), "r"(v.x), "r"(v.y), "l"(pol)
+                 : "memory");
+  else if constexpr ((H & kHintStoreCs) != 0)
+    __stcs(p, v);
+  else
+    *p = v;
+}
+
+/* Pack i of p (P-element packs). With hints, 8-, 16- and 32-byte packs go
+ * through the raw accesses above; everything else is a plain access. */
+template <int H, int P, typename T>
+__device__ __forceinline__ void load_pack(Pack<T, P> &v, const T *p, int64_t i, uint64_t pol) {
+  constexpr int S = (int)sizeof(Pack<T, P>);
+  if constexpr (H != 0 && (S == 16 || S == 32)) {
+    const uint4 *q = reinterpret_cast<const uint4 *>(p + i * P);
+    uint4 *o = reinterpret_cast<uint4 *>(&v);
+#pragma unroll
+    for (int k = 0; k < S / 16; ++k) o[k] = ld16<H>(q + k, pol);
+  } else if constexpr (H != 0 && S == 8) {
+    *reinterpret_cast<uint2 *>(&v) = ld8<H>(reinterpret_cast<const uint2 *>(p + i * P), pol);
+  } else {
+    v = reinterpret_cast<const Pack<T, P> *>(p)[i];
+  }
+}
+template <int H, int P>
+__device__ __forceinline__ void load_pack(Pack<None, P> &, const None *, int64_t, uint64_t) {}
+
+template <int H, int P, typename T>
+__device__ __forceinline__ void store_pack(T *p, int64_t i, const Pack<T, P> &v, uint64_t pol) {
+  constexpr int S = (int)sizeof(Pack<T, P>);
+  if constexpr (H != 0 && (S == 16 || S == 32)) {
+    uint4 *q = reinterpret_cast<uint4 *>(p + i * P);
+    const uint4 *o = reinterpret_cast<const uint4 *>(&v);
+#pragma unroll
+    for (int k = 0; k < S / 16; ++k) st16<H>(q + k, o[k], pol);
+  } else if constexpr (H != 0 && S == 8) {
+    st8<H>(reinterpret_cast<uint2 *>(p + i * P), *reinterpret_cast<const uint2 *>(&v), pol);
+  } else {
+    reinterpret_cast<Pack<T, P> *>(p)[i] = v;
+  }
+}
 
 template <typename T>
 __device__ __forceinline__ T load_one(const T *p, int64_t i) {
@@ -120,12 +230,14 @@ __device__ __forceinline__ void apply_pack(const F &f, Pack<R, P> &r, const Pack
 }
 
 /* The kernel. Elements [0, head) and [head + npack*P, n) are done singly;
- * packs cover [head, head + npack*P), pack i starting at element head + i*P. */
-template <int P, int U, typename Idx, typename F, typename R, typename A, typename B, typename C>
-__global__ void __launch_bounds__(kBlock)
+ * packs cover [head, head + npack*P), pack i starting at element head + i*P.
+ * Tun gives the threads per block, packs per thread per trip and hints. */
+template <typename Tun, int P, typename Idx, typename F, typename R, typename A, typename B, typename C>
+__global__ void __launch_bounds__(Tun::B)
     ew_kernel(F f, Idx n, Idx head, Idx npack, R *y, const A *a, const B *b, const C *c) {
+  constexpr int NT = Tun::B, U = Tun::U, H = Tun::H;
   const Idx tid = (Idx)threadIdx.x;
-  const Idx gtid = (Idx)blockIdx.x * kBlock + tid;
+  const Idx gtid = (Idx)blockIdx.x * NT + tid;
   if (P > 1) {
     const Idx tail0 = head + npack * P;
     if (gtid < head) y[gtid] = call<R>(f, load_one(a, gtid), load_one(b, gtid), load_one(c, gtid));
@@ -134,46 +246,47 @@ __global__ void __launch_bounds__(kBlock)
       y[k] = call<R>(f, load_one(a, k), load_one(b, k), load_one(c, k));
     }
   }
+  const uint64_t pol = l2_policy<H>();
   R *yp = y + head;
   const A *ap = a + (P > 1 ? head : 0);
   const B *bp = b + (P > 1 ? head : 0);
   const C *cp = c + (P > 1 ? head : 0);
-  const Idx step = (Idx)gridDim.x * (kBlock * U);
-  for (Idx base = (Idx)blockIdx.x * (kBlock * U); base < npack; base += step) {
+  const Idx step = (Idx)gridDim.x * (NT * U);
+  for (Idx base = (Idx)blockIdx.x * (NT * U); base < npack; base += step) {
     Pack<A, P> va[U];
     Pack<B, P> vb[U];
     Pack<C, P> vc[U];
-    if (base + kBlock * U <= npack) {
+    if (base + NT * U <= npack) {
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        const Idx i = base + u * kBlock + tid;
-        load_pack<P>(va[u], ap, i);
-        load_pack<P>(vb[u], bp, i);
-        load_pack<P>(vc[u], cp, i);
+        const Idx i = base + u * NT + tid;
+        load_pack<H, P>(va[u], ap, i, pol);
+        load_pack<H, P>(vb[u], bp, i, pol);
+        load_pack<H, P>(vc[u], cp, i, pol);
       }
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         Pack<R, P> r;
         apply_pack<P>(f, r, va[u], vb[u], vc[u]);
-        reinterpret_cast<Pack<R, P> *>(yp)[base + u * kBlock + tid] = r;
+        store_pack<H, P>(yp, base + u * NT + tid, r, pol);
       }
     } else {
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        const Idx i = base + u * kBlock + tid;
+        const Idx i = base + u * NT + tid;
         if (i < npack) {
-          load_pack<P>(va[u], ap, i);
-          load_pack<P>(vb[u], bp, i);
-          load_pack<P>(vc[u], cp, i);
+          load_pack<H, P>(va[u], ap, i, pol);
+          load_pack<H, P>(vb[u], bp, i, pol);
+          load_pack<H, P>(vc[u], cp, i, pol);
         }
       }
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        const Idx i = base + u * kBlock + tid;
+        const Idx i = base + u * NT + tid;
         if (i < npack) {
           Pack<R, P> r;
           apply_pack<P>(f, r, va[u], vb[u], vc[u]);
-          reinterpret_cast<Pack<R, P> *>(yp)[i] = r;
+          store_pack<H, P>(yp, i, r, pol);
         }
       }
     }
@@ -196,24 +309,34 @@ inline int64_t head_of(const T *p, int P) {
   }
 }
 
-inline cudaError_t grid_for(int64_t work_items, int waves, int *grid) {
+/* Blocks for work_items threads' worth of work: at most `waves` full waves
+ * of resident blocks of nt threads (waves == 0: no cap). */
+inline cudaError_t grid_for(int64_t work_items, int waves, int nt, int *grid) {
   int sm = 0, tps = 0;
   if (parray_cuda_device_shape(&sm, &tps) != PARRAY_OK) return cudaErrorInvalidDevice;
-  const int64_t cap = (int64_t)sm * (tps / kBlock) * waves;
-  int64_t g = (work_items + kBlock - 1) / kBlock;
-  if (g > cap) g = cap;
+  int64_t g = (work_items + nt - 1) / nt;
+  if (waves > 0) {
+    const int64_t cap = (int64_t)sm * (tps / nt) * waves;
+    if (g > cap) g = cap;
+  }
+  if (g > INT32_MAX) g = INT32_MAX;
   if (g < 1) g = 1;
   *grid = (int)g;
   return cudaSuccess;
 }
 
-template <int P, int U, typename Idx, typename F, typename R, typename A, typename B, typename C>
+template <typename Tun, int P, typename Idx, typename F, typename R, typename A, typename B, typename C>
 inline cudaError_t launch_as(const F &f, int64_t n, int64_t head, int grid, R *y, const A *a, const B *b, const C *c,
                              cudaStream_t s) {
   const int64_t npack = P > 1 ? (n - head) / P : n;
-  ew_kernel<P, U, Idx, F, R, A, B, C>
-      <<<grid, kBlock, 0, s>>>(f, (Idx)n, (Idx)(P > 1 ? head : 0), (Idx)npack, y, a, b, c);
+  ew_kernel<Tun, P, Idx, F, R, A, B, C>
+      <<<grid, Tun::B, 0, s>>>(f, (Idx)n, (Idx)(P > 1 ? head : 0), (Idx)npack, y, a, b, c);
   return cudaGetLastError();
+}
+
+template <typename T>
+constexpr int size_or(int dflt) {
+  return std::is_same<T, None>::value ? dflt : (int)sizeof(T);
 }
 
 /* y[i] = f(a[i] [, b[i] [, c[i]]]) for 0 <= i < n. Absent inputs are passed
@@ -230,8 +353,17 @@ inline cudaError_t launch(const F &f, int64_t n, R *y, const A *a, const B *b, c
                                                                                                   : Size<C>::value)
                                                               : (Size<B>::value > Size<C>::value ? Size<B>::value
                                                                                                   : Size<C>::value));
-  constexpr int P = wmax >= kMaxPackBytes ? 1 : kMaxPackBytes / wmax;
-  constexpr int U = Tun::U;
+  constexpr int s0 = (int)sizeof(R) < size_or<A>(64) ? (int)sizeof(R) : size_or<A>(64);
+  constexpr int s1 = s0 < size_or<B>(64) ? s0 : size_or<B>(64);
+  constexpr int wmin = s1 < size_or<C>(64) ? s1 : size_or<C>(64);
+  constexpr int wpack = Tun::wide ? wmin : wmax;
+  constexpr int P = wpack >= kMaxPackBytes ? 1 : kMaxPackBytes / wpack;
+  /* automatic U: 16 bytes of the narrowest type per thread (1..4 packs) */
+  constexpr int uauto = kMaxPackBytes / (P * wmin) < 1 ? 1 : kMaxPackBytes / (P * wmin) > 4 ? 4
+                                                                                           : kMaxPackBytes / (P * wmin);
+  constexpr int U = Tun::U > 0 ? Tun::U : uauto, NT = Tun::B;
+  using TunP = WithU<Tun, U>;
+  using Tun1 = WithU<Tun, (Tun::U > 0 ? Tun::U : 1)>;
   int64_t head = -1;
   if constexpr (P > 1) {
     const int64_t hy = head_of(y, P), ha = head_of(a, P), hb = head_of(b, P), hc = head_of(c, P);
@@ -246,17 +378,16 @@ inline cudaError_t launch(const F &f, int64_t n, R *y, const A *a, const B *b, c
   int grid = 0;
   if (head >= 0) {
     const int64_t npack = (n - head) / P;
-    cudaError_t e = grid_for((npack + U - 1) / U, Tun::waves, &grid);
+    cudaError_t e = grid_for((npack + U - 1) / U, Tun::waves, NT, &grid);
     if (e != cudaSuccess) return e;
     /* 32-bit indices when every index the kernel forms stays below 2^31. */
-    if (n + (int64_t)grid * kBlock * U < INT32_MAX)
-      return launch_as<P, U, int32_t>(f, n, head, grid, y, a, b, c, s);
-    return launch_as<P, U, int64_t>(f, n, head, grid, y, a, b, c, s);
+    if (n + (int64_t)grid * NT * U < INT32_MAX) return launch_as<TunP, P, int32_t>(f, n, head, grid, y, a, b, c, s);
+    return launch_as<TunP, P, int64_t>(f, n, head, grid, y, a, b, c, s);
   }
   /* Pointers that cannot share a pack alignment: one element per thread. */
-  cudaError_t e = grid_for((n + U - 1) / U, Tun::waves, &grid);
+  cudaError_t e = grid_for((n + Tun1::U - 1) / Tun1::U, Tun::waves, NT, &grid);
   if (e != cudaSuccess) return e;
-  return launch_as<1, U, int64_t>(f, n, 0, grid, y, a, b, c, s);
+  return launch_as<Tun1, 1, int64_t>(f, n, 0, grid, y, a, b, c, s);
 }
 
 template <typename Tun = DefaultTuning, typename F, typename R, typename A>

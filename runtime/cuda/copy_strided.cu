@@ -30,6 +30,21 @@ constexpr int64_t ROW_MIN = 32;
 constexpr int64_t MEMCPY2D_MIN = 512;
 /* Smallest extents of the two contiguous dims for the tile transpose. */
 constexpr int64_t TILE_MIN = 8;
+/* Defaults chosen from the variants measured on the H200 (bench/RESULTS.md,
+ * 2026-11-21, "tuning pass"):
+ * - row tiles (OPT_TILE_ROWS) off: within 0.3% either way for (1,0,2);
+ * - 2-byte elements of the tile transpose as 4 x 4 blocks in 8-byte words
+ *   (OPT_W8): (2,1,0) f16 89.8% -> 95.0% of copy, 2-D f16 92.2% -> 97.0%,
+ *   (0,2,1) f16 97.4% -> 99.0%;
+ * - gather kernel with one unit per thread in blocks of 128 threads (the
+ *   shape that made the elementwise engine's relu a faster copy than
+ *   cudaMemcpy): contiguous copy 96.9% -> 100.6%, (1,0,2) f32 with 256-byte
+ *   rows 94.3% -> 95.1%, with 4 KB rows 96.9% -> 98.7%, pitched rows
+ *   97.0% -> 99.8% of cudaMemcpy (first version: 4 units x 256 threads). */
+constexpr bool TILE_ROWS_DEFAULT = false;
+constexpr bool W8_DEFAULT = true;
+/* Gather kernel shape: units per thread (+16: blocks of 128 threads). */
+constexpr int GATHER_UN_DEFAULT = 1 + 16;
 
 /* Engine options (bench/tests only, through parray__copy_strided_cuda_opts
  * and parray__permute_cuda_opts); 0 is the default engine. */
@@ -45,7 +60,15 @@ enum {
   OPT_STREAM = 256,     /* streaming cache hints (ld.cs / st.cs) */
   OPT_UNROLL8 = 512,    /* gather: 8 units per thread instead of 4 */
   OPT_NO_K8 = 1024,     /* 4-byte elements: no 2x2 packing into 8-byte words */
-  OPT_ORDER_SHIFT = 12  /* 3 bits: 0 automatic tile order, 1..4 order 0..3 */
+  OPT_TILE_ROWS = 2048, /* batch of rows over two dims: visit them in T x T row tiles */
+  OPT_ORDER_SHIFT = 12, /* 3 bits: 0 automatic tile order, 1..7 order 0..6 */
+  OPT_NO_TILE_ROWS = 1 << 15, /* row tiles off (when they are the default) */
+  OPT_UNROLL1 = 1 << 16,      /* gather: 1 unit per thread */
+  OPT_UNROLL2 = 1 << 17,      /* gather: 2 units per thread */
+  OPT_T128 = 1 << 18,         /* gather: blocks of 128 threads (with OPT_UNROLL1/2) */
+  OPT_GATHER4 = 1 << 19,      /* gather: 4 units per thread, 256 threads (the first version) */
+  OPT_W8 = 1 << 20,           /* 2-byte elements: 4 x 4 blocks in 8-byte words (K = 4) */
+  OPT_NO_W8 = 1 << 21         /* 2-byte elements: 2 x 2 blocks in 4-byte words (when W8 is the default) */
 };
 
 int64_t iabs(int64_t v) { return v < 0 ? -v : v; }
@@ -58,7 +81,11 @@ int pow2_unit(uint64_t g) { /* largest of 16, 8, 4, 2, 1 dividing g */
 
 parray_status plan(void *dst, const void *src, parray_copy_dim *d, int n, int opts, cudaStream_t s) {
   const char *what = "parray_copy_strided_cuda: cudaMemcpyAsync";
-  const int un = (opts & OPT_UNROLL8) ? 8 : 4, cs = (opts & OPT_STREAM) ? 1 : 0;
+  const int cs = (opts & OPT_STREAM) ? 1 : 0;
+  int un = GATHER_UN_DEFAULT; /* units per thread, + 16 for 128-thread blocks */
+  if (opts & (OPT_UNROLL1 | OPT_UNROLL2)) un = ((opts & OPT_UNROLL1) ? 1 : 2) + ((opts & OPT_T128) ? 16 : 0);
+  if (opts & OPT_UNROLL8) un = 8;
+  if (opts & OPT_GATHER4) un = 4;
   if (n == 0) return parray_cuda_status(cudaMemcpyAsync(dst, src, 1, cudaMemcpyDeviceToDevice, s), what);
   int64_t R = 1; /* common innermost contiguous run, bytes */
   int nr = n;    /* dims outside the run */
@@ -85,6 +112,19 @@ parray_status plan(void *dst, const void *src, parray_copy_dim *d, int n, int op
                                                   size_t(R), size_t(d[0].n), cudaMemcpyDeviceToDevice, s),
                                 "parray_copy_strided_cuda: cudaMemcpy2DAsync");
     const int m = pow2_unit(g | uint64_t(R));
+    /* Two dims of rows (e.g. (1,0,2)): walk them in T x T tiles of rows so
+     * that each block reads T runs of T*R contiguous bytes and writes T such
+     * runs, instead of one long dst run and many R-byte src pieces. */
+    const int64_t T = R <= 256 ? 8 : R <= 1024 ? 4 : 0;
+    if (nr == 2 && T && ((opts & OPT_TILE_ROWS) || TILE_ROWS_DEFAULT) && !(opts & OPT_NO_TILE_ROWS) &&
+        d[0].n % T == 0 && d[1].n % T == 0 && d[0].n > T && d[1].n > T) {
+      u[0] = {d[0].n / T, d[0].dst_stride * T / m, d[0].src_stride * T / m};
+      u[1] = {d[1].n / T, d[1].dst_stride * T / m, d[1].src_stride * T / m};
+      u[2] = {T, d[0].dst_stride / m, d[0].src_stride / m};
+      u[3] = {T, d[1].dst_stride / m, d[1].src_stride / m};
+      u[4] = {R / m, 1, 1};
+      return parray__launch_gather(dst, src, m, u, 5, un, cs, s);
+    }
     for (int i = 0; i < nr; i++) u[i] = {d[i].n, d[i].dst_stride / m, d[i].src_stride / m};
     u[nr] = {R / m, 1, 1};
     return parray__launch_gather(dst, src, m, u, nr + 1, un, cs, s);
@@ -107,14 +147,19 @@ parray_status plan(void *dst, const void *src, parray_copy_dim *d, int n, int op
       if (e <= 4 && !(opts & OPT_NO_K) && !(e == 4 && (opts & OPT_NO_K8))) {
         /* pack K x K elements: 2- and 1-byte elements into 4-byte words
          * (K = 2, 4), 4-byte elements into 8-byte words (K = 2) */
-        const int64_t K = e == 4 ? 2 : 4 / e, W = e * K;
-        bool ok = A % K == 0 && B % K == 0 && (uintptr_t(dst) | uintptr_t(src)) % W == 0 && Da % K == 0 &&
-                  Sb % K == 0;
-        for (int i = 0; i < nb; i++) ok = ok && batch[i].dst_stride % K == 0 && batch[i].src_stride % K == 0;
-        if (ok) {
-          k = int(K);
-          wb = int(W);
-          for (int i = 0; i < nb; i++) batch[i] = {batch[i].n, batch[i].dst_stride / K, batch[i].src_stride / K};
+        /* 2-byte elements may also go 4 x 4 into 8-byte words (W8), else 2 x 2 */
+        const bool w8 = e == 2 && ((opts & OPT_W8) || W8_DEFAULT) && !(opts & OPT_NO_W8);
+        const int64_t Ks[2] = {e == 4 ? 2 : w8 ? 4 : 4 / e, w8 ? 2 : 0};
+        for (int t = 0; t < 2 && k == 1 && Ks[t]; t++) {
+          const int64_t K = Ks[t], W = e * K;
+          bool ok = A % K == 0 && B % K == 0 && (uintptr_t(dst) | uintptr_t(src)) % W == 0 && Da % K == 0 &&
+                    Sb % K == 0;
+          for (int i = 0; i < nb; i++) ok = ok && batch[i].dst_stride % K == 0 && batch[i].src_stride % K == 0;
+          if (ok) {
+            k = int(K);
+            wb = int(W);
+            for (int i = 0; i < nb; i++) batch[i] = {batch[i].n, batch[i].dst_stride / K, batch[i].src_stride / K};
+          }
         }
       }
       /* default tile: 32 x 64 words of 4 bytes (32 x 64 f32, 64 x 128 f16),

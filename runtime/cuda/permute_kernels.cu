@@ -3,10 +3,13 @@
  *  - a tiled shared-memory transpose for copies where src and dst have
  *    different contiguous dimensions (any permutation that moves the last
  *    dimension), with one padding slot per tile row so that neither phase
- *    has bank conflicts, and 2-byte / 1-byte elements handled in 4-byte
- *    words (a 2x2 / 4x4 register transpose: the "half2 path");
- *  - a vectorised gather kernel (1..16-byte moves, 4 per thread in flight)
- *    for everything else, e.g. (1,0,2) as a batched row copy.
+ *    has bank conflicts, 4-byte elements as 2x2 blocks in 8-byte words,
+ *    2-byte elements as 4x4 blocks in 8-byte words (or 2x2 in 4-byte words,
+ *    the "half2 path") and 1-byte elements as 4x4 blocks in 4-byte words
+ *    (register transposes with byte permutes);
+ *  - a vectorised gather kernel (1..16-byte moves; by default one per thread
+ *    in blocks of 128 threads, optionally 2, 4 or 8 in flight) for
+ *    everything else, e.g. (1,0,2) as a batched row copy.
  * Index arithmetic is int32 when every offset fits, int64 otherwise, and
  * divides by precomputed magic numbers (round-up method: for n < 2^(N-1),
  * n / d == (mulhi(n, m) + n) >> s with s = ceil(log2 d) and
@@ -22,6 +25,7 @@ namespace {
 constexpr int KMAXD = 17; /* 16 dims + the byte dimension of the normaliser */
 constexpr int THREADS = 256;
 constexpr int UNROLL = 4; /* gather: units per thread */
+constexpr int GATHER_T128 = 16; /* added to `un`: gather blocks of 128 threads */
 
 struct FastDiv32 {
   uint32_t d, m, s;
@@ -78,6 +82,10 @@ template <> struct U<2> { using type = unsigned short; };
 template <> struct U<4> { using type = unsigned int; };
 template <> struct U<8> { using type = uint2; };
 template <> struct U<16> { using type = uint4; };
+struct alignas(16) Slot32 { /* a 4 x 4 block of 2-byte elements */
+  uint4 lo, hi;
+};
+template <> struct U<32> { using type = Slot32; };
 
 /* Stores (and loads) with or without the streaming cache hint. */
 template <typename T> __device__ __forceinline__ T ld(const T *p, bool cs) { return cs ? __ldcs(p) : __ldg(p); }
@@ -117,21 +125,21 @@ __device__ __forceinline__ void gather_offsets(const GatherDesc<I> &p, I i, I &d
   doff = dof + rem * p.ds_outer;
 }
 
-/* Each thread moves UN units of B bytes, THREADS apart (coalesced), all
- * loads issued before the first store. */
-template <int B, int UN, typename I>
-__global__ void __launch_bounds__(THREADS) gather_kernel(void *__restrict__ dstp, const void *__restrict__ srcp,
-                                                         const GatherDesc<I> p) {
+/* Each thread moves UN units of B bytes, NT apart (coalesced), all loads
+ * issued before the first store; NT threads per block. */
+template <int B, int UN, typename I, int NT = THREADS>
+__global__ void __launch_bounds__(NT) gather_kernel(void *__restrict__ dstp, const void *__restrict__ srcp,
+                                                    const GatherDesc<I> p) {
   using T = typename U<B>::type;
   T *dst = static_cast<T *>(dstp);
   const T *src = static_cast<const T *>(srcp);
-  const I base = I(blockIdx.x) * (THREADS * UN) + I(threadIdx.x);
+  const I base = I(blockIdx.x) * (NT * UN) + I(threadIdx.x);
   const bool cs = p.cs != 0;
   T v[UN];
   I d[UN];
 #pragma unroll
   for (int k = 0; k < UN; k++) {
-    I i = base + k * THREADS;
+    I i = base + k * NT;
     if (i < p.total) {
       I so;
       gather_offsets(p, i, d[k], so);
@@ -140,7 +148,7 @@ __global__ void __launch_bounds__(THREADS) gather_kernel(void *__restrict__ dstp
   }
 #pragma unroll
   for (int k = 0; k < UN; k++)
-    if (base + k * THREADS < p.total) st(dst + d[k], v[k], cs);
+    if (base + k * NT < p.total) st(dst + d[k], v[k], cs);
 }
 
 /* ------------------------------------------------------------- transpose */
@@ -189,6 +197,20 @@ template <> struct KT<4, 4> { /* 1-byte elements */
                       __byte_perm(hi01, hi23, 0x5410), __byte_perm(hi01, hi23, 0x7632));
   }
   __device__ static unsigned word(const uint4 &s, int j) { return j == 0 ? s.x : j == 1 ? s.y : j == 2 ? s.z : s.w; }
+};
+template <> struct KT<8, 4> { /* 2-byte elements in 8-byte words: 4 x 4 blocks */
+  __device__ static Slot32 pack(const uint2 *r) {
+    Slot32 o;
+    o.lo = make_uint4(__byte_perm(r[0].x, r[1].x, 0x5410), __byte_perm(r[2].x, r[3].x, 0x5410),
+                      __byte_perm(r[0].x, r[1].x, 0x7632), __byte_perm(r[2].x, r[3].x, 0x7632));
+    o.hi = make_uint4(__byte_perm(r[0].y, r[1].y, 0x5410), __byte_perm(r[2].y, r[3].y, 0x5410),
+                      __byte_perm(r[0].y, r[1].y, 0x7632), __byte_perm(r[2].y, r[3].y, 0x7632));
+    return o;
+  }
+  __device__ static uint2 word(const Slot32 &s, int j) {
+    return j == 0 ? make_uint2(s.lo.x, s.lo.y)
+                  : j == 1 ? make_uint2(s.lo.z, s.lo.w) : j == 2 ? make_uint2(s.hi.x, s.hi.y) : make_uint2(s.hi.z, s.hi.w);
+  }
 };
 template <> struct KT<8, 2> { /* 4-byte elements in 8-byte words */
   __device__ static uint4 pack(const uint2 *r) { return make_uint4(r[0].x, r[1].x, r[0].y, r[1].y); }
@@ -292,21 +314,21 @@ int64_t iabs(int64_t v) { return v < 0 ? -v : v; }
 /* int32 indexing when every offset and count stays below 2^31 with margin */
 bool fits32(int64_t v) { return v < (int64_t(1) << 31) - (int64_t(1) << 22); }
 
-template <typename I, int UN>
+template <typename I, int UN, int NT = THREADS>
 parray_status launch_gather_un(void *dst, const void *src, int unit, const GatherDesc<I> &p, int64_t total,
                                cudaStream_t s) {
-  const int64_t blocks = (total + THREADS * UN - 1) / (THREADS * UN);
+  const int64_t blocks = (total + NT * UN - 1) / (NT * UN);
   if (blocks > INT_MAX) {
     parray_set_error("parray_copy_strided_cuda: %lld elements is too many", (long long)total);
     return PARRAY_ERR_UNSUPPORTED;
   }
-  const dim3 g{unsigned(blocks)}, b{unsigned(THREADS)};
+  const dim3 g{unsigned(blocks)}, b{unsigned(NT)};
   switch (unit) {
-  case 1: gather_kernel<1, UN, I><<<g, b, 0, s>>>(dst, src, p); break;
-  case 2: gather_kernel<2, UN, I><<<g, b, 0, s>>>(dst, src, p); break;
-  case 4: gather_kernel<4, UN, I><<<g, b, 0, s>>>(dst, src, p); break;
-  case 8: gather_kernel<8, UN, I><<<g, b, 0, s>>>(dst, src, p); break;
-  case 16: gather_kernel<16, UN, I><<<g, b, 0, s>>>(dst, src, p); break;
+  case 1: gather_kernel<1, UN, I, NT><<<g, b, 0, s>>>(dst, src, p); break;
+  case 2: gather_kernel<2, UN, I, NT><<<g, b, 0, s>>>(dst, src, p); break;
+  case 4: gather_kernel<4, UN, I, NT><<<g, b, 0, s>>>(dst, src, p); break;
+  case 8: gather_kernel<8, UN, I, NT><<<g, b, 0, s>>>(dst, src, p); break;
+  case 16: gather_kernel<16, UN, I, NT><<<g, b, 0, s>>>(dst, src, p); break;
   default: parray_set_error("gather: bad unit %d", unit); return PARRAY_ERR_INVALID;
   }
   return parray_cuda_status(cudaGetLastError(), "parray_copy_strided_cuda: gather kernel launch");
@@ -327,8 +349,15 @@ parray_status launch_gather(void *dst, const void *src, int unit, const parray_c
   }
   p.ds_outer = I(d[0].dst_stride);
   p.ss_outer = I(d[0].src_stride);
-  return un == 8 ? launch_gather_un<I, 8>(dst, src, unit, p, total, s)
-                 : launch_gather_un<I, UNROLL>(dst, src, unit, p, total, s);
+  /* un: units per thread (1, 2, 4, 8); + GATHER_T128: blocks of 128 threads */
+  switch (un) {
+  case 8: return launch_gather_un<I, 8>(dst, src, unit, p, total, s);
+  case 2: return launch_gather_un<I, 2>(dst, src, unit, p, total, s);
+  case 1: return launch_gather_un<I, 1>(dst, src, unit, p, total, s);
+  case GATHER_T128 + 1: return launch_gather_un<I, 1, 128>(dst, src, unit, p, total, s);
+  case GATHER_T128 + 2: return launch_gather_un<I, 2, 128>(dst, src, unit, p, total, s);
+  default: return launch_gather_un<I, UNROLL>(dst, src, unit, p, total, s);
+  }
 }
 
 template <int WB, int K, int YM, typename I>
@@ -355,6 +384,9 @@ struct Digit {
  *   1  groups of up to 32 a-tiles: a-tile in group, b-tiles, group, batch
  *   2  batch, b-tiles, a-tiles
  *   3  b-tiles, groups of up to 8 a-tiles, batch, group
+ *   4  b-tiles, batch, a-tiles
+ *   5  a-tiles, b-tiles, batch
+ *   6  batch, a-tiles, b-tiles
  * Auto (-1): order 2 when the innermost batch dimension moves <= 64 KB per
  * step on both sides (e.g. (2,1,0): neighbouring batch entries share pages
  * of both arrays), order 0 otherwise. Measured on an H200 (2026-11-21,
@@ -362,7 +394,7 @@ struct Digit {
  * 2-D transposes (order 1 loses 2-5% there), order 2 wins for (2,1,0) by
  * 1.5-3%; order 3 is never best. */
 int tile_digits(Digit *dg, int order, int64_t nta, int64_t ntb, int64_t nbatch, int64_t inner_batch_bytes) {
-  if (order < 0 || order > 3) order = (nbatch > 1 && inner_batch_bytes <= 65536) ? 2 : 0;
+  if (order < 0 || order > 6) order = (nbatch > 1 && inner_batch_bytes <= 65536) ? 2 : 0;
   const int64_t g32 = nta < 32 ? nta : 32, g8 = nta < 8 ? nta : 8;
   switch (order) {
   case 0:
@@ -375,9 +407,18 @@ int tile_digits(Digit *dg, int order, int64_t nta, int64_t ntb, int64_t nbatch, 
   case 2:
     dg[0] = {nbatch, 0, 0, 1}, dg[1] = {ntb, 0, 1, 0}, dg[2] = {nta, 1, 0, 0}, dg[3] = {1, 0, 0, 0};
     break;
-  default:
+  case 3:
     dg[0] = {ntb, 0, 1, 0}, dg[1] = {g8, 1, 0, 0}, dg[2] = {nbatch, 0, 0, 1};
     dg[3] = {(nta + g8 - 1) / g8, g8, 0, 0};
+    break;
+  case 4:
+    dg[0] = {ntb, 0, 1, 0}, dg[1] = {nbatch, 0, 0, 1}, dg[2] = {nta, 1, 0, 0}, dg[3] = {1, 0, 0, 0};
+    break;
+  case 5:
+    dg[0] = {nta, 1, 0, 0}, dg[1] = {ntb, 0, 1, 0}, dg[2] = {nbatch, 0, 0, 1}, dg[3] = {1, 0, 0, 0};
+    break;
+  default:
+    dg[0] = {nbatch, 0, 0, 1}, dg[1] = {nta, 1, 0, 0}, dg[2] = {ntb, 0, 1, 0}, dg[3] = {1, 0, 0, 0};
     break;
   }
   return order;
@@ -432,9 +473,12 @@ parray_status launch_tile(void *dst, const void *src, int wb, int k, const parra
     return launch_tile_ym<4, 1, I>(dst, src, p, ym, grid, s);
   case 8 * 8 + 1: return launch_tile_ym<8, 1, I>(dst, src, p, ym, grid, s);
   case 16 * 8 + 1: return launch_tile_ym<16, 1, I>(dst, src, p, ym, grid, s);
-  case 4 * 8 + 2: return launch_tile_ym<4, 2, I>(dst, src, p, ym, grid, s);
+  case 4 * 8 + 2:
+    if (ym == 4) return launch_tile_k<4, 2, 4, I>(dst, src, p, grid, s);
+    return launch_tile_ym<4, 2, I>(dst, src, p, ym, grid, s);
   case 4 * 8 + 4: return launch_tile_ym<4, 4, I>(dst, src, p, ym, grid, s);
   case 8 * 8 + 2: return launch_tile_ym<8, 2, I>(dst, src, p, ym, grid, s);
+  case 8 * 8 + 4: return launch_tile_k<8, 4, 1, I>(dst, src, p, grid, s); /* 32-byte slots: 32 x 32 only */
   default: parray_set_error("transpose: bad word %d / K %d", wb, k); return PARRAY_ERR_INVALID;
   }
 }
@@ -445,7 +489,7 @@ extern "C" {
 
 /* Internal (copy_strided.cu): d[0..nd-1] outermost first, strides in units
  * of `unit` bytes, dst order; moves every index of the product of extents.
- * un: units per thread (4 or 8); cs: streaming cache hints. */
+ * un: units per thread (1, 2, 4 or 8; +16: blocks of 128 threads); cs: streaming cache hints. */
 __attribute__((visibility("hidden"))) parray_status parray__launch_gather(void *dst, const void *src, int unit,
                                                                          const parray_copy_dim *d, int nd, int un,
                                                                          int cs, cudaStream_t s) {
@@ -465,12 +509,12 @@ __attribute__((visibility("hidden"))) parray_status parray__launch_gather(void *
 }
 
 /* Internal: the tile transpose. Words of wb bytes holding k elements each
- * (k > 1 only with wb == 4, or k == 2 with wb == 8). Dim a is contiguous in
+ * (k > 1 only with wb == 4, or k == 2 or 4 with wb == 8). Dim a is contiguous in
  * src, dim b in dst; A and B count their words (extent / k); Da is the dst
  * stride of one element step of a and Sb the src stride of one element step
  * of b, in words; batch[0..nb-1] (outermost first) are the other dimensions,
- * strides in words. ym: tile of 32 x 32*ym words (4 only for wb 4, k 1);
- * order: tile order 0..3, or -1 for automatic (see tile_digits);
+ * strides in words. ym: tile of 32 x 32*ym words (4 only for wb 4, k 1 or 2);
+ * order: tile order 0..6, or -1 for automatic (see tile_digits);
  * persistent: 8 blocks per SM looping over tiles; cs: streaming hints. */
 __attribute__((visibility("hidden"))) parray_status parray__launch_tile(void *dst, const void *src, int wb, int k,
                                                                        const parray_copy_dim *batch, int nb,
@@ -481,7 +525,8 @@ __attribute__((visibility("hidden"))) parray_status parray__launch_tile(void *ds
     parray_set_error("transpose: %d batch dimensions", nb);
     return PARRAY_ERR_INVALID;
   }
-  if (ym != 1 && ym != 2 && !(ym == 4 && wb == 4 && k == 1)) ym = ym == 4 ? 2 : 1;
+  if (ym != 1 && ym != 2 && !(ym == 4 && wb == 4 && k <= 2)) ym = ym == 4 ? 2 : 1;
+  if (wb * k > 16) ym = 1; /* 32-byte slots: 32 x 32 tiles only (shared memory) */
   const int64_t nta = (A + 31) / 32, ntb = (B + 32 * ym - 1) / (32 * ym);
   int64_t span = (A * k - 1) * iabs(Da) + (B * k - 1) * iabs(Sb) + A + B, nbatch = 1;
   for (int j = 0; j < nb; j++) {

@@ -167,9 +167,18 @@ static const size_t kSizes[] = {1, 2, 4, 8, 12, 16};
  * elements, (o+1) << 12 tile order o */
 static const int kOpts[] = {0,          0,          0,          1,    2,         4,         8,
                             16,         32 | 64,    2 | 8,      128 | 1024, 256 | 512, 1 << 12,   2 << 12,
-                            3 << 12,    4 << 12,    2 | 4 << 12, 1024, 16 | 3 << 12, 256 | 2 | 128 | 16};
+                            3 << 12,    4 << 12,    2 | 4 << 12, 1024, 16 | 3 << 12, 256 | 2 | 128 | 16,
+                            /* row tiles (alone, with 8 units per thread, forced off), tile orders 4..6,
+                               32 x 128-word tiles with 2x2 packing */
+                            2048,       2048 | 512, 1 << 15,  5 << 12, 6 << 12,   7 << 12,   128,
+                            128 | 3 << 12,
+                            /* gather shapes: 1 / 2 units per thread with 128 or 256 threads, the first
+                               version's 4 x 256; 2-byte elements 4 x 4 in 8-byte words (on, with tile
+                               options, forced off) */
+                            1 << 16 | 1 << 18, 1 << 17 | 1 << 18, 1 << 16, 1 << 17, 1 << 19, 2048 | 1 << 16 | 1 << 18,
+                            1 << 20,    1 << 20 | 3 << 12, 1 << 20 | 8 | 2, 1 << 20 | 4 | 256, 1 << 21};
 static const int kNumOpts = sizeof kOpts / sizeof *kOpts;
-static const int kQuickOpts[] = {0, 16, 32, 1024 | 4 << 12};
+static const int kQuickOpts[] = {0, 16, 32, 1024 | 4 << 12, 1 << 20, 1 << 16 | 1 << 18};
 static const int kNumQuick = sizeof kQuickOpts / sizeof *kQuickOpts;
 
 static void fixed_cases(bool quick) {
@@ -189,6 +198,8 @@ static void fixed_cases(bool quick) {
       {"210 even", 3, {64, 6, 128}, {2, 1, 0}},
       {"102 long rows", 3, {37, 29, 515}, {1, 0, 2}},
       {"102 short rows", 3, {37, 29, 3}, {1, 0, 2}},
+      {"102 row tiles", 3, {40, 24, 64}, {1, 0, 2}},
+      {"102 row tiles 4", 3, {16, 12, 72}, {1, 0, 2}},
       {"120", 3, {40, 50, 60}, {1, 2, 0}},
       {"201", 3, {40, 50, 60}, {2, 0, 1}},
       {"0321", 4, {3, 20, 36, 44}, {0, 3, 2, 1}},
