@@ -74,6 +74,11 @@ if [ -n "${NCU:-}" ] && [ $(($(date +%s) - T0)) -lt 200 ]; then
     "$OUT/ncu.txt" >"$OUT/ncu_summary.txt"
 fi
 [ -f "$OUT/ncu_summary.txt" ] && { echo "=== ncu"; cat "$OUT/ncu_summary.txt"; }
+# the translator/runtime problems found on the way that need a GPU to show
+if [ -n "${REPRO:-}" ]; then
+  (cd bench/sgemm_parray/repro && "$B/bin/pacc" -O2 copy2d_padded.pc -o /tmp/copy2d && /tmp/copy2d) >"$OUT/repro.txt" 2>&1
+  echo "=== repro copy2d_padded.pc (expected: ok)"; cat "$OUT/repro.txt"
+fi
 echo "=== clocks during the benchmark (SM MHz: min max)"
 awk -F, 'NR>1 && $2+0>0 {v=$2+0; if(min==""||v<min)min=v; if(v>max)max=v} END {print min, max}' "$OUT/smi.csv"
 echo "=== k unroll 1"; cat "$OUT/bench_unroll1.txt"
