@@ -138,8 +138,16 @@ void emit_cuda_detour(lw *w, item *it, region *r) {
                T->name, nargs, nargs == 1 ? "" : "s", T->name, ps.ndecls);
     return;
   }
-  /* render the parameter list and the launch arguments in the enclosing code */
+  /* render the parameter list and the launch arguments in the enclosing code;
+   * the parameters' own names are declarations, never substituted */
+  int saved_nd = w->ndecl_names;
+  item *saved_dn[64];
+  memcpy(saved_dn, w->decl_names, sizeof saved_dn);
+  w->ndecl_names = 0;
+  for (int i = 0; i < ps.ndecls && i < 64; i++) w->decl_names[w->ndecl_names++] = ps.decls[i].name;
   const char *ptext = lw_list_text(w, &T->cuda_params);
+  memcpy(w->decl_names, saved_dn, sizeof saved_dn);
+  w->ndecl_names = saved_nd;
   sbuf argtext;
   sb_init(&argtext);
   for (int i = 0; i < nargs; i++) sb_printf(&argtext, "%s(%s)", i ? ", " : "", lw_list_text(w, &args[i]));
@@ -150,7 +158,12 @@ void emit_cuda_detour(lw *w, item *it, region *r) {
   sb_init(&h);
   sb_printf(&h, "/* #detour %s: grid %s, block %s */\n", T->name, dim3_text(w, T->root->kids[0]),
             dim3_text(w, T->root->kids[1]));
-  sb_printf(&h, "%s__global__ void %s(%s", pr_line_text(&w->pr, w->ar, d->loc.b), kname, ptext);
+  /* the block size, when known, bounds the registers nvcc may give a thread */
+  int64_t bthreads;
+  const char *bounds = ex_is_const(T->root->kids[1]->size, &bthreads)
+                           ? arena_printf(w->ar, "__launch_bounds__(%lld) ", (long long)bthreads)
+                           : "";
+  sb_printf(&h, "%s__global__ void %s%s(%s", pr_line_text(&w->pr, w->ar, d->loc.b), bounds, kname, ptext);
   bool any = ps.ndecls > 0;
   for (int i = 0; i < r->ncaps; i++)
     if (r->caps[i].mode == CAP_VALUE) {

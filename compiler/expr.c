@@ -69,6 +69,7 @@ static bool is_simple_text(const char *t) {
 }
 
 ex *ex_atom(exctx *x, const char *text, int64_t lo, int64_t hi) {
+  if (lo == hi) return ex_const(x, lo); /* an index whose range is one value is that value */
   size_t n = strlen(text);
   intptr_t id = (intptr_t)strmap_get(&x->atoms, text, n);
   if (!id) {
@@ -91,6 +92,7 @@ ex *ex_with_range(exctx *x, ex *e, int64_t lo, int64_t hi) {
   ex *c = arena_alloc(x->ar, sizeof *c);
   *c = *e;
   c->lo = lo, c->hi = hi;
+  c->trusted = true;
   return c;
 }
 
@@ -122,10 +124,11 @@ ex *ex_add(exctx *x, ex *a, ex *b) {
   if (ka && ca == 0) return b;
   if (kb && cb == 0) return a;
   if (ka && !kb) return ex_add(x, b, a); /* constants on the right */
-  /* (p + c1) + c2 -> p + (c1 + c2) */
-  if (kb && a->k == EX_ADD && a->b->k == EX_CONST) return ex_add(x, a->a, ex_add(x, a->b, b));
+  /* (p + c1) + c2 -> p + (c1 + c2); not through an index the user wrote,
+   * whose inside keeps the user's own types */
+  if (kb && a->k == EX_ADD && a->b->k == EX_CONST && !a->trusted) return ex_add(x, a->a, ex_add(x, a->b, b));
   /* p + (q + c) -> (p + q) + c, keeping the constant last */
-  if (b->k == EX_ADD && b->b->k == EX_CONST) return ex_add(x, ex_add(x, a, b->a), b->b);
+  if (b->k == EX_ADD && b->b->k == EX_CONST && !b->trusted) return ex_add(x, ex_add(x, a, b->a), b->b);
   /* x*c1 + x*c2 -> x*(c1+c2) */
   if (a->k == EX_MUL && b->k == EX_MUL && a->b->k == EX_CONST && b->b->k == EX_CONST && ex_equal(a->a, b->a))
     return ex_mul(x, a->a, ex_const(x, a->b->c + b->b->c));
@@ -345,7 +348,8 @@ char *ex_str(exctx *x, const ex *e, bool wide) {
 
 bool ex_needs_wide(const ex *e) {
   if (e->hi > INT32_MAX || e->lo < INT32_MIN) return true;
-  if (e->k == EX_CONST || e->k == EX_ATOM) return false;
+  /* an index the user wrote is evaluated in the user's own types */
+  if (e->k == EX_CONST || e->k == EX_ATOM || e->trusted) return false;
   return ex_needs_wide(e->a) || ex_needs_wide(e->b);
 }
 

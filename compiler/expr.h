@@ -20,6 +20,7 @@ struct ex {
   const char *text; /* EX_ATOM: C text */
   int id;           /* EX_ATOM: same text, same id */
   bool simple;      /* EX_ATOM: prints without parentheses */
+  bool trusted;     /* range given from outside (an index within its dimension): its inside is the user's arithmetic */
   ex *a, *b;
   int64_t lo, hi;   /* value range; hi == EX_INF: unknown/unbounded */
 };

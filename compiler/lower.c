@@ -85,15 +85,16 @@ const char *lw_ident_replacement(lw *w, item *it) {
   }
   for (int i = 0; i < w->ndecl_names; i++)
     if (w->decl_names[i] == it) return NULL;
-  for (instance *in = w->inst; in; in = in->outer) {
-    const char *r;
+  if (w->inst) {
+    /* a name declared inside an instance (a local, a kernel parameter, a
+     * nested instance's names) shadows the parameters of that instance and
+     * of every instance around it */
     sym *s = sc_find(&w->sc, name, len);
-    /* a parameter name shadowed by a declaration inside the instance is left alone */
-    if (s && s->depth > 0 && s->region == w->rg->id && s->decl.name && s->decl.name->loc.b > in->sp->d->loc.b &&
-        s->decl.name->loc.e < (in->sp->d->sub.last ? in->sp->d->sub.last->loc.e : 0))
-      break;
-    r = strmap_get(&in->vals, name, len);
-    if (r) return r;
+    for (instance *in = w->inst; in; in = in->outer) {
+      if (s && s->depth >= in->depth) break;
+      const char *r = strmap_get(&in->vals, name, len);
+      if (r) return r;
+    }
   }
   if (w->rg->kind != RG_HOST) {
     sym *s = sc_find(&w->sc, name, len);

@@ -64,6 +64,7 @@ typedef struct instance instance;
 struct instance {
   subprog *sp;
   int id;
+  int depth;       /* scope depth of the instance: names declared this deep or deeper shadow its parameters */
   loc at;
   strmap vals;     /* value parameter -> replacement text */
   strmap renames;  /* names declared in #global -> private names */

@@ -118,8 +118,16 @@ void lower_create(lw *w, item *it) {
   const char *what = dir_text(w, it);
   loc vl;
   bool ident = single_ident(&args[0], &vl);
-  const char *target = lw_list_text(w, &args[0]);
+  sym *existing = ident ? sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b) : NULL;
+  bool fresh = ident && (mem == MK_SMEM || mem == MK_RMEM || !existing || existing->kind != SYM_VAR);
+  /* a name being declared is written as is (never a capture of an outer variable) */
+  const char *target = fresh ? lw_text(w, vl) : lw_list_text(w, &args[0]);
   char *code;
+  if (in_cuda_region(w) && mem != MK_SMEM && mem != MK_RMEM) {
+    diag_error(w->dg, d->name, "'%s' is %s memory, which cannot be allocated inside a cuda detour (only smem and "
+               "rmem can)", n->path, memname(mem));
+    return;
+  }
   if (n->type->mpi_ref) {
     create_distributed(w, it, n, &args[0]);
     return;
@@ -141,7 +149,9 @@ void lower_create(lw *w, item *it) {
                  memname(mem));
       return;
     }
-    code = arena_printf(w->ar, "%s%s %s[%lld];", mem == MK_SMEM ? "__shared__ " : "", elem, target, (long long)v);
+    /* shared arrays are 16-byte aligned, so that vector accesses into them are legal */
+    code = arena_printf(w->ar, "%s%s %s[%lld];", mem == MK_SMEM ? "__shared__ __align__(16) " : "", elem, target,
+                        (long long)v);
     lw_declare_var(w, w->src->text + vl.b, vl.e - vl.b, elem, arena_printf(w->ar, "@[%lld]", (long long)v), false);
     sym *s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);
     s->is_array = true, s->created = n, s->created_at = d->loc;
@@ -161,8 +171,8 @@ void lower_create(lw *w, item *it) {
     call = arena_printf(w->ar, "(%s *)parray_create_host(%s, %s, %s)", elem, lw_memkind_enum(mem), bytes_text(w, n),
                         lw_loc_args(w, d->loc, what));
   }
-  sym *s = ident ? sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b) : NULL;
-  if (ident && (!s || s->kind != SYM_VAR)) {
+  sym *s = existing;
+  if (fresh) {
     code = arena_printf(w->ar, "%s *%s = %s;", elem, target, call);
     lw_declare_var(w, w->src->text + vl.b, vl.e - vl.b, elem, "*@", true);
     s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);

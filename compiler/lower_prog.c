@@ -191,6 +191,7 @@ void lower_insert(lw *w, item *it) {
   strmap_init(&in->vals);
   strmap_init(&in->renames);
   sc_push(&w->sc);
+  in->depth = w->sc.depth;
   for (int i = 0; i < n; i++) {
     const char *txt = lw_list_text(w, &args[i]);
     strmap_put(&in->vals, sp->params[i], strlen(sp->params[i]), (void *)arena_printf(w->ar, "(%s)", txt));
@@ -233,13 +234,26 @@ void lower_ppline(lw *w, item *it) {
       pr_replace(&w->pr, it->loc.b, it->loc.e, arena_printf(w->ar, "/* %s: included already */", sg->name));
       return;
     }
-    /* the included file's constructs are translated here, in this scope */
+    bool file_scope = w->sc.depth == 0 && w->rg == &w->host && w->pr.nstack == 0;
+    if (file_scope) {
+      /* translated in line, as top-level items of their own, so that code
+       * hoisted out of them (kernels, outlined detours) lands before them */
+      pr_replace(&w->pr, it->loc.b, it->loc.e, arena_printf(w->ar, "/* %s */\n", lw_text(w, it->loc)));
+      w->pr.copied = sg->base;
+      w->pr.need_line = true;
+      lw_walk_items(w, &w->seg_items[w->pcinc[i].seg], true);
+      pr_src_to(&w->pr, sg->base + sg->len);
+      w->pr.copied = it->loc.e;
+      w->pr.need_line = true;
+      return;
+    }
+    /* inside a block: translated into the block */
     bool saved_need = w->pr.need_line;
     pr_src_to(&w->pr, it->loc.b);
     pr_push(&w->pr);
     w->pr.copied = sg->base;
     w->pr.need_line = true;
-    lw_walk_items(w, &w->seg_items[w->pcinc[i].seg], w->sc.depth == 0 && w->rg == &w->host);
+    lw_walk_items(w, &w->seg_items[w->pcinc[i].seg], false);
     pr_src_to(&w->pr, sg->base + sg->len);
     char *text = pr_pop(&w->pr, w->ar);
     w->pr.copied = it->loc.b;

@@ -218,6 +218,7 @@ int main(int argc, char **argv) {
     strv a = {0};
     push(&a, pac);
     for (int i = 0; i < pacopts.n; i++) push(&a, pacopts.v[i]);
+    push(&a, cat("-I", incdir)); /* the runtime's headers, as the compiler will see them */
     push(&a, in);
     push(&a, "-o");
     push(&a, gen);

@@ -97,12 +97,19 @@ void parray_cuda_copy(parray_memkind dkind, void *dst, const int64_t *dstride, p
   int64_t rm[16];
   rowmajor(shape, ndim, rm);
   size_t bytes = (size_t)count * es;
-  /* a strided 2-D copy covers: one outer dimension, contiguous inner rows */
-  parray_copy_dim nd[16];
+  /* after normalising (byte strides, the innermost dimension is bytes):
+   * one contiguous run is a cudaMemcpy; rows with one outer stride are a
+   * cudaMemcpy2D */
+  parray_copy_dim nd[17];
   int m = parray_copy_normalise(nd, shape, dstride, sstride, ndim, es);
-  if (m == 2 && nd[1].dst_stride == 1 && nd[1].src_stride == 1 && nd[0].dst_stride > 0 && nd[0].src_stride > 0) {
-    check(cudaMemcpy2D(dst, (size_t)nd[0].dst_stride * es, src, (size_t)nd[0].src_stride * es, (size_t)nd[1].n * es,
-                       (size_t)nd[0].n, cudaMemcpyDefault),
+  if (m == 1 && nd[0].dst_stride == 1 && nd[0].src_stride == 1) {
+    check(cudaMemcpy(dst, src, (size_t)nd[0].n, cudaMemcpyDefault), file, line, what, "cudaMemcpy");
+    return;
+  }
+  if (m == 2 && nd[1].dst_stride == 1 && nd[1].src_stride == 1 && nd[0].dst_stride >= nd[1].n &&
+      nd[0].src_stride >= nd[1].n) {
+    check(cudaMemcpy2D(dst, (size_t)nd[0].dst_stride, src, (size_t)nd[0].src_stride, (size_t)nd[1].n, (size_t)nd[0].n,
+                       cudaMemcpyDefault),
           file, line, what, "cudaMemcpy2D");
     return;
   }
