@@ -36,6 +36,18 @@ if [ "$PART" = 1 ]; then
   echo "=== conformance";      cat "$OUT/conformance.log"
   echo "=== example";          cat "$OUT/example.txt"
   echo "=== matmul bench";     cat "$OUT/matmul_gpu.txt"
+elif [ "$PART" = 4 ]; then
+  # everything GPU once more after the last changes, then the two benchmarks they touch
+  (cd "$B" && ctest -L gpu -j 4 --output-on-failure --timeout 400 >"$OUT/tests.log" 2>&1)
+  bash .carry/conformance/run "$B/bin/pacc" gpu >"$OUT/conformance.log" 2>&1
+  "$B/bin/pacc" -O2 bench/cuda/matmul_gpu_bench.pc -o /tmp/mmg && /tmp/mmg >"$OUT/matmul_gpu.txt" 2>&1
+  "$B/bin/bench_kernels" >"$OUT/kbench.csv" 2>"$OUT/kbench.err"
+  PYTHONUNBUFFERED=1 python3 bench/kernels/torch_kernels.py >"$OUT/ktorch.csv" 2>>"$OUT/kbench.err"
+  python3 bench/kernels/compare.py "$OUT/kbench.csv" "$OUT/ktorch.csv" >"$OUT/kernels_table.txt" 2>&1
+  echo "=== GPU tests";   grep -E "tests passed|tests failed|\*\*\*Failed" "$OUT/tests.log" | head -30
+  echo "=== conformance"; cat "$OUT/conformance.log"
+  echo "=== matmul bench"; cat "$OUT/matmul_gpu.txt"
+  echo "=== reductions"; grep -E "sum" "$OUT/kernels_table.txt"
 elif [ "$PART" = 3 ]; then
   # the GPU tests again, then CPU benchmarks on this machine's idle cores
   (cd "$B" && ctest -L gpu -j 4 --output-on-failure --timeout 400 >"$OUT/tests.log" 2>&1)
