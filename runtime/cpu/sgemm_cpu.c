@@ -4,6 +4,7 @@
  * single-threaded; float accumulation in k order. Used as the CPU runtime
  * path and as a quick reference for small sizes (tests compare it against a
  * float64 product). */
+#include "../sgemm_args.h"
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -11,66 +12,13 @@
 
 enum { CPU_MB = 64, CPU_NB = 64, CPU_KB = 256 };
 
-static int64_t max1(int64_t v) { return v > 1 ? v : 1; }
-
-/* Argument rules shared with parray_sgemm (kept in step with runtime/cuda/sgemm.cu). */
-static parray_status check_args(parray_layout order, parray_trans ta, parray_trans tb, int64_t m, int64_t n,
-                                int64_t k, float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
-                                const float *C, int64_t ldc) {
-  if (order != PARRAY_ROW_MAJOR && order != PARRAY_COL_MAJOR) {
-    parray_set_error("parray_sgemm_cpu: bad order %d", (int)order);
-    return PARRAY_ERR_INVALID;
-  }
-  if ((ta != PARRAY_NOTRANS && ta != PARRAY_TRANS) || (tb != PARRAY_NOTRANS && tb != PARRAY_TRANS)) {
-    parray_set_error("parray_sgemm_cpu: bad transpose flag (%d, %d)", (int)ta, (int)tb);
-    return PARRAY_ERR_INVALID;
-  }
-  if (m < 0 || n < 0 || k < 0 || m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) {
-    parray_set_error("parray_sgemm_cpu: bad size m=%lld n=%lld k=%lld", (long long)m, (long long)n, (long long)k);
-    return PARRAY_ERR_INVALID;
-  }
-  /* Stored shapes: op(A) is m x k, so A is stored m x k (NOTRANS) or k x m. */
-  int64_t a_rows = ta == PARRAY_NOTRANS ? m : k, a_cols = ta == PARRAY_NOTRANS ? k : m;
-  int64_t b_rows = tb == PARRAY_NOTRANS ? k : n, b_cols = tb == PARRAY_NOTRANS ? n : k;
-  int64_t need_a = order == PARRAY_ROW_MAJOR ? a_cols : a_rows;
-  int64_t need_b = order == PARRAY_ROW_MAJOR ? b_cols : b_rows;
-  int64_t need_c = order == PARRAY_ROW_MAJOR ? n : m;
-  if (lda < max1(need_a) || ldb < max1(need_b) || ldc < max1(need_c)) {
-    parray_set_error("parray_sgemm_cpu: leading dimension too small (lda=%lld need %lld, ldb=%lld need %lld, "
-                     "ldc=%lld need %lld)",
-                     (long long)lda, (long long)max1(need_a), (long long)ldb, (long long)max1(need_b),
-                     (long long)ldc, (long long)max1(need_c));
-    return PARRAY_ERR_INVALID;
-  }
-  if (m > 0 && n > 0) {
-    if (!C || (k > 0 && alpha != 0.0f && (!A || !B))) {
-      parray_set_error("parray_sgemm_cpu: null matrix pointer");
-      return PARRAY_ERR_INVALID;
-    }
-  }
-  return PARRAY_OK;
-}
 
 parray_status parray_sgemm_cpu(parray_layout order, parray_trans ta, parray_trans tb, int64_t m, int64_t n,
                                int64_t k, float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
                                float beta, float *C, int64_t ldc) {
-  parray_status st = check_args(order, ta, tb, m, n, k, alpha, A, lda, B, ldb, C, ldc);
+  parray_status st = parray__sgemm_check("parray_sgemm_cpu", order, ta, tb, m, n, k, alpha, A, lda, B, ldb, C, ldc);
   if (st != PARRAY_OK || m == 0 || n == 0) return st;
-  if (order == PARRAY_COL_MAJOR) {
-    /* Column-major C is row-major C^T = op(B)^T op(A)^T: swap the operands. */
-    const float *tp = A;
-    A = B;
-    B = tp;
-    int64_t t = lda;
-    lda = ldb;
-    ldb = t;
-    t = m;
-    m = n;
-    n = t;
-    parray_trans tt = ta;
-    ta = tb;
-    tb = tt;
-  }
+  parray__sgemm_as_rowmajor(order, &ta, &tb, &m, &n, &A, &lda, &B, &ldb);
   if (alpha == 0.0f) k = 0;
   /* Row-major from here: op(A)(i,p) = A[i*sai + p*sap], op(B)(p,j) = B[p*sbp + j*sbj]. */
   const int64_t sai = ta == PARRAY_NOTRANS ? lda : 1, sap = ta == PARRAY_NOTRANS ? 1 : lda;

@@ -2,6 +2,7 @@
  * no tensor cores), tuned for Hopper. Checks the arguments, maps every
  * layout onto the row-major kernel of sgemm_kernel.cu, chooses the tile
  * configuration from the problem size and launches. */
+#include "../sgemm_args.h"
 #include "sgemm_kernel.cu"
 
 #include <climits>
@@ -53,41 +54,6 @@ static __global__ void scale_c_kernel(float *C, long long ldc, int M, int N, flo
   }
 }
 
-static int64_t max1(int64_t v) { return v > 1 ? v : 1; }
-
-/* Argument rules (the same as parray_sgemm_cpu in runtime/cpu/sgemm_cpu.c). */
-static parray_status check_args(const char *fn, parray_layout order, parray_trans ta, parray_trans tb, int64_t m,
-                                int64_t n, int64_t k, float alpha, const float *A, int64_t lda, const float *B,
-                                int64_t ldb, const float *C, int64_t ldc) {
-  if (order != PARRAY_ROW_MAJOR && order != PARRAY_COL_MAJOR) {
-    parray_set_error("%s: bad order %d", fn, (int)order);
-    return PARRAY_ERR_INVALID;
-  }
-  if ((ta != PARRAY_NOTRANS && ta != PARRAY_TRANS) || (tb != PARRAY_NOTRANS && tb != PARRAY_TRANS)) {
-    parray_set_error("%s: bad transpose flag (%d, %d)", fn, (int)ta, (int)tb);
-    return PARRAY_ERR_INVALID;
-  }
-  if (m < 0 || n < 0 || k < 0 || m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) {
-    parray_set_error("%s: bad size m=%lld n=%lld k=%lld", fn, (long long)m, (long long)n, (long long)k);
-    return PARRAY_ERR_INVALID;
-  }
-  const int64_t a_rows = ta == PARRAY_NOTRANS ? m : k, a_cols = ta == PARRAY_NOTRANS ? k : m;
-  const int64_t b_rows = tb == PARRAY_NOTRANS ? k : n, b_cols = tb == PARRAY_NOTRANS ? n : k;
-  const int64_t need_a = max1(order == PARRAY_ROW_MAJOR ? a_cols : a_rows);
-  const int64_t need_b = max1(order == PARRAY_ROW_MAJOR ? b_cols : b_rows);
-  const int64_t need_c = max1(order == PARRAY_ROW_MAJOR ? n : m);
-  if (lda < need_a || ldb < need_b || ldc < need_c) {
-    parray_set_error("%s: leading dimension too small (lda=%lld need %lld, ldb=%lld need %lld, ldc=%lld need %lld)",
-                     fn, (long long)lda, (long long)need_a, (long long)ldb, (long long)need_b, (long long)ldc,
-                     (long long)need_c);
-    return PARRAY_ERR_INVALID;
-  }
-  if (m > 0 && n > 0 && (!C || (k > 0 && alpha != 0.0f && (!A || !B)))) {
-    parray_set_error("%s: null matrix pointer", fn);
-    return PARRAY_ERR_INVALID;
-  }
-  return PARRAY_OK;
-}
 
 static bool aligned16(const void *p, int64_t ld) { return ((uintptr_t)p & 15u) == 0 && (ld & 3) == 0; }
 
@@ -103,28 +69,14 @@ static int auto_slot(int64_t m, int64_t n, int sms) {
 static parray_status run(const char *fn, int slot, int splits, parray_layout order, parray_trans ta, parray_trans tb,
                          int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda, const float *B,
                          int64_t ldb, float beta, float *C, int64_t ldc, cudaStream_t s) {
-  parray_status st = check_args(fn, order, ta, tb, m, n, k, alpha, A, lda, B, ldb, C, ldc);
+  parray_status st = parray__sgemm_check(fn, order, ta, tb, m, n, k, alpha, A, lda, B, ldb, C, ldc);
   if (st != PARRAY_OK) return st;
   if (splits < 1) {
     parray_set_error("%s: splits must be >= 1 (got %d)", fn, splits);
     return PARRAY_ERR_INVALID;
   }
   if (m == 0 || n == 0) return PARRAY_OK;
-  if (order == PARRAY_COL_MAJOR) {
-    // Column-major C is row-major C^T = op(B)^T op(A)^T: swap the operands.
-    const float *tp = A;
-    A = B;
-    B = tp;
-    int64_t t = lda;
-    lda = ldb;
-    ldb = t;
-    t = m;
-    m = n;
-    n = t;
-    parray_trans tt = ta;
-    ta = tb;
-    tb = tt;
-  }
+  parray__sgemm_as_rowmajor(order, &ta, &tb, &m, &n, &A, &lda, &B, &ldb);
   if (alpha == 0.0f) k = 0; // A and B are not read
 
   if (slot == SLOT_AUTO) {
