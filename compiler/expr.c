@@ -131,7 +131,7 @@ ex *ex_add(exctx *x, ex *a, ex *b) {
   if (b->k == EX_ADD && b->b->k == EX_CONST && !b->trusted) return ex_add(x, ex_add(x, a, b->a), b->b);
   /* x*c1 + x*c2 -> x*(c1+c2) */
   if (a->k == EX_MUL && b->k == EX_MUL && a->b->k == EX_CONST && b->b->k == EX_CONST && ex_equal(a->a, b->a))
-    return ex_mul(x, a->a, ex_const(x, a->b->c + b->b->c));
+    return ex_mul(x, a->a, ex_add(x, a->b, b->b)); /* folds unless c1+c2 overflows */
   return mk(x, EX_ADD, a, b, lo_add(a->lo, b->lo), sat_add(a->hi, b->hi));
 }
 
