@@ -1,27 +1,6 @@
 /* ast.c - constructors for the syntax tree (one per grammar action). */
 #include "ast.h"
 
-items items_empty(void) { return (items){NULL, NULL, 0}; }
-
-items items_add(items l, item *it) {
-  if (!it) return l;
-  it->next = NULL;
-  if (l.last) l.last->next = it;
-  else l.first = it;
-  l.last = it;
-  l.n++;
-  return l;
-}
-
-items items_concat(items a, items b) {
-  if (!b.first) return a;
-  if (!a.first) return b;
-  a.last->next = b.first;
-  a.last = b.last;
-  a.n += b.n;
-  return a;
-}
-
 static item *new_item(astctx *c, item_kind k, loc l) {
   item *it = arena_alloc(c->ar, sizeof *it);
   it->kind = (uint8_t)k;

@@ -131,9 +131,25 @@ typedef struct astctx {
   arena *ar;
 } astctx;
 
-items items_empty(void);
-items items_add(items l, item *it);
-items items_concat(items a, items b);
+/* list helpers: called once per C token, so inline */
+static inline items items_empty(void) { return (items){NULL, NULL, 0}; }
+static inline items items_add(items l, item *it) {
+  if (!it) return l;
+  it->next = NULL;
+  if (l.last) l.last->next = it;
+  else l.first = it;
+  l.last = it;
+  l.n++;
+  return l;
+}
+static inline items items_concat(items a, items b) {
+  if (!b.first) return a;
+  if (!a.first) return b;
+  a.last->next = b.first;
+  a.last = b.last;
+  a.n += b.n;
+  return a;
+}
 item *ast_tok(astctx *c, loc l, int tokval);
 item *ast_ppline(astctx *c, loc l);
 item *ast_group(astctx *c, loc open, char ch, items body, loc close);

@@ -42,12 +42,17 @@ void cd_init(cdctx *c) {
     for (const char *const *w = lists[k]; *w; w++) {
       intptr_t old = (intptr_t)strmap_get(&c->kw, *w, strlen(*w));
       strmap_put(&c->kw, *w, strlen(*w), (void *)(old | (1 << k)));
+      c->kw_lens[(unsigned char)**w & 127] |= 1u << strlen(*w);
     }
 }
 
 void cd_free(cdctx *c) { strmap_free(&c->kw); }
 
-static int kwc(const cdctx *c, const char *s, size_t n) { return (int)(intptr_t)strmap_get(&c->kw, s, n); }
+/* most words are not keywords: the first character and the length rule them out without hashing */
+static int kwc(const cdctx *c, const char *s, size_t n) {
+  if (n >= 32 || !n || !((c->kw_lens[(unsigned char)s[0] & 127] >> n) & 1)) return 0;
+  return (int)(intptr_t)strmap_get(&c->kw, s, n);
+}
 #define in_list(s, n, cls) ((kwc(c, (s), (n)) & (cls)) != 0)
 
 bool cd_is_keyword(const cdctx *c, const char *s, size_t n) { return kwc(c, s, n) != 0; }

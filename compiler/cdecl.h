@@ -39,6 +39,7 @@ typedef struct cdctx {
   bool (*is_type_macro)(void *env, const char *name, size_t len);
   void *env;
   strmap kw;   /* keyword -> class bits (cd_init) */
+  uint32_t kw_lens[128]; /* per first character: bit n set when a keyword of length n starts with it */
 } cdctx;
 
 void cd_init(cdctx *c);

@@ -124,12 +124,12 @@ void src_free(srcfile *f) {
 static void index_lines(srcfile *f) {
   if (f->lines) return;
   int n = 1;
-  for (uint32_t i = 0; i < f->len; i++) n += f->text[i] == '\n';
+  const char *t = f->text, *end = f->text + f->len;
+  for (const char *p = t; (p = memchr(p, '\n', (size_t)(end - p))); p++) n++;
   f->lines = malloc(sizeof *f->lines * (size_t)(n + 1));
   int k = 0;
   f->lines[k++] = 0;
-  for (uint32_t i = 0; i < f->len; i++)
-    if (f->text[i] == '\n') f->lines[k++] = i + 1;
+  for (const char *p = t; (p = memchr(p, '\n', (size_t)(end - p))); p++) f->lines[k++] = (uint32_t)(p - t) + 1;
   f->lines[k] = f->len + 1;
   f->nlines = n;
   for (int i = 0; i < f->nsegs; i++) f->segs[i].first_line = 0;

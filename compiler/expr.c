@@ -11,6 +11,7 @@ void ex_init(exctx *x, arena *ar) {
   x->ar = ar;
   strmap_init(&x->atoms);
   x->natoms = 0;
+  memset(x->small, 0, sizeof x->small);
 }
 
 void ex_fini(exctx *x) { strmap_free(&x->atoms); }
@@ -42,8 +43,11 @@ static ex *mk(exctx *x, ex_kind k, ex *a, ex *b, int64_t lo, int64_t hi) {
 }
 
 ex *ex_const(exctx *x, int64_t v) {
+  bool small = v >= EX_SMALL_LO && v < EX_SMALL_HI;
+  if (small && x->small[v - EX_SMALL_LO]) return x->small[v - EX_SMALL_LO];
   ex *e = mk(x, EX_CONST, NULL, NULL, v, v);
   e->c = v;
+  if (small) x->small[v - EX_SMALL_LO] = e;
   return e;
 }
 

@@ -25,10 +25,13 @@ struct ex {
   int64_t lo, hi;   /* value range; hi == EX_INF: unknown/unbounded */
 };
 
+enum { EX_SMALL_LO = -8, EX_SMALL_HI = 1024 };
+
 typedef struct exctx {
   arena *ar;
   strmap atoms; /* text -> id */
   int natoms;
+  ex *small[EX_SMALL_HI - EX_SMALL_LO]; /* shared constant nodes (expressions are never modified) */
 } exctx;
 
 void ex_init(exctx *x, arena *ar);

@@ -21,7 +21,7 @@ dnode *lw_resolve(lw *w, loc name, bool report) {
 
 static void push_tok(lw *w, ltok **v, int *n, int *cap, ltok t) {
   if (*n == *cap) {
-    int nc = *cap ? *cap * 2 : 32;
+    int nc = *cap ? *cap * 2 : 8;
     ltok *nv = arena_alloc(w->ar, sizeof *nv * (size_t)nc);
     if (*n) memcpy(nv, *v, sizeof *nv * (size_t)*n);
     *v = nv, *cap = nc;
@@ -72,7 +72,8 @@ static void flatten(lw *w, items *list, ltok **v, int *n, int *cap) {
 
 int lw_ltoks(lw *w, items *expr, ltok **out) {
   ltok *v = NULL;
-  int n = 0, cap = 0;
+  int n = 0, cap = expr->n + 4; /* most lists need no more: one token per item, two per group */
+  v = arena_alloc(w->ar, sizeof *v * (size_t)cap);
   flatten(w, expr, &v, &n, &cap);
   *out = v;
   return n;

@@ -59,12 +59,14 @@ static void load_pc_includes(srcfile *src, pac_options *opt, diag *dg, lw *w, co
   for (int sg = 0; sg < src->nsegs; sg++) {
     uint32_t off = src->segs[sg].base, end = src->segs[sg].base + src->segs[sg].len;
     while (off < end) {
-      uint32_t le = off;
-      while (le < end && src->text[le] != '\n') le++;
+      const char *nlp = memchr(src->text + off, '\n', end - off);
+      uint32_t le = nlp ? (uint32_t)(nlp - src->text) : end;
+      uint32_t fc = off; /* the line's first non-blank character must be '#' */
+      while (fc < le && (src->text[fc] == ' ' || src->text[fc] == '\t')) fc++;
       const char *name;
       size_t nl;
       bool angle;
-      if (pc_include_name(src->text + off, le - off, &name, &nl, &angle)) {
+      if (fc < le && src->text[fc] == '#' && pc_include_name(src->text + off, le - off, &name, &nl, &angle)) {
         char want[4096], found[8400] = "";
         snprintf(want, sizeof want, "%.*s", (int)nl, name);
         /* "x.pc": the including file's folder first; then -I folders; then pac's own */
@@ -119,40 +121,45 @@ static void load_pc_includes(srcfile *src, pac_options *opt, diag *dg, lw *w, co
   w->pcinc = v.v, w->npcinc = v.n;
 }
 
-static void collect_pp(srcfile *f, items *l, sbuf *out, bool *cuda) {
-  ITEMS_FOREACH(it, *l) {
-    if (it->kind == IT_PPLINE) {
-      const char *s = f->text + it->loc.b;
-      size_t n = it->loc.e - it->loc.b;
-      const char *p = s + 1;
-      while (*p == ' ' || *p == '\t') p++;
-      const char *nm;
-      size_t nml;
-      bool ang;
-      if (strncmp(p, "pragma", 6) != 0 && !pc_include_name(s, n, &nm, &nml, &ang)) {
-        sb_write(out, s, n);
-        sb_putc(out, '\n');
-      }
-    } else if (it->kind == IT_TOK && it->tk == T_IDENT && str_eq(f->text + it->loc.b, it->loc.e - it->loc.b, "INIT_GPU")) {
-      *cuda = true;
-    } else if (it->kind == IT_GROUP) {
-      collect_pp(f, &it->grp->body, out, cuda);
-    } else if (it->kind == IT_DIR) {
-      directive *d = it->dir;
-      if (d->kind == D_PARRAY && d->body &&
-          (d->body->thread == TK_CUDA || d->body->mem == MK_DMEM || d->body->mem == MK_SMEM ||
-           d->body->mem == MK_RMEM))
-        *cuda = true;
-      if (d->block) collect_pp(f, &d->block->grp->body, out, cuda);
-      if (d->kind == D_SUBPROG) collect_pp(f, &d->sub, out, cuda);
+/* The file's preprocessor lines, for learning the headers: all but
+ * #pragma and the #include of .pc files (pac reads those itself). */
+static void collect_pp(srcfile *f, const parse_notes *notes, sbuf *out) {
+  for (int k = 0; k < notes->pplines.n; k++) {
+    loc l = notes->pplines.v[k];
+    const char *s = f->text + l.b;
+    size_t n = l.e - l.b;
+    const char *p = s + 1;
+    while (*p == ' ' || *p == '\t') p++;
+    const char *nm;
+    size_t nml;
+    bool ang;
+    if (strncmp(p, "pragma", 6) != 0 && !pc_include_name(s, n, &nm, &nml, &ang)) {
+      sb_write(out, s, n);
+      sb_putc(out, '\n');
     }
   }
 }
 
-static int write_atomically(const char *path, const char *data, size_t len, char *err, size_t errlen) {
+/* What goes into the output file: the prologue, the printer's text and the
+ * epilogue, written straight to the file (no copy of the whole output). */
+typedef struct output {
+  printer *pr;
+  uint32_t end;
+  const char *prologue;
+  const sbuf *epilogue;
+} output;
+
+static void write_output(FILE *f, const output *o) {
+  pr_finish(o->pr, o->end, f, o->prologue);
+  if (o->epilogue->len) fwrite(o->epilogue->s, 1, o->epilogue->len, f);
+}
+
+/* Write to a temporary file beside path and rename it into place, so that a
+ * failed write leaves nothing half-written. */
+static int write_atomically(const char *path, const output *o, char *err, size_t errlen) {
   if (!strcmp(path, "-")) {
-    fwrite(data, 1, len, stdout);
-    return fflush(stdout) ? -1 : 0;
+    write_output(stdout, o);
+    return fflush(stdout) || ferror(stdout) ? -1 : 0;
   }
   size_t pl = strlen(path);
   char *tmp = malloc(pl + 16);
@@ -167,8 +174,15 @@ static int write_atomically(const char *path, const char *data, size_t len, char
   umask(um);
   fchmod(fd, 0666 & ~um);
   FILE *f = fdopen(fd, "wb");
-  bool ok = f && fwrite(data, 1, len, f) == len;
-  ok = f && fclose(f) == 0 && ok;
+  bool ok = f != NULL;
+  if (ok) {
+    setvbuf(f, NULL, _IOFBF, 1 << 20);
+    write_output(f, o);
+    ok = !ferror(f);
+    ok = fclose(f) == 0 && ok;
+  } else {
+    close(fd);
+  }
   if (!ok || rename(tmp, path) != 0) {
     snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
     unlink(tmp);
@@ -245,16 +259,18 @@ int main(int argc, char **argv) {
   items file;
   w.seg_items = arena_alloc(&ar, sizeof *w.seg_items * (size_t)src.nsegs);
   int rc = 0; /* a missing include is reported but does not stop the translation */
+  parse_notes notes = {0};
   for (int k = 0; k < src.nsegs; k++)
-    rc |= parse_range(&src, src.segs[k].base, src.segs[k].len, &dg, &ar, false, &w.seg_items[k]);
+    rc |= parse_range(&src, src.segs[k].base, src.segs[k].len, &dg, &ar, false, &w.seg_items[k], &notes);
   file = w.seg_items[0];
 
   hdrinfo hdr;
   hdr_init(&hdr, &ar);
-  bool cuda_types = false;
+  bool cuda_types = notes.cuda;
   sbuf pp;
   sb_init(&pp);
-  for (int k = 0; k < src.nsegs; k++) collect_pp(&src, &w.seg_items[k], &pp, &cuda_types);
+  collect_pp(&src, &notes, &pp);
+  vec_free(notes.pplines);
   int target = opt.target != TARGET_AUTO ? opt.target : cuda_types ? TARGET_CUDA : TARGET_C;
   if (!rc && !opt.no_cpp) {
     sbuf in;
@@ -341,16 +357,15 @@ int main(int argc, char **argv) {
       sb_free(&out);
     }
   } else {
-    sbuf out, pro;
-    sb_init(&out);
+    sbuf pro;
     sb_init(&pro);
     sb_printf(&pro, "/* Generated by pac %s from %s. Edit the .pc file, not this one. */\n", PAC_VERSION, opt.input);
     sb_printf(&pro, "/* pac: target=%s pthd=%d mpi=%d */\n", target == TARGET_CUDA ? "cuda" : "c", w.uses_pthd,
               w.uses_mpi);
     if (w.uses_mpi) sb_puts(&pro, "#define PARRAY_USE_MPI 1\n");
     sb_puts(&pro, "#include \"parray.h\"\n");
-    pr_finish(&w.pr, src.segs[0].len, &out, pro.s); /* the main file; included ones were walked in place */
-    sb_write(&out, w.epilogue.s ? w.epilogue.s : "", w.epilogue.len);
+    /* the main file; included ones were walked in place */
+    output o = {.pr = &w.pr, .end = src.segs[0].len, .prologue = pro.s, .epilogue = &w.epilogue};
     const char *path = opt.output;
     char *def = NULL;
     if (!path) {
@@ -361,12 +376,11 @@ int main(int argc, char **argv) {
       strcat(def, target == TARGET_CUDA ? ".cu" : ".c");
       path = def;
     }
-    if (write_atomically(path, out.s ? out.s : "", out.len, err, sizeof err)) {
+    if (write_atomically(path, &o, err, sizeof err)) {
       fprintf(stderr, "pac: error: %s\n", err);
       status = 1;
     }
     free(def);
-    sb_free(&out);
     sb_free(&pro);
   }
   strmap_free(&w.all_types);

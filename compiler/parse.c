@@ -11,14 +11,16 @@
 void lex_push_state_plain(void *s);
 
 int parse_file(srcfile *src, diag *dg, arena *ar, bool plain_c, items *out) {
-  return parse_range(src, 0, src->nsegs > 1 ? src->segs[0].len : src->len, dg, ar, plain_c, out);
+  return parse_range(src, 0, src->nsegs > 1 ? src->segs[0].len : src->len, dg, ar, plain_c, out, NULL);
 }
 
-int parse_range(srcfile *src, uint32_t base, uint32_t len, diag *dg, arena *ar, bool plain_c, items *out) {
+int parse_range(srcfile *src, uint32_t base, uint32_t len, diag *dg, arena *ar, bool plain_c, items *out,
+                parse_notes *notes) {
   pctx ctx;
   memset(&ctx, 0, sizeof ctx);
   ctx.src = src, ctx.dg = dg, ctx.ast.ar = ar, ctx.plain_c = plain_c, ctx.dkind = -1, ctx.quiet_at = -1;
   ctx.pos = base, ctx.end = base + len;
+  ctx.notes = notes;
   PARSE_STYPE pending_value;
   ctx.pval = &pending_value;
   if (lex_lex_init_extra(&ctx, &ctx.scanner)) {

@@ -8,6 +8,14 @@
 
 enum { PCTX_MAX_NEST = 64 };
 
+/* What the scanner notes on the way, so that nobody walks the tree for it:
+ * the preprocessor lines in order, and whether the file needs CUDA (a
+ * device memory kind or a cuda thread array in a #parray, or INIT_GPU). */
+typedef struct parse_notes {
+  VEC(loc) pplines;
+  bool cuda;
+} parse_notes;
+
 typedef struct pctx {
   srcfile *src;
   diag *dg;
@@ -45,6 +53,7 @@ typedef struct pctx {
   void *pval; /* PARSE_STYPE of the pending token (parser.h is not included here) */
   loc ploc;
 
+  parse_notes *notes; /* or NULL */
   items result;
   bool eof_error; /* an unterminated construct was reported at end of file */
   int64_t quiet_at; /* offset of a token the scanner made up after reporting an error (-1: none) */
@@ -54,6 +63,7 @@ typedef struct pctx {
  * diagnostics go to ctx->dg. */
 int parse_file(srcfile *src, diag *dg, arena *ar, bool plain_c, items *out);
 /* Parse the text [base, base + len) of src (one segment). */
-int parse_range(srcfile *src, uint32_t base, uint32_t len, diag *dg, arena *ar, bool plain_c, items *out);
+int parse_range(srcfile *src, uint32_t base, uint32_t len, diag *dg, arena *ar, bool plain_c, items *out,
+                parse_notes *notes);
 
 #endif

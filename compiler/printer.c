@@ -1,6 +1,7 @@
 /* printer.c - output assembly with line bookkeeping (see printer.h). */
 #include "printer.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,13 +105,14 @@ void pr_gen(printer *p, const char *text) {
 }
 
 void pr_genf(printer *p, const char *fmt, ...) {
+  char buf[512];
   sbuf b;
-  sb_init(&b);
+  sb_init_in(&b, buf, sizeof buf);
   va_list ap;
   va_start(ap, fmt);
   sb_vprintf(&b, fmt, ap);
   va_end(ap);
-  pr_gen(p, b.s ? b.s : "");
+  pr_gen(p, b.s);
   sb_free(&b);
 }
 
@@ -146,26 +148,34 @@ char *pr_pop(printer *p, arena *ar) {
 
 void pr_hoist(printer *p, const char *text) { sb_puts(&p->chunks[p->nchunks - 1].hoist, text); }
 
-void pr_finish(printer *p, uint32_t end, sbuf *out, const char *prologue) {
+/* fwrite that remembers the last byte written (for the newline decisions) */
+static void put(FILE *f, const char *s, size_t n, char *last) {
+  if (!n) return;
+  fwrite(s, 1, n, f);
+  *last = s[n - 1];
+}
+
+void pr_finish(printer *p, uint32_t end, FILE *out, const char *prologue) {
   pr_src_to(p, end);
-  sb_puts(out, prologue);
-  if (p->lines) sb_printf(out, "#line 1 %s\n", p->fname);
+  char last = '\n';
+  put(out, prologue, strlen(prologue), &last);
+  if (p->lines) fprintf(out, "#line 1 %s\n", p->fname), last = '\n';
   for (int i = 0; i < p->nchunks; i++) {
     pchunk *c = &p->chunks[i];
     if (c->hoist.len) {
-      if (out->len && out->s[out->len - 1] != '\n') sb_putc(out, '\n');
-      sb_write(out, c->hoist.s, c->hoist.len);
-      if (out->s[out->len - 1] != '\n') sb_putc(out, '\n');
+      if (last != '\n') put(out, "\n", 1, &last);
+      put(out, c->hoist.s, c->hoist.len, &last);
+      if (last != '\n') put(out, "\n", 1, &last);
       if (p->lines) {
         /* resume at the start of the item's line */
         uint32_t ls = src_line_start_of(p->src, c->src_start);
-        sb_printf(out, "#line %d %s\n", src_line(p->src, c->src_start), quoted_name(p, c->src_start));
+        fprintf(out, "#line %d %s\n", src_line(p->src, c->src_start), quoted_name(p, c->src_start));
         bool blank = true;
         for (uint32_t k = ls; k < c->src_start; k++)
           if (p->src->text[k] != ' ' && p->src->text[k] != '\t') blank = false;
-        if (blank) sb_write(out, p->src->text + ls, c->src_start - ls);
+        if (blank) put(out, p->src->text + ls, c->src_start - ls, &last);
       }
     }
-    sb_write(out, c->body.s ? c->body.s : "", c->body.len);
+    put(out, c->body.s, c->body.len, &last);
   }
 }

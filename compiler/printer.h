@@ -8,6 +8,8 @@
 #ifndef PAC_PRINTER_H
 #define PAC_PRINTER_H
 
+#include <stdio.h>
+
 #include "diag.h"
 #include "util.h"
 
@@ -52,8 +54,8 @@ void pr_push(printer *p);
 char *pr_pop(printer *p, arena *ar);
 /* Append text to the hoisted area of the current top-level item. */
 void pr_hoist(printer *p, const char *text);
-/* Everything, in order. */
-void pr_finish(printer *p, uint32_t end, sbuf *out, const char *prologue);
+/* Everything, in order, written to out. */
+void pr_finish(printer *p, uint32_t end, FILE *out, const char *prologue);
 /* The file of offset off as a C string literal. */
 const char *pr_file_literal(printer *p, uint32_t off);
 /* "#line N \"file\"\n" text for offset off (empty when markers are off). */

@@ -18,7 +18,15 @@ typedef struct arena {
 
 void arena_init(arena *a);
 void arena_free(arena *a);
-void *arena_alloc(arena *a, size_t n);        /* zeroed, 16-byte aligned */
+void *arena_alloc_block(arena *a, size_t n);  /* arena_alloc when the current block is full */
+/* zeroed, 16-byte aligned (blocks come zeroed from the OS and are never reused) */
+static inline void *arena_alloc(arena *a, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  if ((size_t)(a->end - a->cur) < n) return arena_alloc_block(a, n);
+  void *p = a->cur;
+  a->cur += n;
+  return p;
+}
 char *arena_strndup(arena *a, const char *s, size_t n);
 char *arena_strdup(arena *a, const char *s);
 char *arena_printf(arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -27,14 +35,27 @@ char *arena_printf(arena *a, const char *fmt, ...) __attribute__((format(printf,
 typedef struct sbuf {
   char *s;
   size_t len, cap;
+  bool borrowed; /* s is the caller's storage (sb_init_in), not to be freed */
 } sbuf;
 
 void sb_init(sbuf *b);
+/* Start in caller storage (a stack buffer); it moves to the heap if it grows. */
+void sb_init_in(sbuf *b, char *buf, size_t cap);
 void sb_free(sbuf *b);
 void sb_reserve(sbuf *b, size_t extra);
-void sb_write(sbuf *b, const char *s, size_t n);
-void sb_puts(sbuf *b, const char *s);
-void sb_putc(sbuf *b, char c);
+/* writes are inline: the lowering makes millions of small ones */
+static inline void sb_write(sbuf *b, const char *s, size_t n) {
+  if (b->len + n + 1 > b->cap) sb_reserve(b, n);
+  __builtin_memcpy(b->s + b->len, s, n);
+  b->len += n;
+  b->s[b->len] = 0;
+}
+static inline void sb_puts(sbuf *b, const char *s) { sb_write(b, s, __builtin_strlen(s)); }
+static inline void sb_putc(sbuf *b, char c) {
+  if (b->len + 2 > b->cap) sb_reserve(b, 1);
+  b->s[b->len++] = c;
+  b->s[b->len] = 0;
+}
 void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vprintf(sbuf *b, const char *fmt, va_list ap);
 char *sb_take(sbuf *b); /* returns the string, leaves b empty */
