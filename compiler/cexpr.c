@@ -24,14 +24,16 @@ static bool is_p(const rd *r, int ch) { return r->i < r->n && r->t[r->i].kind ==
 static bool is_word(const ltok *t, const char *w) { return t->kind == T_IDENT && str_eq(t->s, t->len, w); }
 
 char *cx_text(cxenv *c, const ltok *t, int n) {
+  char b_buf[1024];
   sbuf b;
-  sb_init(&b);
+  sb_init_in(&b, b_buf, sizeof b_buf);
   for (int i = 0; i < n; i++) {
     bool word = t[i].kind == T_IDENT || t[i].kind == T_NUMBER;
     if (i > 0 && word && (t[i - 1].kind == T_IDENT || t[i - 1].kind == T_NUMBER)) sb_putc(&b, ' ');
     if (t[i].kind == LT_EX) {
+      char e_buf[1024];
       sbuf e;
-      sb_init(&e);
+      sb_init_in(&e, e_buf, sizeof e_buf);
       ex_print(&e, t[i].e, false);
       if (t[i].e->k == EX_CONST || (t[i].e->k == EX_ATOM && t[i].e->simple)) sb_puts(&b, e.s);
       else sb_printf(&b, "(%s)", e.s);

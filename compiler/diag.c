@@ -146,12 +146,18 @@ static void index_lines(srcfile *f) {
 
 static int global_line(srcfile *f, uint32_t off) {
   index_lines(f);
+  /* lookups mostly move forward through the file: try the last line and the next few first */
+  int h = f->line_hint;
+  if (h >= 0 && h < f->nlines && f->lines[h] <= off)
+    for (int k = h; k < f->nlines && k < h + 8; k++)
+      if (off < f->lines[k + 1]) return (f->line_hint = k) + 1;
   int lo = 0, hi = f->nlines - 1;
   while (lo < hi) {
     int mid = (lo + hi + 1) / 2;
     if (f->lines[mid] <= off) lo = mid;
     else hi = mid - 1;
   }
+  f->line_hint = lo;
   return lo + 1;
 }
 

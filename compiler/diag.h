@@ -31,6 +31,7 @@ typedef struct srcfile {
   uint32_t len;
   uint32_t *lines; /* start offset of each line, computed on demand */
   int nlines;
+  int line_hint; /* last line found (a hint for the next lookup) */
   srcseg *segs;
   int nsegs;
 } srcfile;

@@ -342,8 +342,9 @@ static void print_rec(sbuf *o, const ex *e, bool wide) {
 void ex_print(sbuf *out, const ex *e, bool wide) { print_rec(out, e, wide); }
 
 char *ex_str(exctx *x, const ex *e, bool wide) {
+  char b_buf[1024];
   sbuf b;
-  sb_init(&b);
+  sb_init_in(&b, b_buf, sizeof b_buf);
   ex_print(&b, e, wide);
   char *s = arena_strdup(x->ar, b.s);
   sb_free(&b);

@@ -144,7 +144,8 @@ static void render_item(render *r, item *it) {
 char *lw_items_text(lw *w, item *first, item *last) {
   if (!first) return arena_strdup(w->ar, "");
   render r = {.w = w, .cur = first->loc.b};
-  sb_init(&r.out);
+  char buf[1024];
+  sb_init_in(&r.out, buf, sizeof buf);
   for (item *it = first; it; it = it->next) {
     render_item(&r, it);
     if (it == last) break;
@@ -192,8 +193,9 @@ int lw_split_args(lw *w, items *args, items **out) {
 }
 
 char *lw_loc_args(lw *w, loc at, const char *what) {
+  char b_buf[1024];
   sbuf b;
-  sb_init(&b);
+  sb_init_in(&b, b_buf, sizeof b_buf);
   sb_printf(&b, "%s, %d, \"", pr_file_literal(&w->pr, at.b), src_line(w->src, at.b));
   for (const char *p = what; *p; p++) {
     if (*p == '"' || *p == '\\') sb_putc(&b, '\\');
@@ -210,8 +212,9 @@ char *lw_loc_args(lw *w, loc at, const char *what) {
 }
 
 void lw_replace_dir(lw *w, item *it, const char *code) {
+  char b_buf[1024];
   sbuf b;
-  sb_init(&b);
+  sb_init_in(&b, b_buf, sizeof b_buf);
   sb_puts(&b, "/* ");
   loc l = it->dir->loc;
   bool sp = false;

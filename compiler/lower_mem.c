@@ -375,8 +375,9 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
   }
   w->uses_mpi = true;
   static const char *const names[4] = {"parray__dl", "parray__dp", "parray__sl", "parray__sp"};
+  char b_buf[1024];
   sbuf b;
-  sb_init(&b);
+  sb_init_in(&b, b_buf, sizeof b_buf);
   sb_puts(&b, "{ const int64_t parray__shape[] = {");
   for (int m = 0; m < nm; m++) sb_printf(&b, "%s%s", m ? ", " : "", ex_c(w, shape[m]));
   sb_puts(&b, "}");
@@ -446,8 +447,9 @@ void lower_copy(lw *w, item *it) {
   const char *src = lw_list_text(w, &sa[0]), *dst = lw_list_text(w, &da[0]);
   const char *what = dir_text(w, it);
   const char *loca = lw_loc_args(w, d->loc, what);
+  char b_buf[1024];
   sbuf b;
-  sb_init(&b);
+  sb_init_in(&b, b_buf, sizeof b_buf);
   if (!(k1 && k2))
     sb_printf(&b, "if ((long long)(%s) != (long long)(%s)) parray_fatal_at(%s, \"#copy size mismatch: %%lld vs %%lld "
               "elements\", (long long)(%s), (long long)(%s));\n",

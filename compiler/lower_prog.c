@@ -7,8 +7,9 @@
 #include <string.h>
 
 static char *one_line_comment(lw *w, loc l) {
+  char b_buf[1024];
   sbuf b;
-  sb_init(&b);
+  sb_init_in(&b, b_buf, sizeof b_buf);
   sb_puts(&b, "/* ");
   bool sp = false;
   for (uint32_t i = l.b; i < l.e; i++) {

@@ -39,7 +39,7 @@ const char *pr_file_literal(printer *p, uint32_t off) { return quoted_name(p, of
 
 static int count_nl(const char *s, size_t n) {
   int k = 0;
-  for (size_t i = 0; i < n; i++) k += s[i] == '\n';
+  for (const char *p = s, *e = s + n; (p = memchr(p, '\n', (size_t)(e - p))); p++) k++;
   return k;
 }
 
