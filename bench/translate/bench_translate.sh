@@ -5,6 +5,7 @@
 # warm-up.   bench_translate.sh BUILD_DIR [FUNCTIONS]
 set -eu
 build=$1 funcs=${2:-20000}
+inc=$(cd "$(dirname "$0")/../../include" && pwd) # parray.h, for the peer
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$build/bin/gen_pc" "$funcs" >"$tmp/big.pc"
@@ -12,6 +13,7 @@ lines=$(wc -l <"$tmp/big.pc")
 bytes=$(wc -c <"$tmp/big.pc")
 "$build/bin/pac" "$tmp/big.pc" -o "$tmp/big.c"      # warm-up, and the plain C for the peer
 grep -v '^#line ' "$tmp/big.c" >"$tmp/plain.c"
+cc -E -I "$inc" "$tmp/plain.c" -o "$tmp/out.i" || { echo "the peer (cc -E) failed" >&2; exit 1; }
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 time_of() { # seconds of the command, 7 times
   for i in 1 2 3 4 5 6 7; do
@@ -20,7 +22,7 @@ time_of() { # seconds of the command, 7 times
   done | median
 }
 tpac=$(time_of "$build/bin/pac" "$tmp/big.pc" -o "$tmp/out.c")
-tcpp=$(time_of cc -E -I "$build/include" "$tmp/plain.c" -o "$tmp/out.i")
+tcpp=$(time_of cc -E -I "$inc" "$tmp/plain.c" -o "$tmp/out.i")
 printf 'input: %d lines, %d bytes (%s functions)\n' "$lines" "$bytes" "$funcs"
 printf '%-28s %10s %14s\n' what seconds lines/s
 awk -v l="$lines" -v p="$tpac" -v c="$tcpp" 'BEGIN {

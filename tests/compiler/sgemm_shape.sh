@@ -1,0 +1,23 @@
+#!/bin/sh
+# sgemm_shape.sh - which tile shape the SGEMM subprogram (include/parray/sgemm.pc)
+# takes: 128 x 64 tiles (128-thread blocks) at N = 512 and 1024 by default, and
+# 128 x 128 tiles (256-thread blocks) when PARRAY_SGEMM_WIDE_MIN_TILES forces
+# them (tests/gpu/sgemm_parray_wide.pc). Reads the block size pac puts in the
+# kernels' __launch_bounds__.   sgemm_shape.sh BIN_DIR GPU_TEST_DIR
+set -u
+bin=$1 dir=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { # FILE.pc EXPECTED_BLOCK_THREADS
+  (cd "$dir" && "$bin/pac" --emit=cuda "$1" -o "$tmp/out.cu") || { echo "FAIL: pac $1"; fail=1; return; }
+  got=$(grep -o '__launch_bounds__([0-9]*) parray__k_SG_K' "$tmp/out.cu" | sort -u | tr '\n' ' ')
+  want="__launch_bounds__($2) parray__k_SG_K"
+  n=$(grep -c "__launch_bounds__($2) parray__k_SG_K" "$tmp/out.cu")
+  other=$(grep -o '__launch_bounds__([0-9]*) parray__k_SG_K' "$tmp/out.cu" | grep -vc "($2)")
+  if [ "$n" -gt 0 ] && [ "$other" -eq 0 ]; then echo "ok: $1: $n SGEMM kernels, all $want"
+  else echo "FAIL: $1: want every SGEMM kernel $want, got: ${got:-none}"; fail=1; fi
+}
+check sgemm_parray.pc 128
+check sgemm_parray_wide.pc 256
+exit $fail
