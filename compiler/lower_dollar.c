@@ -21,7 +21,7 @@ dnode *lw_resolve(lw *w, loc name, bool report) {
 
 static void push_tok(lw *w, ltok **v, int *n, int *cap, ltok t) {
   if (*n == *cap) {
-    int nc = *cap ? *cap * 2 : 8;
+    int nc = *cap * 2; /* lw_ltoks starts every vector with room */
     ltok *nv = arena_alloc(w->ar, sizeof *nv * (size_t)nc);
     if (*n) memcpy(nv, *v, sizeof *nv * (size_t)*n);
     *v = nv, *cap = nc;
@@ -71,9 +71,8 @@ static void flatten(lw *w, items *list, ltok **v, int *n, int *cap) {
 }
 
 int lw_ltoks(lw *w, items *expr, ltok **out) {
-  ltok *v = NULL;
   int n = 0, cap = expr->n + 4; /* most lists need no more: one token per item, two per group */
-  v = arena_alloc(w->ar, sizeof *v * (size_t)cap);
+  ltok *v = arena_alloc(w->ar, sizeof *v * (size_t)cap);
   flatten(w, expr, &v, &n, &cap);
   *out = v;
   return n;

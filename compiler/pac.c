@@ -61,12 +61,10 @@ static void load_pc_includes(srcfile *src, pac_options *opt, diag *dg, lw *w, co
     while (off < end) {
       const char *nlp = memchr(src->text + off, '\n', end - off);
       uint32_t le = nlp ? (uint32_t)(nlp - src->text) : end;
-      uint32_t fc = off; /* the line's first non-blank character must be '#' */
-      while (fc < le && (src->text[fc] == ' ' || src->text[fc] == '\t')) fc++;
       const char *name;
       size_t nl;
       bool angle;
-      if (fc < le && src->text[fc] == '#' && pc_include_name(src->text + off, le - off, &name, &nl, &angle)) {
+      if (pc_include_name(src->text + off, le - off, &name, &nl, &angle)) {
         char want[4096], found[8400] = "";
         snprintf(want, sizeof want, "%.*s", (int)nl, name);
         /* "x.pc": the including file's folder first; then -I folders; then pac's own */

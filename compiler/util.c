@@ -29,23 +29,21 @@ void arena_free(arena *a) {
 }
 
 void *arena_alloc_block(arena *a, size_t n) {
-  {
-    size_t want = a->head ? a->head->size * 2 : ARENA_FIRST;
-    if (want > ARENA_MAX) want = ARENA_MAX;
-    size_t need = sizeof(arena_block) + n;
-    size_t sz = want > need ? want : (need + 4095) & ~(size_t)4095;
-    arena_block *b = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (b == MAP_FAILED) {
-      fputs("pac: out of memory\n", stderr);
-      abort();
-    }
-#ifdef MADV_HUGEPAGE
-    if (sz >= (2u << 20)) madvise(b, sz, MADV_HUGEPAGE);
-#endif
-    b->next = a->head, b->size = sz;
-    a->head = b;
-    a->cur = b->data, a->end = (char *)b + sz;
+  size_t want = a->head ? a->head->size * 2 : ARENA_FIRST;
+  if (want > ARENA_MAX) want = ARENA_MAX;
+  size_t need = sizeof(arena_block) + n;
+  size_t sz = want > need ? want : (need + 4095) & ~(size_t)4095;
+  arena_block *b = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (b == MAP_FAILED) {
+    fputs("pac: out of memory\n", stderr);
+    abort();
   }
+#ifdef MADV_HUGEPAGE
+  if (sz >= (2u << 20)) madvise(b, sz, MADV_HUGEPAGE);
+#endif
+  b->next = a->head, b->size = sz;
+  a->head = b;
+  a->cur = b->data, a->end = (char *)b + sz;
   void *p = a->cur;
   a->cur += n;
   return p;

@@ -11,12 +11,12 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 check() { # FILE.pc EXPECTED_BLOCK_THREADS
   (cd "$dir" && "$bin/pac" --emit=cuda "$1" -o "$tmp/out.cu") || { echo "FAIL: pac $1"; fail=1; return; }
-  got=$(grep -o '__launch_bounds__([0-9]*) parray__k_SG_K' "$tmp/out.cu" | sort -u | tr '\n' ' ')
-  want="__launch_bounds__($2) parray__k_SG_K"
-  n=$(grep -c "__launch_bounds__($2) parray__k_SG_K" "$tmp/out.cu")
-  other=$(grep -o '__launch_bounds__([0-9]*) parray__k_SG_K' "$tmp/out.cu" | grep -vc "($2)")
-  if [ "$n" -gt 0 ] && [ "$other" -eq 0 ]; then echo "ok: $1: $n SGEMM kernels, all $want"
-  else echo "FAIL: $1: want every SGEMM kernel $want, got: ${got:-none}"; fail=1; fi
+  sizes=$(grep -o '__launch_bounds__([0-9]*) parray__k_SG_K' "$tmp/out.cu" | grep -o '[0-9][0-9]*' | sort | uniq -c)
+  if [ -n "$sizes" ] && [ "$(echo "$sizes" | awk '{print $2}')" = "$2" ]; then
+    echo "ok: $1: every SGEMM kernel has $2 threads ($(echo $sizes | awk '{print $1}') kernels)"
+  else
+    echo "FAIL: $1: want every SGEMM kernel with $2 threads, got (count, threads): ${sizes:-none}"; fail=1
+  fi
 }
 check sgemm_parray.pc 128
 check sgemm_parray_wide.pc 256
