@@ -142,6 +142,11 @@ tbody *ast_tbody_data(astctx *c, loc l, int mem, loc elem, bool has_elem, dimast
   return b;
 }
 
+tbody *ast_tbody_min_blocks(tbody *b, items expr, loc l) {
+  b->min_blocks = expr, b->min_blocks_loc = l;
+  return b;
+}
+
 tbody *ast_tbody_whole(astctx *c, loc l, int mem, loc elem, bool has_elem, loc ref) {
   tbody *b = new_tbody(c, l);
   b->mem = mem, b->elem = elem, b->has_elem = has_elem, b->whole = ref, b->is_whole = true;

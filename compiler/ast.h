@@ -96,6 +96,8 @@ typedef struct tbody {
   bool has_elem;
   items cuda_params;
   loc cuda_params_loc;
+  items min_blocks; /* cuda: min_blocks(EXPR), blocks per multiprocessor (empty if absent) */
+  loc min_blocks_loc;
   dimast *dims;     /* NULL for a whole-tree copy */
   int ndims;
   loc whole;        /* whole-tree copy {dmem #A}: the path */
@@ -170,6 +172,7 @@ dimast *ast_dim_append(dimast *list, dimast *x);
 tbody *ast_tbody_data(astctx *c, loc l, int mem, loc elem, bool has_elem, dimast *dims);
 tbody *ast_tbody_whole(astctx *c, loc l, int mem, loc elem, bool has_elem, loc ref);
 tbody *ast_tbody_thread(astctx *c, loc l, int kind, items params, loc ploc, dimast *dims);
+tbody *ast_tbody_min_blocks(tbody *b, items expr, loc l);
 directive *ast_dir(astctx *c, dir_kind k, loc all, loc kw);
 directive *ast_dir_parray(astctx *c, loc all, loc kw, tbody *b, loc name);
 directive *ast_dir_call(astctx *c, dir_kind k, loc all, loc kw, loc name, items args, loc argsloc);

@@ -158,11 +158,21 @@ void emit_cuda_detour(lw *w, item *it, region *r) {
   sb_init(&h);
   sb_printf(&h, "/* #detour %s: grid %s, block %s */\n", T->name, dim3_text(w, T->root->kids[0]),
             dim3_text(w, T->root->kids[1]));
-  /* the block size, when known, bounds the registers nvcc may give a thread */
+  /* the block size, when known, bounds the registers nvcc may give a thread;
+   * min_blocks(n) bounds them further, so that n blocks fit a multiprocessor */
   int64_t bthreads;
-  const char *bounds = ex_is_const(T->root->kids[1]->size, &bthreads)
-                           ? arena_printf(w->ar, "__launch_bounds__(%lld) ", (long long)bthreads)
-                           : "";
+  bool bconst = ex_is_const(T->root->kids[1]->size, &bthreads);
+  const char *bounds = "";
+  if (T->min_blocks && !bconst) {
+    diag_error(w->dg, T->min_blocks_loc, "min_blocks needs the block size of '%s' to be a compile-time constant",
+               T->name);
+    diag_note(w->dg, d->name, "in the kernel of this #detour");
+  } else if (T->min_blocks) {
+    bounds = arena_printf(w->ar, "__launch_bounds__(%lld, %s) ", (long long)bthreads,
+                          ex_str(&w->ex, T->min_blocks, false));
+  } else if (bconst) {
+    bounds = arena_printf(w->ar, "__launch_bounds__(%lld) ", (long long)bthreads);
+  }
   sb_printf(&h, "%s__global__ void %s%s(%s", pr_line_text(&w->pr, w->ar, d->loc.b), bounds, kname, ptext);
   bool any = ps.ndecls > 0;
   for (int i = 0; i < r->ncaps; i++)

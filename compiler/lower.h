@@ -134,7 +134,7 @@ const char *lw_ident_replacement(lw *w, item *it);
 /* lower_dollar.c */
 ex *lower_dollar(lw *w, dollar *d);
 char *lower_dollar_text(lw *w, dollar *d);
-ex *lower_size_expr(lw *w, items *expr, loc where);
+ex *lower_size_expr(lw *w, items *expr, loc where, const char *what);
 dnode *lw_resolve(lw *w, loc name, bool report);
 /* tokens of an expression, with nested $...$ lowered */
 int lw_ltoks(lw *w, items *expr, ltok **out);

@@ -78,23 +78,23 @@ int lw_ltoks(lw *w, items *expr, ltok **out) {
   return n;
 }
 
-ex *lower_size_expr(lw *w, items *expr, loc where) {
+ex *lower_size_expr(lw *w, items *expr, loc where, const char *what) {
   ltok *t;
   int n = lw_ltoks(w, expr, &t);
   if (n == 0) {
-    diag_error(w->dg, where, "empty dimension size");
+    diag_error(w->dg, where, "empty %s", what);
     return NULL;
   }
   int se = cx_side_effect(&w->cx, t, n);
   if (se >= 0) {
-    diag_error(w->dg, t[se].loc, "a dimension size cannot have side effects");
+    diag_error(w->dg, t[se].loc, "a %s cannot have side effects", what);
     return NULL;
   }
   ex *e = cx_parse(&w->cx, t, n);
   int64_t v;
   if (ex_is_const(e, &v)) {
     if (v <= 0) {
-      diag_error(w->dg, where, "dimension size must be positive (it is %lld)", (long long)v);
+      diag_error(w->dg, where, "%s must be positive (it is %lld)", what, (long long)v);
       return NULL;
     }
     return e;
@@ -242,7 +242,9 @@ char *lower_dollar_text(lw *w, dollar *d) {
 }
 
 /* callbacks for the type engine and the expression reader */
-ex *lw_eval_size_cb(void *env, items *expr, loc where) { return lower_size_expr(env, expr, where); }
+ex *lw_eval_size_cb(void *env, items *expr, loc where, const char *what) {
+  return lower_size_expr(env, expr, where, what);
+}
 
 const char *lw_macro_cb(void *env, const char *name, size_t len, bool *funclike) {
   lw *w = env;

@@ -310,7 +310,7 @@ int main(int argc, char **argv) {
   w.ty = (tyctx){.ar = &ar, .ex = &w.ex, .dg = &dg, .src = &src, .eval_size = NULL, .env = &w};
   sc_init(&w.sc, &ar);
   pr_init(&w.pr, &src, opt.lines);
-  extern ex *lw_eval_size_cb(void *env, items *expr, loc where);
+  extern ex *lw_eval_size_cb(void *env, items *expr, loc where, const char *what);
   extern const char *lw_macro_cb(void *env, const char *name, size_t len, bool *funclike);
   w.ty.eval_size = lw_eval_size_cb;
   w.cx.macro = lw_macro_cb;

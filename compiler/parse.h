@@ -34,6 +34,7 @@ typedef struct pctx {
   uint32_t dstart;    /* offset of its '#' */
   bool dpend_end;     /* the header is complete: next token is DEND */
   bool derror;        /* a syntax error was seen in it: end it at the next newline */
+  bool dcuda;         /* a #parray body that declares a cuda thread array */
 
   /* $...$ nesting */
   int dol_level;

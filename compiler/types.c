@@ -74,7 +74,7 @@ static dnode *build_dim(tyctx *t, ptype *ty, dimast *d, bool under_ref, bool *ok
   switch (d->kind) {
   case DA_SIZE:
     n = new_node(t, DN_LEAF, ty, d->loc);
-    n->size = t->eval_size(t->env, &d->size, d->sizeloc);
+    n->size = t->eval_size(t->env, &d->size, d->sizeloc, "dimension size");
     break;
   case DA_REF:
   case DA_SREF:
@@ -100,7 +100,7 @@ static dnode *build_dim(tyctx *t, ptype *ty, dimast *d, bool under_ref, bool *ok
       n->size = r->size;
       n->kids = r->kids, n->nkids = r->nkids; /* takes T_p's children as its own */
     } else if (d->kind == DA_SREF) {
-      n->size = t->eval_size(t->env, &d->size, d->sizeloc);
+      n->size = t->eval_size(t->env, &d->size, d->sizeloc, "dimension size");
     }
     break;
   }
@@ -254,6 +254,11 @@ ptype *ty_build(tyctx *t, const char *name, loc nameloc, tbody *b, int instance)
   if (ty->thread != TK_DATA && !ty_is_natural(root)) {
     diag_error(t->dg, b->loc, "thread array types cannot reference other types");
     return NULL;
+  }
+  if (b->min_blocks.first) {
+    ty->min_blocks_loc = b->min_blocks_loc;
+    ty->min_blocks = t->eval_size(t->env, &b->min_blocks, b->min_blocks_loc, "min_blocks count");
+    if (!ty->min_blocks) return NULL;
   }
   return ty;
 }

@@ -54,6 +54,8 @@ struct ptype {
   const char *elem; /* element type text ("float"), data types */
   items cuda_params;
   loc cuda_params_loc;
+  ex *min_blocks;   /* cuda: blocks per multiprocessor the kernel must fit (NULL: none) */
+  loc min_blocks_loc;
   dnode *root;
   dnode *mpi_ref;   /* a dimension referencing an mpi thread array (distributed type) */
   bool building;    /* under construction: a reference to it is a cycle */
@@ -67,7 +69,7 @@ typedef struct tyctx {
   diag *dg;
   srcfile *src;
   /* size expressions are evaluated by the caller (macros, $dim$, parameters) */
-  ex *(*eval_size)(void *env, items *expr, loc where);
+  ex *(*eval_size)(void *env, items *expr, loc where, const char *what); /* what: "dimension size" */
   /* resolve a type path name to a node (scopes, subprogram parameters) */
   dnode *(*lookup)(void *env, const char *name, size_t len, loc where, bool report);
   void *env;

@@ -53,7 +53,7 @@ static loc inside(loc open, loc close) { return (loc){open.e, close.b}; }
 %token DIR_DETOUR "#detour" DIR_MAINHOST "#mainhost" DIR_SYNC "#sync" DIR_SUBPROG "#subprog"
 %token DIR_GLOBAL "#global" DIR_INSERT "#insert" DIR_END "#end"
 %token KW_PAGED "paged" KW_PINNED "pinned" KW_DMEM "dmem" KW_SMEM "smem" KW_RMEM "rmem"
-%token KW_PTHD "pthd" KW_MPI "mpi" KW_CUDA "cuda" KW_TO "to"
+%token KW_PTHD "pthd" KW_MPI "mpi" KW_CUDA "cuda" KW_TO "to" KW_MINBLOCKS "min_blocks"
 %token '{' '}' '(' ')' '[' ']'
 
 %type <list> citems xitems xexpr
@@ -154,12 +154,15 @@ directive: DIR_PARRAY '{' tbody '}' IDENT DEND
          | DIR_SUBPROG error DEND     { $$ = ast_dir_bad(A, D_SUBPROG, @1, @1); }
          ;
 
-/* tbody ::= [memkind] [elemtype] (dim+ | '#' path) | ('pthd' | 'mpi' | 'cuda' '(' params ')') dim+ */
+/* tbody ::= [memkind] [elemtype] (dim+ | '#' path) | ('pthd' | 'mpi') dim+
+ *         | 'cuda' '(' params ')' dim+ ['min_blocks' '(' expr ')'] */
 tbody: memkind elem dims              { $$ = ast_tbody_data(A, @$, $1, @2, @2.e > @2.b, $3); }
      | memkind elem TYPEREF           { $$ = ast_tbody_whole(A, @$, $1, @2, @2.e > @2.b, strip_hash(@3)); }
      | KW_PTHD dims                   { $$ = ast_tbody_thread(A, @$, TK_PTHD, items_empty(), @1, $2); }
      | KW_MPI dims                    { $$ = ast_tbody_thread(A, @$, TK_MPI, items_empty(), @1, $2); }
      | KW_CUDA '(' xitems ')' dims    { $$ = ast_tbody_thread(A, @$, TK_CUDA, $3, inside(@2, @4), $5); }
+     | KW_CUDA '(' xitems ')' dims KW_MINBLOCKS '(' xexpr ')'
+         { $$ = ast_tbody_min_blocks(ast_tbody_thread(A, @$, TK_CUDA, $3, inside(@2, @4), $5), $8, @8); }
      ;
 memkind: %empty                       { $$ = MK_NONE; }
        | KW_PAGED                     { $$ = MK_PAGED; }

@@ -33,7 +33,8 @@ typedef struct env {
   strmap types;
 } env;
 
-static ex *eval_size(void *p, items *expr, loc where) {
+static ex *eval_size(void *p, items *expr, loc where, const char *what) {
+  (void)what;
   env *e = p;
   (void)where;
   ltok t[64];
