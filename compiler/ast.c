@@ -24,17 +24,27 @@ item *ast_group(astctx *c, loc open, char ch, items body, loc close) {
   return it;
 }
 
+void ast_fill_dollar(item *it, dollar *d) {
+  it->kind = IT_DOLLAR, it->loc = d->loc;
+  it->dol = d;
+}
+
 item *ast_dollar_item(astctx *c, dollar *d) {
   item *it = new_item(c, IT_DOLLAR, d->loc);
-  it->dol = d;
+  ast_fill_dollar(it, d);
   return it;
+}
+
+void ast_fill_dir(item *it, directive *d) {
+  it->kind = IT_DIR, it->loc = d->loc;
+  it->dir = d;
+  if (d->block) it->loc = loc_span(d->loc, d->block->loc);
+  if (d->kind == D_SUBPROG && d->endloc.e) it->loc = loc_span(d->loc, d->endloc);
 }
 
 item *ast_dir_item(astctx *c, directive *d) {
   item *it = new_item(c, IT_DIR, d->loc);
-  it->dir = d;
-  if (d->block) it->loc = loc_span(d->loc, d->block->loc);
-  if (d->kind == D_SUBPROG && d->endloc.e) it->loc = loc_span(d->loc, d->endloc);
+  ast_fill_dir(it, d);
   return it;
 }
 

@@ -155,6 +155,9 @@ static inline items items_concat(items a, items b) {
 item *ast_tok(astctx *c, loc l, int tokval);
 item *ast_ppline(astctx *c, loc l);
 item *ast_group(astctx *c, loc open, char ch, items body, loc close);
+/* make an existing item (a placeholder in a run) the directive or $...$ */
+void ast_fill_dollar(item *it, dollar *d);
+void ast_fill_dir(item *it, directive *d);
 item *ast_dollar_item(astctx *c, dollar *d);
 item *ast_dir_item(astctx *c, directive *d);
 dollar *ast_dollar_tid(astctx *c, loc all, loc name);

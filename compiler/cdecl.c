@@ -87,15 +87,16 @@ static item *read_specs(cdctx *c, item *it, specs *sp) {
     size_t n;
     const char *s = txt(c, it, &n);
     item *cur = it;
-    if (in_list(s, n, K_STORAGE)) {
+    int kw = kwc(c, s, n); /* the word's classes, looked up once */
+    if (kw & K_STORAGE) {
       sp->is_typedef |= str_eq(s, n, "typedef");
       sp->is_extern |= str_eq(s, n, "extern");
       sp->is_static |= str_eq(s, n, "static");
       sp->is_register |= str_eq(s, n, "register");
-    } else if (in_list(s, n, K_QUAL)) {
-    } else if (in_list(s, n, K_ATTR)) {
+    } else if (kw & K_QUAL) {
+    } else if (kw & K_ATTR) {
       if (is_group(it->next, '(')) it = it->next;
-    } else if (in_list(s, n, K_TYPE)) {
+    } else if (kw & K_TYPE) {
       sp->saw_type = true;
     } else if (str_eq(s, n, "struct") || str_eq(s, n, "union") || str_eq(s, n, "enum")) {
       bool is_enum = str_eq(s, n, "enum");

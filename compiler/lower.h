@@ -76,6 +76,7 @@ typedef struct lw {
   srcfile *src;
   diag *dg;
   arena *ar;
+  arena scratch;  /* token vectors of expressions being read (lw_ltoks) */
   exctx ex;
   tyctx ty;
   cxenv cx;

@@ -22,7 +22,7 @@ dnode *lw_resolve(lw *w, loc name, bool report) {
 static void push_tok(lw *w, ltok **v, int *n, int *cap, ltok t) {
   if (*n == *cap) {
     int nc = *cap * 2; /* lw_ltoks starts every vector with room */
-    ltok *nv = arena_alloc(w->ar, sizeof *nv * (size_t)nc);
+    ltok *nv = arena_alloc(&w->scratch, sizeof *nv * (size_t)nc);
     if (*n) memcpy(nv, *v, sizeof *nv * (size_t)*n);
     *v = nv, *cap = nc;
   }
@@ -72,7 +72,7 @@ static void flatten(lw *w, items *list, ltok **v, int *n, int *cap) {
 
 int lw_ltoks(lw *w, items *expr, ltok **out) {
   int n = 0, cap = expr->n + 4; /* most lists need no more: one token per item, two per group */
-  ltok *v = arena_alloc(w->ar, sizeof *v * (size_t)cap);
+  ltok *v = arena_alloc(&w->scratch, sizeof *v * (size_t)cap);
   flatten(w, expr, &v, &n, &cap);
   *out = v;
   return n;
@@ -80,6 +80,7 @@ int lw_ltoks(lw *w, items *expr, ltok **out) {
 
 ex *lower_size_expr(lw *w, items *expr, loc where, const char *what) {
   ltok *t;
+  arena_mark m = arena_save(&w->scratch);
   int n = lw_ltoks(w, expr, &t);
   if (n == 0) {
     diag_error(w->dg, where, "empty %s", what);
@@ -91,6 +92,7 @@ ex *lower_size_expr(lw *w, items *expr, loc where, const char *what) {
     return NULL;
   }
   ex *e = cx_parse(&w->cx, t, n);
+  arena_restore(&w->scratch, m);
   int64_t v;
   if (ex_is_const(e, &v)) {
     if (v <= 0) {
@@ -129,6 +131,7 @@ static bool build_index(lw *w, dnode *n, index_t *idx, int nidx, ty_index **out)
       continue;
     }
     ltok *t;
+    arena_mark m = arena_save(&w->scratch);
     int nt = lw_ltoks(w, &x->expr, &t);
     int se = cx_side_effect(&w->cx, t, nt);
     if (se >= 0) {
@@ -137,6 +140,7 @@ static bool build_index(lw *w, dnode *n, index_t *idx, int nidx, ty_index **out)
       return false;
     }
     ex *e = cx_parse(&w->cx, t, nt);
+    arena_restore(&w->scratch, m);
     int64_t cv, sz;
     bool ksz = ex_is_const(c->size, &sz);
     if (ex_is_const(e, &cv)) {

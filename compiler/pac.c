@@ -390,6 +390,7 @@ int main(int argc, char **argv) {
   sc_free(&w.sc);
   ex_fini(&w.ex);
   hdr_free(&hdr);
+  arena_free(&w.scratch);
   arena_free(&ar);
   src_free(&src);
   free(cpp_args);

@@ -33,8 +33,37 @@ int parse_range(srcfile *src, uint32_t base, uint32_t len, diag *dg, arena *ar, 
   if (plain_c) lex_push_state_plain(ctx.scanner);
   int errors = dg->errors;
   int rc = parse_parse(&ctx);
+  vec_free(ctx.groups);
+  vec_free(ctx.slots);
+  vec_free(ctx.queue);
   lex__delete_buffer(buf, ctx.scanner);
   lex_lex_destroy(ctx.scanner);
   *out = ctx.result;
   return rc != 0 || dg->errors > errors;
+}
+
+/* the placeholder at offset b, taken off the list (it is nearly always last) */
+static item *take_slot(pctx *c, uint32_t b) {
+  for (int i = c->slots.n - 1; i >= 0; i--)
+    if (c->slots.v[i]->loc.b == b) {
+      item *it = c->slots.v[i];
+      memmove(&c->slots.v[i], &c->slots.v[i + 1], sizeof *c->slots.v * (size_t)(c->slots.n - 1 - i));
+      c->slots.n--;
+      return it;
+    }
+  return NULL;
+}
+
+item *parse_fill_dir(pctx *c, directive *d) {
+  item *it = take_slot(c, d->loc.b);
+  if (!it) return ast_dir_item(&c->ast, d);
+  ast_fill_dir(it, d);
+  return NULL;
+}
+
+item *parse_fill_dollar(pctx *c, dollar *d) {
+  item *it = take_slot(c, d->loc.b);
+  if (!it) return ast_dollar_item(&c->ast, d);
+  ast_fill_dollar(it, d);
+  return NULL;
 }

@@ -16,6 +16,23 @@ typedef struct parse_notes {
   bool cuda;
 } parse_notes;
 
+/* a bracket group the scanner is gathering: its bracket, and the run of its
+ * enclosing context up to the bracket */
+typedef struct pgroup {
+  char open;  /* '(' '[' '{', or 'S' for the body of a #subprog */
+  bool shown; /* the parser has seen its bracket */
+  loc at;
+  items outer;
+} pgroup;
+
+/* a token queued for the parser: a run of C (CRUN), a bracket, or (tok < 0)
+ * the token the scanner stopped at */
+typedef struct ptoken {
+  int tok;
+  items list;
+  loc l;
+} ptoken;
+
 typedef struct pctx {
   srcfile *src;
   diag *dg;
@@ -46,12 +63,16 @@ typedef struct pctx {
   uint32_t pp_start;
   uint32_t pp_comment_start;
 
-  /* plain C tokens are gathered into runs by the scanner: the parser sees
-   * one token per run (and then the token that ended it) */
-  items run;
-  bool pending;
+  /* Plain C is gathered by the scanner (see grammar/lexer.l): tokens,
+   * preprocessor lines, bracket groups and placeholders of directives and
+   * $...$ into runs; the parser sees a run where its grammar needs one. */
+  items run;          /* the run being gathered, in the innermost open group */
+  VEC(pgroup) groups; /* the open groups */
+  VEC(item *) slots;  /* placeholders not yet filled in, latest last */
+  VEC(ptoken) queue;  /* tokens for the parser, then the one that ended the run */
+  int qhead;
   int ptok;
-  void *pval; /* PARSE_STYPE of the pending token (parser.h is not included here) */
+  void *pval; /* PARSE_STYPE of that token (parser.h is not included here) */
   loc ploc;
 
   parse_notes *notes; /* or NULL */
@@ -59,6 +80,12 @@ typedef struct pctx {
   bool eof_error; /* an unterminated construct was reported at end of file */
   int64_t quiet_at; /* offset of a token the scanner made up after reporting an error (-1: none) */
 } pctx;
+
+/* Called by the parser when it has parsed a directive or $...$ of plain C:
+ * the placeholder the scanner left in the run becomes it. Returns the item
+ * for the parser's own list, or NULL when the placeholder took it. */
+item *parse_fill_dir(pctx *c, directive *d);
+item *parse_fill_dollar(pctx *c, dollar *d);
 
 /* Parse the whole file (its first segment). Returns 0 on success;
  * diagnostics go to ctx->dg. */

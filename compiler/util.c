@@ -28,6 +28,19 @@ void arena_free(arena *a) {
   arena_init(a);
 }
 
+void arena_restore(arena *a, arena_mark m) {
+  while (a->head != m.head) {
+    arena_block *b = a->head;
+    if (!m.head && !b->next) { /* back to empty: keep the first block for the next use */
+      a->cur = b->data, a->end = (char *)b + b->size;
+      return;
+    }
+    a->head = b->next;
+    munmap(b, b->size);
+  }
+  a->cur = m.cur, a->end = m.end;
+}
+
 void *arena_alloc_block(arena *a, size_t n) {
   size_t want = a->head ? a->head->size * 2 : ARENA_FIRST;
   if (want > ARENA_MAX) want = ARENA_MAX;

@@ -27,6 +27,15 @@ static inline void *arena_alloc(arena *a, size_t n) {
   a->cur += n;
   return p;
 }
+/* Scratch use: arena_restore gives back everything allocated since the
+ * mark. Memory handed out again is not zeroed; keep such an arena for
+ * buffers that are written before they are read. */
+typedef struct arena_mark {
+  arena_block *head;
+  char *cur, *end;
+} arena_mark;
+static inline arena_mark arena_save(const arena *a) { return (arena_mark){a->head, a->cur, a->end}; }
+void arena_restore(arena *a, arena_mark m);
 char *arena_strndup(arena *a, const char *s, size_t n);
 char *arena_strdup(arena *a, const char *s);
 char *arena_printf(arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -45,7 +45,6 @@ static loc inside(loc open, loc close) { return (loc){open.e, close.b}; }
 %token <num> IDENT "identifier" NUMBER "number" CTOK "token"
 %token STAR "'*'"
 %token <list> CRUN "C code"
-%token PPLINE "preprocessor line"
 %token DOLLAR_OPEN "'$'" DOLLAR_CLOSE "closing '$'"
 %token DEND "end of directive"
 %token TYPEREF "type reference"
@@ -71,18 +70,18 @@ static loc inside(loc open, loc close) { return (loc){open.e, close.b}; }
 file: citems                          { ctx->result = $1; }
     ;
 
-/* citem ::= C-token | PPLINE | '(' citem* ')' | '[' citem* ']' | '{' citem* '}'
- *         | dollar | directive */
+/* citem ::= C-run | '(' citem* ')' | '[' citem* ']' | '{' citem* '}' | dollar | directive
+ * where a C-run is C tokens, preprocessor lines and the bracket groups the
+ * scanner gathered by itself (grammar/lexer.l, parse_lex) */
 citems: %empty                        { $$ = items_empty(); }
       | citems citem                  { $$ = items_add($1, $2); }
       | citems CRUN                   { $$ = items_concat($1, $2); }
       ;
-citem: PPLINE                         { $$ = ast_ppline(A, @1); }
-     | '(' citems ')'                 { $$ = ast_group(A, @1, '(', $2, @3); }
+citem: '(' citems ')'                 { $$ = ast_group(A, @1, '(', $2, @3); }
      | '[' citems ']'                 { $$ = ast_group(A, @1, '[', $2, @3); }
      | block                          { $$ = $1; }
-     | dollar                         { $$ = $1 ? ast_dollar_item(A, $1) : NULL; }
-     | directive                      { $$ = $1 ? ast_dir_item(A, $1) : NULL; }
+     | dollar                         { $$ = $1 ? parse_fill_dollar(ctx, $1) : NULL; }
+     | directive                      { $$ = $1 ? parse_fill_dir(ctx, $1) : NULL; }
      ;
 block: '{' citems '}'                 { $$ = ast_group(A, @1, '{', $2, @3); }
      ;

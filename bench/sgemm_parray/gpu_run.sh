@@ -5,7 +5,7 @@
 # 128 x 64 tile shape at N = 512, 1024) and sgemm_parray_wide.pc (the
 # 128 x 128 shape forced there), then the benchmark (Parray SGEMM vs
 # parray_sgemm vs cuBLAS with TF32 off, four layouts, cuBLAS on 18(b) with
-# the relayout) and, with UNROLL1=1, the same benchmark built with a k loop
+# the relayout), with NCU=1 an ncu profile at N = NCU_N (4096) and, with UNROLL1=1, the same benchmark built with a k loop
 # of one slice per iteration (PARRAY_SGEMM_K_UNROLL=1).
 # Logs go to $OUT; the tables are printed last.
 #   OUT=... KIT=build-sgpkit bash bench/sgemm_parray/gpu_run.sh   (repository root)
@@ -77,12 +77,15 @@ if [ -n "${NCU:-}" ] && [ $(($(date +%s) - T0)) -lt 200 ]; then
   for k in SG_K sgemm_kernel; do
     timeout 40 "$NCUB" --clock-control none -k regex:$k --launch-skip 3 --launch-count 1 \
       --section SpeedOfLight --section Occupancy --section SchedulerStats --section LaunchStats \
-      /tmp/bsp -s 4096 -r 1 >>"$OUT/ncu.txt" 2>&1
+      /tmp/bsp -s ${NCU_N:-4096} -r 1 >>"$OUT/ncu.txt" 2>&1
   done
   grep -E "SM Frequency|Duration|Registers Per|Achieved Occupancy|Issued Warp Per|No Eligible|Compute \(SM\) Th|Block Limit Reg" \
     "$OUT/ncu.txt" >"$OUT/ncu_summary.txt"
 fi
-[ -f "$OUT/ncu_summary.txt" ] && { echo "=== ncu"; cat "$OUT/ncu_summary.txt"; }
+[ -f "$OUT/ncu_summary.txt" ] && { echo "=== ncu (N = ${NCU_N:-4096})"; cat "$OUT/ncu_summary.txt"; }
+# registers and spills of the Parray kernels (one line per instance)
+cuobjdump -res-usage /tmp/bsp 2>/dev/null | grep -A1 "SG_K" | grep -o "REG:[0-9]*.*STACK:[0-9]*" | sort | uniq -c >"$OUT/regs.txt"
+echo "=== Parray SGEMM kernels: registers (count of instances)"; cat "$OUT/regs.txt"
 # the translator/runtime problems found on the way that need a GPU to show
 if [ -n "${REPRO:-}" ]; then
   (cd bench/sgemm_parray/repro && "$B/bin/pacc" -O2 copy2d_padded.pc -o /tmp/copy2d && /tmp/copy2d) >"$OUT/repro.txt" 2>&1
