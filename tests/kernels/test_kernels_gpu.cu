@@ -201,9 +201,10 @@ static void test_nan_inf16(void) {
     Dev da(n * 2), db(n * 2), dy(n * 2);
     CK(cudaMemcpy(da.p, a.data(), n * 2, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(db.p, b.data(), n * 2, cudaMemcpyHostToDevice));
+    CK(cudaDeviceSynchronize()); /* a copy from pageable memory may still be in flight for g_s */
     for (parray_ew_op op : {PARRAY_OP_ADD, PARRAY_OP_SUB, PARRAY_OP_MUL, PARRAY_OP_DIV, PARRAY_OP_MIN, PARRAY_OP_MAX,
                             PARRAY_OP_RELU, PARRAY_OP_FMA, PARRAY_OP_EXP}) {
-      CK(cudaMemset(dy.p, 0, n * 2));
+      CK(cudaMemsetAsync(dy.p, 0, n * 2, g_s)); /* ordered before the kernel (g_s does not wait for stream 0) */
       const int ar = parray_ew_op_arity(op);
       if (ar == 1) PK(parray_unary_cuda(op, t, dy.p, da.p, n, 1.0, g_s));
       if (ar == 2) PK(parray_binary_cuda(op, t, dy.p, da.p, db.p, n, g_s));
