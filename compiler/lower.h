@@ -137,7 +137,8 @@ ex *lower_dollar(lw *w, dollar *d);
 char *lower_dollar_text(lw *w, dollar *d);
 ex *lower_size_expr(lw *w, items *expr, loc where, const char *what);
 dnode *lw_resolve(lw *w, loc name, bool report);
-/* tokens of an expression, with nested $...$ lowered */
+/* tokens of an expression, with nested $...$ lowered; the vector lives in
+ * w->scratch: take an arena_save mark before and arena_restore after use */
 int lw_ltoks(lw *w, items *expr, ltok **out);
 
 /* lower_mem.c */

@@ -82,17 +82,12 @@ ex *lower_size_expr(lw *w, items *expr, loc where, const char *what) {
   ltok *t;
   arena_mark m = arena_save(&w->scratch);
   int n = lw_ltoks(w, expr, &t);
-  if (n == 0) {
-    diag_error(w->dg, where, "empty %s", what);
-    return NULL;
-  }
-  int se = cx_side_effect(&w->cx, t, n);
-  if (se >= 0) {
-    diag_error(w->dg, t[se].loc, "a %s cannot have side effects", what);
-    return NULL;
-  }
-  ex *e = cx_parse(&w->cx, t, n);
+  int se = n ? cx_side_effect(&w->cx, t, n) : -1;
+  if (n == 0) diag_error(w->dg, where, "empty %s", what);
+  else if (se >= 0) diag_error(w->dg, t[se].loc, "a %s cannot have side effects", what);
+  ex *e = n && se < 0 ? cx_parse(&w->cx, t, n) : NULL;
   arena_restore(&w->scratch, m);
+  if (!e) return NULL;
   int64_t v;
   if (ex_is_const(e, &v)) {
     if (v <= 0) {
@@ -137,6 +132,7 @@ static bool build_index(lw *w, dnode *n, index_t *idx, int nidx, ty_index **out)
     if (se >= 0) {
       diag_error(w->dg, t[se].loc, "an index cannot have side effects (the generated code may evaluate it "
                  "more than once)");
+      arena_restore(&w->scratch, m);
       return false;
     }
     ex *e = cx_parse(&w->cx, t, nt);
