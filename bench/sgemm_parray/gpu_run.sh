@@ -5,15 +5,20 @@
 # 128 x 64 tile shape at N = 512, 1024) and sgemm_parray_wide.pc (the
 # 128 x 128 shape forced there), then the benchmark (Parray SGEMM vs
 # parray_sgemm vs cuBLAS with TF32 off, four layouts, cuBLAS on 18(b) with
-# the relayout), with NCU=1 an ncu profile at N = NCU_N (4096) and, with UNROLL1=1, the same benchmark built with a k loop
-# of one slice per iteration (PARRAY_SGEMM_K_UNROLL=1).
-# Logs go to $OUT; the tables are printed last.
+# the relayout), with NCU=1 an ncu profile at each N of NCU_N (4096; a comma list) of the Parray
+# kernel, parray_sgemm's and cuBLAS's (stall reasons included), with SASS=1
+# the SASS of the Parray and runtime SGEMM kernels (sass.txt.gz), with
+# SRC=1 per-instruction stall samples (src.csv.gz), and with
+# VARIANTS="-DX=1;-DY=2 -DZ=0" the same benchmark built once per ';'-separated
+# set of flags (e.g. -DPARRAY_SGEMM_K_UNROLL=1) and run at SIZES1 (1024,2048).
+# Logs go to $OUT (the small ones in logs.tar.gz at the end); the tables are printed last.
 #   OUT=... KIT=build-sgpkit bash bench/sgemm_parray/gpu_run.sh   (repository root)
 # A kit is bin/{pac,pacc}, lib/{libparray,libparray_cuda}.a and include/ of a
 # build tree; without one, CMake builds them here (flex and bison missing:
 # the pre-generated scanner and parser in .carry/frontend are used).
 set -u
 OUT=${OUT:-/tmp/sgemm_parray_out}
+NCU_N=${NCU_N:-4096}
 mkdir -p "$OUT"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
@@ -49,13 +54,20 @@ export PACC_CUDA_ARCH=sm_90
 TEST=$!
 "$B/bin/pacc" -O2 -I include bench/sgemm_parray/sgemm_parray_bench.pc -o /tmp/bsp -lcublas >"$OUT/bench_build.log" 2>&1 &
 P1=$!
-P2=""
-if [ -n "${UNROLL1:-}" ]; then
-  "$B/bin/pacc" -O2 -DPARRAY_SGEMM_K_UNROLL=1 -I include bench/sgemm_parray/sgemm_parray_bench.pc -o /tmp/bsp1 -lcublas \
-    >>"$OUT/bench_build.log" 2>&1 &
-  P2=$!
+VP=""
+NV=0
+if [ -n "${VARIANTS:-}" ]; then
+  IFS=';' read -ra VFLAGS <<<"$VARIANTS"
+  for f in "${VFLAGS[@]}"; do
+    # shellcheck disable=SC2086 # the flags of one variant are split on purpose
+    "$B/bin/pacc" -O2 $f -I include bench/sgemm_parray/sgemm_parray_bench.pc -o /tmp/bsp_v$NV -lcublas \
+      >>"$OUT/bench_build.log" 2>&1 &
+    VP="$VP $!"
+    NV=$((NV + 1))
+  done
 fi
-wait $P1 $P2
+# shellcheck disable=SC2086
+wait $P1 $VP
 echo "benchmarks built: $(el)"
 wait $TEST
 echo "test rc=$? ($(el))"
@@ -66,26 +78,47 @@ nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu
 SMI=$!
 NVIDIA_TF32_OVERRIDE=0 timeout 150 /tmp/bsp -s ${SIZES:-1024,2048,4096,8192} -r ${REPS:-15} >"$OUT/bench.txt" 2>&1
 echo "bench rc=$? ($(el))"
-if [ -n "${UNROLL1:-}" ]; then
-  NVIDIA_TF32_OVERRIDE=0 timeout 60 /tmp/bsp1 -s ${SIZES1:-2048,4096,8192} -r ${REPS:-15} >"$OUT/bench_unroll1.txt" 2>&1
-  echo "bench (k unroll 1) rc=$? ($(el))"
-fi
+for ((v = 0; v < NV; v++)); do
+  echo "=== variant $v: ${VFLAGS[$v]}" >>"$OUT/bench_variants.txt"
+  NVIDIA_TF32_OVERRIDE=0 timeout 60 /tmp/bsp_v$v -s ${SIZES1:-1024,2048} -r ${REPS:-15} >>"$OUT/bench_variants.txt" 2>&1
+  echo "bench (variant $v) rc=$? ($(el))"
+done
 kill $SMI 2>/dev/null
 
-if [ -n "${NCU:-}" ] && [ $(($(date +%s) - T0)) -lt 200 ]; then
+if [ -n "${NCU:-}" ] && [ $(($(date +%s) - T0)) -lt ${NCU_BUDGET:-200} ]; then
   NCUB=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-  for k in SG_K sgemm_kernel; do
-    timeout 40 "$NCUB" --clock-control none -k regex:$k --launch-skip 3 --launch-count 1 \
-      --section SpeedOfLight --section Occupancy --section SchedulerStats --section LaunchStats \
-      /tmp/bsp -s ${NCU_N:-4096} -r 1 >>"$OUT/ncu.txt" 2>&1
+  for n in ${NCU_N//,/ }; do
+    for k in SG_K sgemm_kernel 'xmma|ampere'; do
+      echo "=== N = $n, kernel /$k/" >>"$OUT/ncu.txt"
+      timeout 60 "$NCUB" --clock-control none -k "regex:$k" --launch-skip 3 --launch-count 1 \
+        --section SpeedOfLight --section Occupancy --section SchedulerStats --section LaunchStats --section WarpStateStats \
+        --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
+        /tmp/bsp -s "$n" -r 1 >>"$OUT/ncu.txt" 2>&1
+    done
   done
-  grep -E "SM Frequency|Duration|Registers Per|Achieved Occupancy|Issued Warp Per|No Eligible|Compute \(SM\) Th|Block Limit Reg" \
-    "$OUT/ncu.txt" >"$OUT/ncu_summary.txt"
+  grep -E "^=== N|^  [a-zA-Z_]|SM Frequency|Duration|Registers Per|Achieved Occupancy|Issued Warp Per|No Eligible|Compute \(SM\) Th|Block Limit Reg|Warp Cycles Per Issued|stalled" \
+    "$OUT/ncu.txt" | grep -v " 0$\| 0,00$" >"$OUT/ncu_summary.txt"
 fi
-[ -f "$OUT/ncu_summary.txt" ] && { echo "=== ncu (N = ${NCU_N:-4096})"; cat "$OUT/ncu_summary.txt"; }
+[ -f "$OUT/ncu_summary.txt" ] && { echo "=== ncu"; cat "$OUT/ncu_summary.txt"; }
+# with SRC=1: per-SASS-instruction stall samples (ncu source page) of the
+# Parray kernel and parray_sgemm's at the first N of NCU_N, in src.csv.gz
+if [ -n "${SRC:-}" ]; then
+  for k in SG_K sgemm_kernel; do
+    echo "=== kernel /$k/"
+    timeout 60 "$NCUB" --clock-control none -k "regex:$k" --launch-skip 3 --launch-count 1 \
+      --section SourceCounters --section WarpStateStats --page source --print-source sass --csv \
+      /tmp/bsp -s "${NCU_N%%,*}" -r 1 2>&1
+  done | gzip >"$OUT/src.csv.gz"
+  echo "source page: $(zcat "$OUT/src.csv.gz" | wc -l) lines"
+fi
 # registers and spills of the Parray kernels (one line per instance)
 cuobjdump -res-usage /tmp/bsp 2>/dev/null | grep -A1 "SG_K" | grep -o "REG:[0-9]*.*STACK:[0-9]*" | sort | uniq -c >"$OUT/regs.txt"
 echo "=== Parray SGEMM kernels: registers (count of instances)"; cat "$OUT/regs.txt"
+# the SASS of every Parray kernel instance and of the runtime's SGEMM kernels
+if [ -n "${SASS:-}" ]; then
+  cuobjdump -sass /tmp/bsp 2>/dev/null | awk '/Function :/ {keep = /SG_K|sgemm_kernel/} keep' | gzip >"$OUT/sass.txt.gz"
+  echo "SASS: $(zcat "$OUT/sass.txt.gz" | grep -c "Function :") functions in sass.txt.gz"
+fi
 # the translator/runtime problems found on the way that need a GPU to show
 if [ -n "${REPRO:-}" ]; then
   (cd bench/sgemm_parray/repro && "$B/bin/pacc" -O2 copy2d_padded.pc -o /tmp/copy2d && /tmp/copy2d) >"$OUT/repro.txt" 2>&1
@@ -93,6 +126,9 @@ if [ -n "${REPRO:-}" ]; then
 fi
 echo "=== clocks during the benchmark (SM MHz: min max)"
 awk -F, 'NR>1 && $2+0>0 {v=$2+0; if(min==""||v<min)min=v; if(v>max)max=v} END {print min, max}' "$OUT/smi.csv"
-[ -f "$OUT/bench_unroll1.txt" ] && { echo "=== k unroll 1"; cat "$OUT/bench_unroll1.txt"; }
+[ -f "$OUT/bench_variants.txt" ] && { echo "=== variants"; cat "$OUT/bench_variants.txt"; }
 echo "=== benchmark"; cat "$OUT/bench.txt"
 echo "total $(el)"
+# at most 8 files come back from the device machine: the small logs go in one archive
+(cd "$OUT" && tar czf logs.tar.gz gpu.txt build.log bench_build.log test.log smi.csv regs.txt repro.txt ncu_summary.txt \
+  --ignore-failed-read 2>/dev/null && rm -f gpu.txt build.log bench_build.log test.log smi.csv regs.txt repro.txt ncu_summary.txt)

@@ -17,8 +17,12 @@ thread_local uint3 threadIdx, blockIdx;
 static std::barrier<> *g_bar;
 static inline void __syncthreads() { g_bar->arrive_and_wait(); }
 template <class T> static inline T __ldg(const T *p) { return *p; }
+template <class T> static inline T __ldcg(const T *p) { return *p; }
 #define __global__
+#define __device__
+#define __forceinline__ inline
 #define __shared__ static
+#define __align__(n) __attribute__((aligned(n)))
 #define __location__(x)
 #define __launch_bounds__(...)
 #define __restrict__
