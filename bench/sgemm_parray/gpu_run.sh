@@ -85,8 +85,8 @@ for ((v = 0; v < NV; v++)); do
 done
 kill $SMI 2>/dev/null
 
+NCUB=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 if [ -n "${NCU:-}" ] && [ $(($(date +%s) - T0)) -lt ${NCU_BUDGET:-200} ]; then
-  NCUB=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
   for n in ${NCU_N//,/ }; do
     for k in SG_K sgemm_kernel 'xmma|ampere'; do
       echo "=== N = $n, kernel /$k/" >>"$OUT/ncu.txt"
@@ -130,5 +130,6 @@ awk -F, 'NR>1 && $2+0>0 {v=$2+0; if(min==""||v<min)min=v; if(v>max)max=v} END {p
 echo "=== benchmark"; cat "$OUT/bench.txt"
 echo "total $(el)"
 # at most 8 files come back from the device machine: the small logs go in one archive
-(cd "$OUT" && tar czf logs.tar.gz gpu.txt build.log bench_build.log test.log smi.csv regs.txt repro.txt ncu_summary.txt \
-  --ignore-failed-read 2>/dev/null && rm -f gpu.txt build.log bench_build.log test.log smi.csv regs.txt repro.txt ncu_summary.txt)
+LOGS="gpu.txt build.log bench_build.log test.log smi.csv regs.txt repro.txt ncu_summary.txt"
+# shellcheck disable=SC2086 # a list of names
+(cd "$OUT" && tar czf logs.tar.gz $LOGS --ignore-failed-read 2>/dev/null && rm -f $LOGS)
