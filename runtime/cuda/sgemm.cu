@@ -20,8 +20,12 @@ typedef Cfg<2, 2, 4, 2, 16, 2> CfgLarge;
 // as 4x1 warps, 8x8 per thread: twice the blocks for problems that would
 // leave SMs idle with 128x128 tiles.
 typedef Cfg<2, 2, 4, 1, 16, 2> CfgSmall;
+// Slot 3: the same tile shared by two k groups of 4 warps (256 threads, each
+// group 8 of every slice's 16 steps, partial sums added at the end), for
+// problems with at most one 128x64 tile per SM: twice the warps per SM.
+typedef Cfg<2, 2, 4, 1, 16, 1, 8, 0, 2> CfgSmallKG;
 
-enum { SLOT_AUTO = 0, SLOT_LARGE = 1, SLOT_SMALL = 2, SLOT_VARIANTS = 3, N_VARIANTS = 8 };
+enum { SLOT_AUTO = 0, SLOT_LARGE = 1, SLOT_SMALL = 2, SLOT_SMALL_KG = 3, SLOT_VARIANTS = 4, N_VARIANTS = 8 };
 
 #ifdef PARRAY_SGEMM_VARIANTS
 bool variant_entry(int v, ConfigEntry *e); // sgemm_variants.cu
@@ -34,6 +38,9 @@ static bool get_entry(int slot, ConfigEntry *e) {
     return true;
   case SLOT_SMALL:
     *e = make_entry<CfgSmall, true>("128x64x16 t128 r8x8");
+    return true;
+  case SLOT_SMALL_KG:
+    *e = make_entry<CfgSmallKG, true>("128x64x16 t256 r8x8 2 k groups");
     return true;
   default:
 #ifdef PARRAY_SGEMM_VARIANTS
@@ -60,10 +67,11 @@ static bool aligned16(const void *p, int64_t ld) { return ((uintptr_t)p & 15u) =
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* The automatic choice: 128x128 tiles once they give every SM about two
- * blocks, else 128x64 tiles. */
+ * blocks, else 128x64 tiles: with two k groups when there is at most one
+ * such tile per SM (else two blocks of 4 warps share an SM already). */
 static int auto_slot(int64_t m, int64_t n, int sms) {
-  const int64_t tiles = cdiv(m, 128) * cdiv(n, 128);
-  return tiles >= (int64_t)sms * 3 / 2 ? SLOT_LARGE : SLOT_SMALL;
+  if (cdiv(m, 128) * cdiv(n, 128) >= (int64_t)sms * 3 / 2) return SLOT_LARGE;
+  return cdiv(m, 128) * cdiv(n, 64) <= sms ? SLOT_SMALL_KG : SLOT_SMALL;
 }
 
 static parray_status run(const char *fn, int slot, int splits, parray_layout order, parray_trans ta, parray_trans tb,

@@ -65,13 +65,18 @@ struct Params {
 };
 
 /* STAGES == 0: register-staged double buffer (sgemm_kernel); STAGES >= 2:
- * cp.async pipeline of that many shared-memory stages (sgemm_async_kernel). */
-template <int RM_, int RN_, int WM_, int WN_, int BK_, int MINB_, int KU_ = BK_, int STAGES_ = 0>
+ * cp.async pipeline of that many shared-memory stages (sgemm_async_kernel).
+ * KG: k groups, WM x WN warps each, sharing one tile (sgemm_kernel only):
+ * group g does the KS = BK/KG steps from g*KS of every slice, and the groups
+ * add their partial sums through shared memory at the end, group g storing
+ * the rows of register sub-tile r = g (so RM == KG). */
+template <int RM_, int RN_, int WM_, int WN_, int BK_, int MINB_, int KU_ = BK_, int STAGES_ = 0, int KG_ = 1>
 struct Cfg {
   static constexpr int RM = RM_, RN = RN_, WM = WM_, WN = WN_, BK = BK_, MINB = MINB_, KU = KU_;
-  static constexpr int STAGES = STAGES_;
-  static_assert(KU % 2 == 0 && BK % KU == 0, "k chunk must be even and divide BK");
-  static constexpr int T = WM * WN * 32;
+  static constexpr int STAGES = STAGES_, KG = KG_, KS = BK_ / KG_;
+  static_assert(KG == 1 || (STAGES == 0 && RM == KG && BK % KG == 0), "k groups: register-staged kernel, RM == KG");
+  static_assert(KU % 2 == 0 && KS % KU == 0, "k chunk must be even and divide the steps of a group");
+  static constexpr int T = WM * WN * 32 * KG;
   static constexpr int TM = 4 * RM, TN = 4 * RN;
   static constexpr int WTM = 16 * RM, WTN = 32 * RN;
   static constexpr int BM = WM * WTM, BN = WN * WTN;
@@ -88,9 +93,13 @@ template <int ROWS, int BK, int T, int SR, bool KCONTIG>
 struct TileLoader {
   static constexpr int NL = ROWS * BK / (4 * T); // float4 per thread per slice
   static_assert(NL >= 1 && ROWS * BK == NL * 4 * T, "tile must split evenly into float4 per thread");
-  // KCONTIG: 2 threads per row, each a k-quad; passes over rows (MP) and k octets (KP).
-  static constexpr int KP = BK / 8, MP = KCONTIG ? ROWS / (T / 2) : 1;
-  static_assert(!KCONTIG || (BK % 8 == 0 && MP * KP == NL), "k-contiguous mapping");
+  // KCONTIG: TPR threads per row (2, or T/ROWS when there are more threads
+  // than 2 per row), each a k-quad; passes over rows (MP, RS rows apart) and
+  // over k (KP, KSTEP columns apart).
+  static constexpr int TPR = KCONTIG && T / ROWS > 2 ? T / ROWS : 2;
+  static constexpr int RS = T / TPR, KSTEP = 4 * TPR;
+  static constexpr int KP = BK / KSTEP, MP = KCONTIG ? ROWS / RS : 1;
+  static_assert(!KCONTIG || (BK % KSTEP == 0 && MP * KP == NL), "k-contiguous mapping");
   // !KCONTIG: a k row has ROWS/4 float4; T threads cover T*4/ROWS k rows per pass.
   static constexpr int KROWS = KCONTIG ? 1 : T * 4 / ROWS;
   static_assert(KCONTIG || (T * 4) % ROWS == 0, "contiguous mapping");
@@ -107,8 +116,8 @@ struct TileLoader {
     rows_left = rows_left_;
     vec_rows = vec && rows_left_ >= ROWS;
     if (KCONTIG) {
-      r0 = tid >> 1;
-      c0 = (tid & 1) * 4;
+      r0 = TPR == 2 ? tid >> 1 : tid / TPR;
+      c0 = (TPR == 2 ? tid & 1 : tid % TPR) * 4;
       p = g + (long long)r0 * ld + c0;
     } else {
       c0 = tid / (ROWS / 4);
@@ -124,7 +133,7 @@ struct TileLoader {
       for (int l = 0; l < NL; ++l) {
         if (KCONTIG) {
           const int mp = l / KP, kp = l % KP;
-          v[l] = ldg4(p + (long long)mp * (T / 2) * ld + kp * 8);
+          v[l] = ldg4(p + (long long)mp * RS * ld + kp * KSTEP);
         } else {
           v[l] = ldg4(p + (long long)l * KROWS * ld);
         }
@@ -135,8 +144,8 @@ struct TileLoader {
         float e[4];
         if (KCONTIG) {
           const int mp = l / KP, kp = l % KP;
-          const int r = r0 + mp * (T / 2), c = c0 + kp * 8;
-          const float *q = p + (long long)mp * (T / 2) * ld + kp * 8;
+          const int r = r0 + mp * RS, c = c0 + kp * KSTEP;
+          const float *q = p + (long long)mp * RS * ld + kp * KSTEP;
 #pragma unroll
           for (int i = 0; i < 4; ++i) e[i] = (r < rows_left && c + i < k_left) ? __ldg(q + i) : 0.0f;
         } else {
@@ -155,7 +164,7 @@ struct TileLoader {
     for (int l = 0; l < NL; ++l) {
       if (KCONTIG) {
         const int mp = l / KP, kp = l % KP;
-        float *q = s + (c0 + kp * 8) * SR + r0 + mp * (T / 2);
+        float *q = s + (c0 + kp * KSTEP) * SR + r0 + mp * RS;
         q[0] = v[l].x;
         q[SR] = v[l].y;
         q[2 * SR] = v[l].z;
@@ -192,7 +201,7 @@ __device__ __forceinline__ void load_frag(const float *sa, const float *sb, int 
  * fragment offsets (am, bn) inside the tile, and the k range of this slice. */
 template <class C>
 struct Place {
-  int row0, col0, am, bn, kbeg, kblk;
+  int row0, col0, am, bn, kbeg, kblk, kg, kofs;
   __device__ __forceinline__ Place(const Params &P) {
     // Grouped rasterisation: consecutive blocks walk group_m tile rows, then the
     // next tile column, so blocks running together share A and B panels in L2.
@@ -204,7 +213,9 @@ struct Place {
     const int tile_n = (pid % per_group) / gsize;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int ty = lane >> 3, tx = lane & 7;
-    const int wy = warp / C::WN, wx = warp % C::WN;
+    const int wg = C::KG > 1 ? warp % (C::WM * C::WN) : warp, wy = wg / C::WN, wx = wg % C::WN;
+    kg = C::KG > 1 ? warp / (C::WM * C::WN) : 0; // k group
+    kofs = kg * C::KS;                            // its first step of every slice
     am = wy * C::WTM + ty * 4;
     bn = wx * C::WTN + tx * 4;
     kbeg = blockIdx.y * P.kchunk;
@@ -239,6 +250,7 @@ __device__ __forceinline__ void store_tile(const Params &P, const Place<C> &pl, 
   const bool full = P.vecC && pl.row0 + C::BM <= P.M && pl.col0 + C::BN <= P.N && !P.atomic;
 #pragma unroll
   for (int i = 0; i < C::TM; ++i) {
+    if (C::KG > 1 && i / 4 != pl.kg) continue; // the other k group stores this row
     const int r = rbase + (i / 4) * 16 + (i % 4);
     float *crow = P.C + (long long)r * P.ldc;
 #pragma unroll
@@ -272,13 +284,39 @@ __device__ __forceinline__ void store_tile(const Params &P, const Place<C> &pl, 
   }
 }
 
+/* With k groups: the partners (threads t and t + T/2) add their partial
+ * sums, each the rows it stores (register sub-tile r = its group), through
+ * the shared buffer x (at least 2 * TN * T floats), two rows (2 * TN sums)
+ * per thread at a time ([2 TN][T]: a warp's accesses are consecutive words).
+ * Every thread must have finished reading the slice buffers that x overlays. */
+template <class C>
+__device__ __forceinline__ void add_partner_sums(float *x, const Place<C> &pl, float (&acc)[C::TM][C::TN]) {
+  constexpr int TN = C::TN, V = 2 * TN; // two rows of a 4-row sub-tile per round
+  const int t = threadIdx.x, partner = (t + C::T / 2) % C::T;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < C::RM; ++r)
+      if (r != pl.kg)
+#pragma unroll
+        for (int v = 0; v < V; ++v) x[v * C::T + t] = acc[r * 4 + 2 * h + v / TN][v % TN];
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < C::RM; ++r)
+      if (r == pl.kg)
+#pragma unroll
+        for (int v = 0; v < V; ++v) acc[r * 4 + 2 * h + v / TN][v % TN] += x[v * C::T + partner];
+  }
+}
+
 template <class C, bool AK, bool BKC>
 __global__ void __launch_bounds__(C::T, C::MINB) sgemm_kernel(const Params P) {
-  constexpr int BK = C::BK, KU = C::KU, TM = C::TM, TN = C::TN;
+  constexpr int BK = C::BK, KU = C::KU, KS = C::KS, TM = C::TM, TN = C::TN;
   __shared__ __align__(16) float sA[2][BK][C::SA];
   __shared__ __align__(16) float sB[2][BK][C::SB];
   const Place<C> pl(P);
-  const int am = pl.am, bn = pl.bn, kblk = pl.kblk;
+  const int am = pl.am, bn = pl.bn, kblk = pl.kblk, k0 = pl.kofs;
   TileLoader<C::BM, BK, C::T, C::SA, AK> la;
   TileLoader<C::BN, BK, C::T, C::SB, BKC> lb;
   la.init(pl.a_origin(P, AK), P.lda, P.M - pl.row0, P.vecA != 0, threadIdx.x);
@@ -298,7 +336,7 @@ __global__ void __launch_bounds__(C::T, C::MINB) sgemm_kernel(const Params P) {
     la.store(&sA[0][0][0]);
     lb.store(&sB[0][0][0]);
     __syncthreads();
-    load_frag<C>(&sA[0][0][0], &sB[0][0][0], am, bn, fa[0], fb[0]);
+    load_frag<C>(&sA[0][k0][0], &sB[0][k0][0], am, bn, fa[0], fb[0]);
     for (int kt = 0; kt < KT; ++kt) {
       const int cur = kt & 1;
       const bool more = kt + 1 < KT;
@@ -309,26 +347,31 @@ __global__ void __launch_bounds__(C::T, C::MINB) sgemm_kernel(const Params P) {
         la.load(k_left);
         lb.load(k_left);
       }
-      // The k slice in chunks of KU steps; the chunk body is unrolled, the
-      // chunk loop is not when KU < BK (a shorter loop body for the
-      // instruction cache). KU is even, so fragment buffer parity is static.
+      // This group's KS steps of the slice (from k0), in chunks of KU
+      // steps; the chunk body is unrolled, the chunk loop is not when KU < KS
+      // (a shorter loop body for the instruction cache). KU is even, so
+      // fragment buffer parity is static.
 #pragma unroll 1
-      for (int kb = 0; kb < BK; kb += KU) {
+      for (int kb = 0; kb < KS; kb += KU) {
 #pragma unroll
         for (int j = 0; j < KU; ++j) {
-          if (j < KU - 1 || kb + KU < BK) {
-            const int kn = kb + j + 1;
+          if (j < KU - 1 || kb + KU < KS) {
+            const int kn = k0 + kb + j + 1;
             load_frag<C>(&sA[cur][kn][0], &sB[cur][kn][0], am, bn, fa[(j + 1) & 1], fb[(j + 1) & 1]);
           } else if (more) {
             la.store(&sA[cur ^ 1][0][0]);
             lb.store(&sB[cur ^ 1][0][0]);
             __syncthreads();
-            load_frag<C>(&sA[cur ^ 1][0][0], &sB[cur ^ 1][0][0], am, bn, fa[0], fb[0]);
+            load_frag<C>(&sA[cur ^ 1][k0][0], &sB[cur ^ 1][k0][0], am, bn, fa[0], fb[0]);
           }
           fma_step<C>(acc, fa[j & 1], fb[j & 1]);
         }
       }
     }
+  }
+  if constexpr (C::KG > 1) {
+    static_assert(2 * TN * C::T <= 2 * BK * C::SA, "the partial sums are exchanged through sA");
+    add_partner_sums<C>(&sA[0][0][0], pl, acc); // (its first barrier: all fragment reads are done)
   }
   store_tile<C>(P, pl, acc);
 }

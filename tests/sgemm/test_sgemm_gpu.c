@@ -157,13 +157,14 @@ int main(void) {
   run_case(mk(PARRAY_COL_MAJOR, 0, 1, 0, 77, 10, 0, 0, 1.0f, 0.0f));
   /* 4. Every built configuration directly, on every layout it has (a
    * configuration lacking a layout answers PARRAY_ERR_UNSUPPORTED, which is
-   * skipped), with and without split-K. The extra tuning configurations
-   * (slots >= 3, built with PARRAY_SGEMM_VARIANTS) only when
-   * SGEMM_TEST_VARIANTS=1, so that a broken experiment cannot hide the
-   * result for the library's own kernels. */
+   * skipped), with and without split-K. The library's own kernels are slots
+   * 1-3; the extra tuning configurations (slots >= 4, built with
+   * PARRAY_SGEMM_VARIANTS) only when SGEMM_TEST_VARIANTS=1, so that a broken
+   * experiment cannot hide the result for the library's own kernels. */
+  enum { FIRST_VARIANT = 4 };
   const char *tv = getenv("SGEMM_TEST_VARIANTS");
-  const int last = tv && tv[0] == '1' ? parray_sgemm_config_count() : 3;
-  for (int c = tv && tv[0] == '1' ? 3 : 1; c < last; c++) {
+  const int last = tv && tv[0] == '1' ? parray_sgemm_config_count() : FIRST_VARIANT;
+  for (int c = tv && tv[0] == '1' ? FIRST_VARIANT : 1; c < last; c++) {
     if (strcmp(parray_sgemm_config_name(c), "(not built)") == 0) continue;
     for (int l = 0; l < 8; l++) {
       const parray_layout o = (parray_layout)(l / 4);
