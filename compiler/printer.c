@@ -78,7 +78,9 @@ void pr_src_to(printer *p, uint32_t off) {
     p->need_line = false;
   }
   if (off <= p->copied) return;
-  sb_write(p->cur, p->src->text + p->copied, off - p->copied);
+  /* the physical text: line splices pass through as they are */
+  uint32_t pb = src_phys(p->src, p->copied), pe = src_phys(p->src, off);
+  sb_write(p->cur, src_ptext(p->src) + pb, pe - pb);
   p->copied = off;
 }
 
@@ -89,7 +91,8 @@ void pr_skip_to(printer *p, uint32_t off) {
 void pr_replace(printer *p, uint32_t b, uint32_t e, const char *text) {
   pr_src_to(p, b);
   size_t tl = strlen(text);
-  int tn = count_nl(text, tl), sn = count_nl(p->src->text + b, e - b);
+  uint32_t pb = src_phys(p->src, b), pe = src_phys(p->src, e);
+  int tn = count_nl(text, tl), sn = count_nl(src_ptext(p->src) + pb, pe - pb);
   sb_write(p->cur, text, tl);
   if (tn < sn)
     for (int i = tn; i < sn; i++) sb_putc(p->cur, '\n');
