@@ -211,7 +211,7 @@ void emit_cuda_detour(lw *w, item *it, region *r) {
                   lower_capture_init(w, r, &r->caps[i]));
     sb_puts(&c, "\n  void *parray__args[] = {");
     for (int i = 0; i < k; i++) sb_printf(&c, "%s&parray__a%d", i ? ", " : "", i);
-    if (!k) sb_puts(&c, "NULL");
+    if (!k) sb_puts(&c, "0");
     sb_printf(&c, "};\n  parray_cuda_launch_cooperative((const void *)%s, %s, %s, parray__args, %s); }", kname, grid,
               block, loca);
   }

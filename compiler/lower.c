@@ -403,7 +403,7 @@ int lower_file(lw *w, items *file) {
   if (w->uses_mpi) {
     sb_puts(b, "static const parray_mpi_body parray__mpi_bodies[] = {");
     for (int i = 0; i < w->nmpi_bodies; i++) sb_printf(b, "%s%s", i ? ", " : "", w->mpi_bodies[i]);
-    if (!w->nmpi_bodies) sb_puts(b, "NULL");
+    if (!w->nmpi_bodies) sb_puts(b, "0");
     sb_puts(b, "};\nint main(int argc, char **argv) {\n");
     sb_printf(b, "  static const parray_mpi_program parray__prog = {parray__mainhost, parray__mpi_bodies, %d};\n",
               w->nmpi_bodies);

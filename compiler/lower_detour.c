@@ -227,13 +227,13 @@ static void detour_host_threads(lw *w, item *it, region *r) {
   const char *st = ctx_struct(w, r, fname, &h);
   bool wide = ex_needs_wide(T->root->size);
   if (r->kind == RG_PTHD)
-    sb_printf(&h, "static void %s(void *parray__vctx, parray_team *parray__team, int64_t parray__tid64) {\n", fname);
+    sb_printf(&h, "static void %s(void *parray__vctx, parray_team *parray__team, parray_int64_t parray__tid64) {\n", fname);
   else
-    sb_printf(&h, "static void %s(void *parray__vctx, int64_t parray__tid64) {\n", fname);
+    sb_printf(&h, "static void %s(void *parray__vctx, parray_int64_t parray__tid64) {\n", fname);
   if (st) sb_printf(&h, "  %s *parray__ctx = (%s *)parray__vctx;\n", st, st);
   else sb_puts(&h, "  (void)parray__vctx;\n");
-  sb_printf(&h, "  const %s parray__tid = (%s)parray__tid64;\n  (void)parray__tid;%s\n", wide ? "int64_t" : "int",
-            wide ? "int64_t" : "int", r->kind == RG_PTHD ? " (void)parray__team;" : "");
+  sb_printf(&h, "  const %s parray__tid = (%s)parray__tid64;\n  (void)parray__tid;%s\n", wide ? "parray_int64_t" : "int",
+            wide ? "parray_int64_t" : "int", r->kind == RG_PTHD ? " (void)parray__team;" : "");
   /* this process's blocks of the distributed arrays the body uses */
   for (int i = 0; i < r->ncaps; i++)
     if (r->caps[i].mode == CAP_HANDLE) {
@@ -251,7 +251,7 @@ static void detour_host_threads(lw *w, item *it, region *r) {
   if (st) ctx_init(w, r, st, &call);
   if (r->kind == RG_PTHD) {
     sb_printf(&call, "if (parray_pthd_run(%s, %s, %s) != PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }",
-              count, fname, st ? "&parray__c" : "NULL", loca);
+              count, fname, st ? "&parray__c" : "0", loca);
   } else {
     int id = w->nmpi_bodies++;
     const char **nb = arena_alloc(w->ar, sizeof *nb * (size_t)w->nmpi_bodies);
@@ -259,7 +259,7 @@ static void detour_host_threads(lw *w, item *it, region *r) {
     nb[id] = fname;
     w->mpi_bodies = nb;
     sb_printf(&call, "if (parray_mpi_detour(%d, %s, %s, %s) != PARRAY_OK) parray_fatal_at(%s, \"%%s\", "
-              "parray_last_error()); }", id, st ? "&parray__c" : "NULL", st ? "sizeof parray__c" : "0", count, loca);
+              "parray_last_error()); }", id, st ? "&parray__c" : "0", st ? "sizeof parray__c" : "0", count, loca);
   }
   lw_replace_dir(w, it, call.s);
   sb_free(&h);

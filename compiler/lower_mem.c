@@ -47,8 +47,8 @@ static char *ex_c(lw *w, ex *e) { return ex_str(&w->ex, e, ex_needs_wide(e)); }
 static char *bytes_text(lw *w, dnode *n) {
   ex *fp = ty_footprint(&w->ty, n);
   int64_t v;
-  if (ex_is_const(fp, &v)) return arena_printf(w->ar, "(size_t)%lld * sizeof(%s)", (long long)v, n->type->elem);
-  return arena_printf(w->ar, "(size_t)(%s) * sizeof(%s)", ex_str(&w->ex, fp, ex_needs_wide(fp)), n->type->elem);
+  if (ex_is_const(fp, &v)) return arena_printf(w->ar, "(parray_size_t)%lld * sizeof(%s)", (long long)v, n->type->elem);
+  return arena_printf(w->ar, "(parray_size_t)(%s) * sizeof(%s)", ex_str(&w->ex, fp, ex_needs_wide(fp)), n->type->elem);
 }
 
 static bool in_cuda_region(lw *w) {
@@ -211,7 +211,7 @@ void lower_destroy(lw *w, item *it) {
   const char *target = lw_list_text(w, &args[0]);
   char *code;
   if (s->created->type->mpi_ref)
-    code = arena_printf(w->ar, "parray_mpi_destroy(parray__h_%s); %s = NULL;", target, target);
+    code = arena_printf(w->ar, "parray_mpi_destroy(parray__h_%s); %s = 0;", target, target);
   else if (mem == MK_SMEM || mem == MK_RMEM)
     code = arena_printf(w->ar, "/* %s memory is released when the kernel ends */", memname(mem));
   else if (mem == MK_DMEM || (mem == MK_PINNED && w->target == TARGET_CUDA))
@@ -355,7 +355,7 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
         return;
       }
       handle[k] = arena_printf(w->ar, "parray__h_%.*s", (int)(vl.e - vl.b), w->src->text + vl.b);
-      ptr[k] = "NULL";
+      ptr[k] = "0";
     } else {
       if (side_n[k]->type->mem == MK_DMEM) {
         diag_error(w->dg, d->loc, "#copy between dmem and a distributed array: copy through host memory");
@@ -378,7 +378,7 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
   char b_buf[1024];
   sbuf b;
   sb_init_in(&b, b_buf, sizeof b_buf);
-  sb_puts(&b, "{ const int64_t parray__shape[] = {");
+  sb_puts(&b, "{ const parray_int64_t parray__shape[] = {");
   for (int m = 0; m < nm; m++) sb_printf(&b, "%s%s", m ? ", " : "", ex_c(w, shape[m]));
   sb_puts(&b, "}");
   for (int j = 0; j < 4; j++) {
@@ -470,13 +470,13 @@ void lower_copy(lw *w, item *it) {
   }
   int cs = ty_contiguous(&w->ty, ns), cd = ty_contiguous(&w->ty, nd);
   int64_t cnum;
-  const char *count = ex_is_const(ns->size, &cnum) ? arena_printf(w->ar, "(size_t)%lld", (long long)cnum)
-                                                    : arena_printf(w->ar, "(size_t)(%s)", ex_c(w, ns->size));
+  const char *count = ex_is_const(ns->size, &cnum) ? arena_printf(w->ar, "(parray_size_t)%lld", (long long)cnum)
+                                                    : arena_printf(w->ar, "(parray_size_t)(%s)", ex_c(w, ns->size));
   if (cs == 1 && cd == 1) {
     if (dev)
       sb_printf(&b, "parray_cuda_memcpy(%s, %s, %s * sizeof(%s), %s);", dst, src, count, elem, loca);
     else
-      sb_printf(&b, "memcpy(%s, %s, %s * sizeof(%s));", dst, src, count, elem);
+      sb_printf(&b, "__builtin_memcpy(%s, %s, %s * sizeof(%s));", dst, src, count, elem);
     lw_replace_dir(w, it, b.s);
     sb_free(&b);
     return;
@@ -499,7 +499,7 @@ void lower_copy(lw *w, item *it) {
   bool allk = true;
   for (int k = 0; k < nj; k++)
     allk &= ex_is_const(jm[k].n, NULL) && ex_is_const(jm[k].ds, NULL) && ex_is_const(jm[k].ss, NULL);
-  sb_printf(&b, "{ %sconst int64_t parray__shape[] = {", allk ? "static " : "");
+  sb_printf(&b, "{ %sconst parray_int64_t parray__shape[] = {", allk ? "static " : "");
   for (int k = 0; k < nj; k++) sb_printf(&b, "%s%s", k ? ", " : "", ex_c(w, jm[k].n));
   sb_puts(&b, "}, parray__dstride[] = {");
   for (int k = 0; k < nj; k++) sb_printf(&b, "%s%s", k ? ", " : "", ex_c(w, jm[k].ds));

@@ -5,6 +5,8 @@
  * cache-blocked loops. */
 #include "parray/core.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 

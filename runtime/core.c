@@ -3,6 +3,8 @@
  * for the paged and pinned memory kinds. */
 #include "parray/core.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -18,6 +18,8 @@
 #endif
 #include "mpi_impl.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <limits.h>
 #include <stdalign.h>
 #include <stdio.h>

@@ -24,6 +24,8 @@
 #endif
 #include "mpi_impl.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,6 +4,7 @@
 #ifndef PARRAY_MPI_IMPL_H
 #define PARRAY_MPI_IMPL_H
 
+#include <mpi.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

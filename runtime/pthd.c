@@ -18,6 +18,8 @@
 #endif
 #include "parray/pthd.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>

@@ -17,6 +17,8 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "parray/mpi.h"
 
+#include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

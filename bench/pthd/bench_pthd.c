@@ -12,6 +12,7 @@
 
 #include <omp.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

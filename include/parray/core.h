@@ -4,9 +4,6 @@
 #ifndef PARRAY_CORE_H
 #define PARRAY_CORE_H
 
-#include <stddef.h>
-#include <stdint.h>
-
 #if defined(__GNUC__)
 #define PARRAY_API __attribute__((visibility("default")))
 #else
@@ -15,6 +12,21 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/* size_t and int64_t under names of the runtime's own, from the compiler's
+ * predefined macros: generated code includes this header before the user's
+ * first line, so it must not include a system header (a later #define
+ * _GNU_SOURCE or _POSIX_C_SOURCE would come too late) nor declare a name
+ * outside parray_ and PARRAY_. */
+#if defined(__SIZE_TYPE__) && defined(__INT64_TYPE__)
+typedef __SIZE_TYPE__ parray_size_t;
+typedef __INT64_TYPE__ parray_int64_t;
+#else
+#include <stddef.h>
+#include <stdint.h>
+typedef size_t parray_size_t;
+typedef int64_t parray_int64_t;
 #endif
 
 /* Every runtime function that can fail returns one of these; none aborts. */
@@ -80,7 +92,7 @@ typedef enum parray_dtype {
   PARRAY_U8,
   PARRAY_DTYPE_COUNT
 } parray_dtype;
-PARRAY_API size_t parray_dtype_size(parray_dtype t);
+PARRAY_API parray_size_t parray_dtype_size(parray_dtype t);
 PARRAY_API const char *parray_dtype_name(parray_dtype t);
 
 /* Memory kinds of LANGUAGE.md section 2. */
@@ -96,22 +108,22 @@ typedef enum parray_memkind {
  * page-aligned and locked with mlock() where the system allows (the CUDA
  * build of a program uses parray_cuda_host_alloc instead). Returns NULL and
  * sets the error text on failure. */
-PARRAY_API void *parray_host_alloc(parray_memkind kind, size_t bytes);
-PARRAY_API void parray_host_free(parray_memkind kind, void *p, size_t bytes);
+PARRAY_API void *parray_host_alloc(parray_memkind kind, parray_size_t bytes);
+PARRAY_API void parray_host_free(parray_memkind kind, void *p, parray_size_t bytes);
 
 /* #create / #destroy for host kinds: allocate or stop with a message naming
  * the .pc line, the type and the byte count. */
-PARRAY_API void *parray_create_host(parray_memkind kind, size_t bytes, const char *file, int line,
+PARRAY_API void *parray_create_host(parray_memkind kind, parray_size_t bytes, const char *file, int line,
                                     const char *what);
-PARRAY_API void parray_destroy_host(parray_memkind kind, void *p, size_t bytes);
+PARRAY_API void parray_destroy_host(parray_memkind kind, void *p, parray_size_t bytes);
 
 /* The CPU copy engine: for every index (i_0..i_{n-1}) < shape,
  *   dst[sum i_k*dst_stride[k]] = src[sum i_k*src_stride[k]]
  * strides in elements of elem_size bytes. Dimensions are merged and reordered
  * internally; elem_size may be anything (structs are moved as bytes). */
-PARRAY_API parray_status parray_copy_strided_cpu(void *dst, const int64_t *dst_stride, const void *src,
-                                                 const int64_t *src_stride, const int64_t *shape, int ndim,
-                                                 size_t elem_size);
+PARRAY_API parray_status parray_copy_strided_cpu(void *dst, const parray_int64_t *dst_stride, const void *src,
+                                                 const parray_int64_t *src_stride, const parray_int64_t *shape, int ndim,
+                                                 parray_size_t elem_size);
 
 #ifdef __cplusplus
 }

@@ -8,9 +8,6 @@
 #ifndef PARRAY_MPI_H
 #define PARRAY_MPI_H
 
-#include <mpi.h>
-#include <stdint.h>
-
 #include "parray/core.h"
 
 #ifdef __cplusplus
@@ -18,7 +15,7 @@ extern "C" {
 #endif
 
 /* An outlined detour body: ctx is a copy of the captured values. */
-typedef void (*parray_mpi_body)(void *ctx, int64_t tid);
+typedef void (*parray_mpi_body)(void *ctx, parray_int64_t tid);
 
 typedef struct parray_mpi_program {
   int (*mainhost)(int argc, char **argv); /* the #mainhost block */
@@ -36,7 +33,7 @@ PARRAY_API int parray_mpi_main(int argc, char **argv, const parray_mpi_program *
 /* Process 0: run bodies[id] on processes 0..nprocs-1 (tid = process index),
  * each with a copy of the ctx_bytes at ctx; return when all have finished.
  * PARRAY_ERR_INVALID when the job has fewer than nprocs processes. */
-PARRAY_API parray_status parray_mpi_detour(int id, const void *ctx, size_t ctx_bytes, int64_t nprocs);
+PARRAY_API parray_status parray_mpi_detour(int id, const void *ctx, parray_size_t ctx_bytes, parray_int64_t nprocs);
 
 /* #sync inside an mpi detour body: a barrier over the detour's processes. */
 PARRAY_API void parray_mpi_sync(void);
@@ -46,7 +43,7 @@ PARRAY_API int parray_mpi_size(void);
 /* Distributed arrays. Process 0 calls parray_mpi_create; every process
  * 0..nprocs-1 allocates local_bytes (64-byte aligned). Returns a handle >= 0,
  * or -1 with the error text set. */
-PARRAY_API int parray_mpi_create(size_t local_bytes, int64_t nprocs);
+PARRAY_API int parray_mpi_create(parray_size_t local_bytes, parray_int64_t nprocs);
 PARRAY_API void parray_mpi_destroy(int handle);
 /* This process's block of a distributed array (NULL where it holds none). */
 PARRAY_API void *parray_mpi_local(int handle);
@@ -58,8 +55,8 @@ PARRAY_API void *parray_mpi_local(int handle);
 typedef struct parray_mpi_side {
   int handle;
   void *ptr;
-  const int64_t *local;
-  const int64_t *proc;
+  const parray_int64_t *local;
+  const parray_int64_t *proc;
 } parray_mpi_side;
 
 /* Process 0; collective over all processes. For every index tuple
@@ -67,8 +64,8 @@ typedef struct parray_mpi_side {
  *   dst[sum i_k*dst->proc[k]][sum i_k*dst->local[k]] = src[...same for src...]
  * Scatter (buffer -> distributed), gather (distributed -> buffer) and
  * redistribution between two distributions (all-to-all) are cases of it. */
-PARRAY_API parray_status parray_mpi_copy(const parray_mpi_side *dst, const parray_mpi_side *src, const int64_t *shape,
-                                         int nmodes, size_t elem_size);
+PARRAY_API parray_status parray_mpi_copy(const parray_mpi_side *dst, const parray_mpi_side *src, const parray_int64_t *shape,
+                                         int nmodes, parray_size_t elem_size);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,9 @@
 #ifndef PARRAY_PERMUTE_H
 #define PARRAY_PERMUTE_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "parray/core.h"
 
 #ifdef __cplusplus

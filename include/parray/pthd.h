@@ -7,8 +7,6 @@
 #ifndef PARRAY_PTHD_H
 #define PARRAY_PTHD_H
 
-#include <stdint.h>
-
 #include "parray/core.h"
 
 #ifdef __cplusplus
@@ -21,7 +19,7 @@ typedef struct parray_team parray_team;
 
 /* body(ctx, team, tid) is called once for every tid in [0, n), each on its own
  * thread; the caller of parray_pthd_run runs tid 0 itself. */
-typedef void (*parray_pthd_body)(void *ctx, parray_team *team, int64_t tid);
+typedef void (*parray_pthd_body)(void *ctx, parray_team *team, parray_int64_t tid);
 
 /* Run a detour of n threads and return when all n bodies have finished.  All n
  * threads are live at once (bodies may meet at parray_team_sync), whatever the
@@ -31,7 +29,7 @@ typedef void (*parray_pthd_body)(void *ctx, parray_team *team, int64_t tid);
  * Returns PARRAY_OK; PARRAY_ERR_INVALID for n <= 0 or a null body;
  * PARRAY_ERR_THREAD when the threads cannot be created (no body has run then).
  * The error text (parray_last_error) says why; the caller adds the .pc line. */
-PARRAY_API parray_status parray_pthd_run(int64_t n, parray_pthd_body body, void *ctx);
+PARRAY_API parray_status parray_pthd_run(parray_int64_t n, parray_pthd_body body, void *ctx);
 
 /* #sync: a barrier over the n threads of the team; every thread of the team
  * must call it the same number of times.  Reusable for any number of phases.
@@ -39,7 +37,7 @@ PARRAY_API parray_status parray_pthd_run(int64_t n, parray_pthd_body body, void 
 PARRAY_API void parray_team_sync(parray_team *team);
 
 /* The number of threads of the team (n of parray_pthd_run); 0 for null. */
-PARRAY_API int64_t parray_team_size(const parray_team *team);
+PARRAY_API parray_int64_t parray_team_size(const parray_team *team);
 
 /* Release the pooled threads that are idle (generated code calls it at program
  * end).  Idempotent; a later parray_pthd_run simply creates threads again.
@@ -48,8 +46,8 @@ PARRAY_API void parray_pthd_shutdown(void);
 
 /* Statistics for tests and benchmarks: threads the pool has created so far
  * (cumulative) and threads idle in the pool now. */
-PARRAY_API int64_t parray_pthd_threads_created(void);
-PARRAY_API int64_t parray_pthd_threads_idle(void);
+PARRAY_API parray_int64_t parray_pthd_threads_created(void);
+PARRAY_API parray_int64_t parray_pthd_threads_idle(void);
 
 /* Environment (read once, at the first detour):
  *   PARRAY_PTHD_MAX_THREADS  most pool threads that may exist at once

@@ -10,6 +10,8 @@
 #include "parray/mpi.h"
 
 #include <fcntl.h>
+#include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
