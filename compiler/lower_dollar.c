@@ -137,6 +137,10 @@ static bool build_index(lw *w, dnode *n, index_t *idx, int nidx, ty_index **out)
     }
     ex *e = cx_parse(&w->cx, t, nt);
     arena_restore(&w->scratch, m);
+    if (!e) {
+      if (nt == 0) diag_error(w->dg, x->loc, "empty index");
+      return false; /* an error in its constant arithmetic was reported */
+    }
     int64_t cv, sz;
     bool ksz = ex_is_const(c->size, &sz);
     if (ex_is_const(e, &cv)) {
