@@ -164,11 +164,10 @@ static bool parse_digits(const char *s, size_t n, int *digits, int *nd) {
   while (i < n) {
     if (s[i] != '_' || i + 1 >= n) return false;
     i++;
-    int v = 0;
     size_t st = i;
-    while (i < n && s[i] >= '0' && s[i] <= '9') v = v * 10 + (s[i++] - '0');
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++;
     if (i == st || *nd == 16) return false;
-    digits[(*nd)++] = v;
+    digits[(*nd)++] = ty_path_index(s + st, i - st);
   }
   return true;
 }

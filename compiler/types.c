@@ -3,6 +3,7 @@
  * sibling weights and the strides of natural leaves (LANGUAGE.md 2 and 3). */
 #include "types.h"
 
+#include <limits.h>
 #include <string.h>
 
 static dnode *new_node(tyctx *t, dn_kind k, ptype *ty, loc l) {
@@ -18,6 +19,16 @@ static const char *text(tyctx *t, loc l) {
   return arena_strndup(t->ar, t->src->text + l.b, l.e - l.b);
 }
 
+int ty_path_index(const char *s, size_t n) {
+  int v = 0;
+  for (size_t k = 0; k < n; k++) {
+    int d = s[k] - '0';
+    if (v > (INT_MAX - d) / 10) return INT_MAX;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
 dnode *ty_resolve(tyctx *t, const char *name, size_t len, loc where, bool report) {
   /* Split trailing _digits groups off until the rest names a type. */
   int digits[32], nd = 0;
@@ -29,9 +40,7 @@ dnode *ty_resolve(tyctx *t, const char *name, size_t len, loc where, bool report
     size_t i = n;
     while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') i--;
     if (i == n || i < 2 || name[i - 1] != '_' || nd == 32) break;
-    long v = 0;
-    for (size_t k = i; k < n; k++) v = v * 10 + (name[k] - '0');
-    digits[nd++] = (int)(v > 1000000 ? 1000000 : v);
+    digits[nd++] = ty_path_index(name + i, n - i);
     n = i - 1;
   }
   if (!base) {
