@@ -365,6 +365,26 @@ static void print_rec(sbuf *o, const ex *e, bool wide) {
 
 void ex_print(sbuf *out, const ex *e, bool wide) { print_rec(out, e, wide); }
 
+void ex_print_calls(sbuf *o, const ex *e, const char *prefix) {
+  static const char *fn[] = {[EX_ADD] = "add", [EX_SUB] = "sub", [EX_MUL] = "mul", [EX_DIV] = "div",
+                             [EX_MOD] = "mod"};
+  if (e->k == EX_CONST || e->k == EX_ATOM) {
+    print_rec(o, e, e->k == EX_ATOM);
+    return;
+  }
+  sb_printf(o, "%s%s(", prefix, fn[e->k]);
+  ex_print_calls(o, e->a, prefix);
+  sb_puts(o, ", ");
+  ex_print_calls(o, e->b, prefix);
+  sb_putc(o, ')');
+}
+
+bool ex_atom_free(const ex *e) {
+  if (e->k == EX_CONST) return true;
+  if (e->k == EX_ATOM) return false;
+  return ex_atom_free(e->a) && ex_atom_free(e->b);
+}
+
 char *ex_str(exctx *x, const ex *e, bool wide) {
   char b_buf[1024];
   sbuf b;

@@ -64,6 +64,12 @@ ex *ex_div_exact(exctx *x, ex *a, ex *b);
  * whole computation is 64-bit. */
 void ex_print(sbuf *out, const ex *e, bool wide);
 char *ex_str(exctx *x, const ex *e, bool wide);
+/* Print as C whose arithmetic is checked at run time: every operation is a
+ * call PREFIXadd(a, b), PREFIXsub, PREFIXmul, PREFIXdiv or PREFIXmod on
+ * 64-bit operands. */
+void ex_print_calls(sbuf *out, const ex *e, const char *prefix);
+/* True when e has no atom: a constant, or constants whose folding overflowed. */
+bool ex_atom_free(const ex *e);
 /* True when some intermediate value may exceed INT32_MAX (or is unknown). */
 bool ex_needs_wide(const ex *e);
 /* Evaluate with atom values given by id (for tests); *ok false on division

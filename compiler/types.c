@@ -73,6 +73,23 @@ dnode *ty_resolve(tyctx *t, const char *name, size_t len, loc where, bool report
   return cur;
 }
 
+/* The number of elements of a node with these children: their product,
+ * which must fit in 64 bits when it is known at compile time. */
+static ex *size_product(tyctx *t, ptype *ty, dnode **kids, int n, loc where, bool *ok) {
+  ex *s = ex_const(t->ex, 1);
+  for (int i = 0; i < n; i++) {
+    int64_t a, b, r;
+    if (ex_is_const(s, &a) && ex_is_const(kids[i]->size, &b) && ex_fold(EX_MUL, a, b, &r) != EXF_OK) {
+      diag_error(t->dg, where, "type '%s' has too many elements: %lld x %lld does not fit in 64 bits", ty->name,
+                 (long long)a, (long long)b);
+      *ok = false;
+      return NULL;
+    }
+    s = ex_mul(t->ex, s, kids[i]->size);
+  }
+  return s;
+}
+
 static dnode *resolve_ref(tyctx *t, loc ref) {
   return ty_resolve(t, t->src->text + ref.b, ref.e - ref.b, ref, true);
 }
@@ -127,9 +144,7 @@ static dnode *build_dim(tyctx *t, ptype *ty, dimast *d, bool under_ref, bool *ok
       c->parent = n, c->pos = j;
       n->kids[j] = c;
     }
-    ex *s = ex_const(t->ex, 1);
-    for (int i = 0; i < n->nkids; i++) s = ex_mul(t->ex, s, n->kids[i]->size);
-    n->size = s;
+    n->size = size_product(t, ty, n->kids, n->nkids, d->loc, ok);
   }
   if (!n->size) {
     *ok = false;
@@ -233,11 +248,7 @@ ptype *ty_build(tyctx *t, const char *name, loc nameloc, tbody *b, int instance)
       c->parent = root, c->pos = j;
       root->kids[j] = c;
     }
-    if (ok) {
-      ex *s = ex_const(t->ex, 1);
-      for (int i = 0; i < root->nkids; i++) s = ex_mul(t->ex, s, root->kids[i]->size);
-      root->size = s;
-    }
+    if (ok) root->size = size_product(t, ty, root->kids, root->nkids, b->loc, &ok);
   }
   ty->building = false;
   if (!ok) return NULL;
