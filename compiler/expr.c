@@ -379,6 +379,12 @@ void ex_print_calls(sbuf *o, const ex *e, const char *prefix) {
   sb_putc(o, ')');
 }
 
+bool ex_has_failed_fold(const ex *e) {
+  if (e->k == EX_CONST || e->k == EX_ATOM) return false;
+  if (e->a->k == EX_CONST && e->b->k == EX_CONST) return true;
+  return ex_has_failed_fold(e->a) || ex_has_failed_fold(e->b);
+}
+
 bool ex_atom_free(const ex *e) {
   if (e->k == EX_CONST) return true;
   if (e->k == EX_ATOM) return false;

@@ -70,6 +70,9 @@ char *ex_str(exctx *x, const ex *e, bool wide);
 void ex_print_calls(sbuf *out, const ex *e, const char *prefix);
 /* True when e has no atom: a constant, or constants whose folding overflowed. */
 bool ex_atom_free(const ex *e);
+/* True when an operation of e has two constant operands: the constructors
+ * fold those unless the result overflows or divides by zero. */
+bool ex_has_failed_fold(const ex *e);
 /* True when some intermediate value may exceed INT32_MAX (or is unknown). */
 bool ex_needs_wide(const ex *e);
 /* Evaluate with atom values given by id (for tests); *ok false on division

@@ -89,6 +89,10 @@ ex *lower_size_expr(lw *w, items *expr, loc where, const char *what) {
   arena_restore(&w->scratch, m);
   if (!e) return NULL;
   int64_t v;
+  if (ex_has_failed_fold(e)) {
+    diag_error(w->dg, where, "integer overflow in this %s: a constant part does not fit in 64 bits", what);
+    return NULL;
+  }
   if (ex_is_const(e, &v)) {
     if (v <= 0) {
       diag_error(w->dg, where, "%s must be positive (it is %lld)", what, (long long)v);
@@ -223,7 +227,12 @@ ex *lower_dollar(lw *w, dollar *d) {
     }
     ty_index *idx;
     if (!build_index(w, n, d->idx, d->nidx, &idx)) return NULL;
-    return ty_offset_index(&w->ty, n, idx, d->nidx, d->loc);
+    ex *off = ty_offset_index(&w->ty, n, idx, d->nidx, d->loc);
+    if (off && ex_has_failed_fold(off)) {
+      diag_error(w->dg, d->loc, "integer overflow in this offset: a constant part does not fit in 64 bits");
+      return NULL;
+    }
+    return off;
   }
   }
   return NULL;
