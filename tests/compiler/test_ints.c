@@ -1,9 +1,12 @@
 /* test_ints.c - unit tests of checked integer folding: ex_fold and the IR
  * constructors never trap (INT64_MIN / -1, overflowing sums and products,
- * division by zero), and the C expression reader reports constants that do
- * not fit, divisions by zero and overflows instead of folding them. */
+ * division by zero), the C expression reader reports constants that do not
+ * fit, divisions by zero and overflows instead of folding them, path digits
+ * saturate, and run-time footprints print as checked calls. */
 #include "cexpr.h"
+#include "types.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -123,8 +126,34 @@ static void test_reader(void) {
   arena_free(&ar);
 }
 
+static void test_paths_and_printing(void) {
+  CHECK(ty_path_index("12", 2) == 12, "path index 12");
+  CHECK(ty_path_index("2147483647", 10) == INT_MAX, "path index INT_MAX");
+  CHECK(ty_path_index("4294967296", 10) == INT_MAX, "path index 2^32 saturates");
+  CHECK(ty_path_index("99999999999999999999999", 23) == INT_MAX, "a 23-digit path index saturates");
+  arena ar;
+  arena_init(&ar);
+  exctx x;
+  ex_init(&x, &ar);
+  ex *n = ex_atom(&x, "n", 1, EX_INF), *m = ex_atom(&x, "m", 1, EX_INF);
+  ex *fp = ex_mul(&x, ex_mul(&x, n, ex_const(&x, 2)), m);
+  sbuf b;
+  sb_init(&b);
+  ex_print_calls(&b, fp, "ck_");
+  CHECK(b.s && !strcmp(b.s, "ck_mul(ck_mul((long long)n, 2), (long long)m)"), "checked print: %s", b.s);
+  sb_free(&b);
+  ex *big = ex_mul(&x, n, ex_mul(&x, ex_const(&x, 1LL << 40), ex_const(&x, 1LL << 40)));
+  CHECK(ex_has_failed_fold(big), "n * (2^40 * 2^40) has a failed fold");
+  CHECK(!ex_has_failed_fold(fp), "n * 2 * m has none");
+  CHECK(!ex_atom_free(fp) && ex_atom_free(ex_add(&x, ex_const(&x, INT64_MAX), ex_const(&x, 1))),
+        "atom-free detects an overflowed constant sum");
+  ex_fini(&x);
+  arena_free(&ar);
+}
+
 int main(void) {
   test_fold();
+  test_paths_and_printing();
   test_constructors();
   test_reader();
   printf("%d checks, %d failures\n", checks, failures);
