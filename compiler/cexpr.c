@@ -1,8 +1,12 @@
 /* cexpr.c - a precedence-climbing reader for C expressions over lowered
- * tokens (see cexpr.h). */
+ * tokens (see cexpr.h). Constant arithmetic is folded with overflow checks:
+ * a constant that does not fit, a division by zero or an overflow is an
+ * error at the expression, never a trap in pac. */
 #include "cexpr.h"
 
 #include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +19,33 @@ typedef struct rd {
   size_t explen[32];
   int nexp;
   bool bad; /* not an expression we understand */
+  bool failed; /* an error was reported: the whole expression is refused */
+  const ltok *macro; /* the outermost macro being expanded, or NULL */
 } rd;
+
+/* Report an error in constant arithmetic (once per expression). */
+__attribute__((format(printf, 3, 4))) static void fail(rd *r, loc at, const char *fmt, ...) {
+  if (!r->failed && r->c->dg) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (r->macro)
+      diag_error(r->c->dg, r->macro->loc, "%s (in the expansion of macro '%.*s')", msg, (int)r->macro->len,
+                 r->macro->s);
+    else
+      diag_error(r->c->dg, at, "%s", msg);
+  }
+  r->failed = r->bad = true;
+}
+
+/* the location of tokens [from, to) */
+static loc span(const rd *r, int from, int to) {
+  if (to > r->n) to = r->n;
+  if (from >= to) return from < r->n ? r->t[from].loc : r->t[r->n - 1].loc;
+  return loc_span(r->t[from].loc, r->t[to - 1].loc);
+}
 
 static ex *r_cond(rd *r);
 
@@ -52,9 +82,16 @@ static ex *opaque(rd *r, int from, int to) {
   return ex_atom(r->c->ex, s, -EX_INF, EX_INF);
 }
 
-static bool parse_int(const char *s, size_t n, int64_t *v) {
-  char buf[64];
-  if (n == 0 || n >= sizeof buf) return false;
+/* An integer constant: 0 with *v set, 1 when it is not an integer constant
+ * (a floating one, say), 2 when it does not fit in int64_t. */
+static int parse_int(const char *s, size_t n, int64_t *v) {
+  char buf[128];
+  if (n == 0) return 1;
+  if (n >= sizeof buf) { /* only digits (and suffixes) make a constant this long */
+    for (size_t k = 0; k < n; k++)
+      if (!isalnum((unsigned char)s[k]) || ((s[k] == 'e' || s[k] == 'E') && s[0] != '0')) return 1;
+    return 2;
+  }
   memcpy(buf, s, n);
   buf[n] = 0;
   size_t e = n;
@@ -66,21 +103,22 @@ static bool parse_int(const char *s, size_t n, int64_t *v) {
   if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) base = 16, p += 2;
   else if (p[0] == '0' && (p[1] == 'b' || p[1] == 'B')) base = 2, p += 2;
   else if (p[0] == '0' && p[1]) base = 8, p += 1;
-  if (!*p) return base == 8 ? (*v = 0, true) : false;
+  if (!*p) return base == 8 ? (*v = 0, 0) : 1;
+  bool big = false;
   for (; *p; p++) {
     int d;
     if (*p >= '0' && *p <= '9') d = *p - '0';
     else if (*p >= 'a' && *p <= 'f') d = *p - 'a' + 10;
     else if (*p >= 'A' && *p <= 'F') d = *p - 'A' + 10;
     else if (*p == '\'') continue;
-    else return false;
-    if (d >= base) return false;
-    if (x > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) return false;
-    x = x * (uint64_t)base + (uint64_t)d;
+    else return 1;
+    if (d >= base) return 1;
+    if (x > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) big = true;
+    else x = x * (uint64_t)base + (uint64_t)d;
   }
-  if (x > (uint64_t)INT64_MAX) return false;
+  if (big || x > (uint64_t)INT64_MAX) return 2;
   *v = (int64_t)x;
-  return true;
+  return 0;
 }
 
 static int close_of(const rd *r, int i) {
@@ -103,11 +141,24 @@ static ex *expand_macro(rd *r, const ltok *id, int from) {
   ltok *toks;
   int nt = cx_tokenize(r->c, body, &toks);
   if (nt == 0) return NULL;
+  for (int k = 0; k < nt; k++) toks[k].loc = id->loc; /* errors inside point at the macro's name */
   rd sub = *r;
   sub.t = toks, sub.n = nt, sub.i = 0, sub.bad = false;
+  if (!sub.macro) sub.macro = id;
   sub.expanding[sub.nexp] = id->s, sub.explen[sub.nexp] = id->len, sub.nexp++;
   ex *e = r_cond(&sub);
-  if (sub.bad || sub.i != sub.n || !e) return NULL;
+  if (sub.failed) {
+    r->failed = r->bad = true;
+    return NULL;
+  }
+  if (sub.bad || sub.i != sub.n || !e) {
+    /* used where a number is needed, a body that is no expression is an error */
+    size_t bl = strlen(body);
+    while (bl > 0 && isspace((unsigned char)body[bl - 1])) bl--;
+    while (bl > 0 && isspace((unsigned char)*body)) body++, bl--;
+    fail(r, id->loc, "macro '%.*s' does not expand to an expression ('%.*s')", (int)id->len, id->s, (int)bl, body);
+    return NULL;
+  }
   int64_t v;
   if (ex_is_const(e, &v)) return e;
   (void)from;
@@ -128,7 +179,13 @@ static ex *r_primary(rd *r) {
   } else if (t->kind == T_NUMBER) {
     int64_t v;
     r->i++;
-    e = parse_int(t->s, t->len, &v) ? ex_const(r->c->ex, v) : opaque(r, start, r->i);
+    int k = parse_int(t->s, t->len, &v);
+    if (k == 2) {
+      fail(r, t->loc, "integer constant '%.*s' is too large (the largest is %lld)", (int)t->len, t->s,
+           (long long)INT64_MAX);
+      return NULL;
+    }
+    e = k == 0 ? ex_const(r->c->ex, v) : opaque(r, start, r->i);
   } else if (t->kind == T_IDENT) {
     r->i++;
     if (is_word(t, "sizeof") || is_word(t, "_Alignof") || is_word(t, "__alignof__")) {
@@ -159,10 +216,13 @@ static ex *r_primary(rd *r) {
   while (r->i < r->n && r->t[r->i].kind == T_PUNCT) {
     int p = r->t[r->i].punct;
     if (p == '[' || p == '(') r->i = close_of(r, r->i) + 1;
-    else if (p == '.' || p == P_ARROW) r->i += 2;
+    else if ((p == '.' || p == P_ARROW) && r->i + 1 < r->n && r->t[r->i + 1].kind == T_IDENT) r->i += 2;
     else if (p == P_INC || p == P_DEC) r->i++;
-    else break;
-    e = opaque(r, start, r->i > r->n ? r->n : r->i);
+    else if (p == '.' || p == P_ARROW) { /* a member access with no member */
+      r->bad = true;
+      return e;
+    } else break;
+    e = opaque(r, start, r->i);
   }
   return e;
 }
@@ -183,8 +243,20 @@ static ex *fold_cmp(rd *r, int op, ex *a, ex *b, int start) {
     case '^': v = x ^ y; break;
     case P_ANDAND: v = x && y; break;
     case P_OROR: v = x || y; break;
-    case P_SHL: v = (y >= 0 && y < 63) ? x << y : 0; break;
-    case P_SHR: v = (y >= 0 && y < 63) ? x >> y : 0; break;
+    case P_SHL:
+    case P_SHR:
+      if (y < 0 || y > 63) {
+        fail(r, span(r, start, r->i), "shift count %lld is out of range (0 to 63)", (long long)y);
+        return NULL;
+      }
+      if (op == P_SHR) v = x >> y;
+      else if (x < 0 || (y > 0 && x > (INT64_MAX >> y))) {
+        fail(r, span(r, start, r->i), "integer overflow in a constant expression: %lld << %lld does not fit in "
+             "64 bits", (long long)x, (long long)y);
+        return NULL;
+      }
+      else v = (int64_t)((uint64_t)x << y);
+      break;
     }
     return ex_const(r->c->ex, v);
   }
@@ -201,8 +273,12 @@ static ex *r_unary(rd *r) {
       if (!a) return NULL;
       int64_t v;
       if (p == '+') return a;
-      if (ex_is_const(a, &v) && v != INT64_MIN)
-        return ex_const(r->c->ex, p == '-' ? -v : p == '!' ? !v : ~v);
+      if (ex_is_const(a, &v) && v == INT64_MIN && p == '-') {
+        fail(r, span(r, start, r->i), "integer overflow in a constant expression: -(%lld) does not fit in 64 bits",
+             (long long)v);
+        return NULL;
+      }
+      if (ex_is_const(a, &v)) return ex_const(r->c->ex, p == '-' ? -v : p == '!' ? !v : ~v);
       if (p == '-') return ex_sub(r->c->ex, ex_const(r->c->ex, 0), a);
       return opaque(r, start, r->i);
     }
@@ -263,19 +339,35 @@ static ex *r_binary(rd *r, int minp, int start) {
     ex *b = r_binary(r, p + 1, r->i);
     if (!b) return NULL;
     exctx *x = r->c->ex;
-    int64_t bv;
+    int64_t av, bv, v;
+    static const ex_kind kind[128] = {['+'] = EX_ADD, ['-'] = EX_SUB, ['*'] = EX_MUL, ['/'] = EX_DIV, ['%'] = EX_MOD};
+    bool arith = op == '+' || op == '-' || op == '*' || op == '/' || op == '%';
+    if (arith && ex_is_const(b, &bv) && bv == 0 && (op == '/' || op == '%')) {
+      fail(r, span(r, start, r->i), "division by zero in '%s'", cx_text(r->c, r->t + start, r->i - start));
+      return NULL;
+    }
+    if (arith && ex_is_const(a, &av) && ex_is_const(b, &bv)) {
+      if (ex_fold(kind[op], av, bv, &v) != EXF_OK) {
+        fail(r, span(r, start, r->i), "integer overflow in a constant expression: %lld %c %lld does not fit in 64 "
+             "bits", (long long)av, op, (long long)bv);
+        return NULL;
+      }
+      a = ex_const(x, v);
+      continue;
+    }
     switch (op) {
     case '+': a = ex_add(x, a, b); break;
     case '-': a = ex_sub(x, a, b); break;
     case '*': a = ex_mul(x, a, b); break;
     case '/':
     case '%':
-      if (ex_is_const(b, &bv) && bv == 0) a = opaque(r, start, r->i);
-      else if (ex_is_const(a, NULL) && ex_is_const(b, NULL)) a = op == '/' ? ex_div(x, a, b) : ex_mod(x, a, b);
-      else if (a->lo >= 0 && b->lo > 0) a = op == '/' ? ex_div(x, a, b) : ex_mod(x, a, b);
+      if (a->lo >= 0 && b->lo > 0) a = op == '/' ? ex_div(x, a, b) : ex_mod(x, a, b);
       else a = opaque(r, start, r->i); /* C truncation with unknown signs: keep as written */
       break;
-    default: a = fold_cmp(r, op, a, b, start); break;
+    default:
+      a = fold_cmp(r, op, a, b, start);
+      if (!a) return NULL;
+      break;
     }
   }
   return a;
@@ -309,6 +401,7 @@ ex *cx_parse(cxenv *c, const ltok *t, int n) {
   rd r = {.c = c, .t = t, .n = n};
   if (n == 0) return NULL;
   ex *e = r_cond(&r);
+  if (r.failed) return NULL;
   if (r.bad || r.i != n || !e) return ex_atom(c->ex, cx_text(c, t, n), -EX_INF, EX_INF);
   return e;
 }

@@ -28,8 +28,14 @@ typedef struct cxenv {
    * function-like macros (which are never expanded here) */
   const char *(*macro)(void *env, const char *name, size_t len, bool *funclike);
   void *env;
+  /* where errors in constant arithmetic are reported (an integer constant
+   * too large, a division by zero, an overflow, a macro that is no
+   * expression); NULL: not reported, the expression is only refused */
+  diag *dg;
 } cxenv;
 
+/* The expression, or NULL when it is empty or has an error in its constant
+ * arithmetic (reported through c->dg). */
 ex *cx_parse(cxenv *c, const ltok *t, int n);
 /* Index of the first token with a side effect (++, --, assignment, call),
  * or -1. */

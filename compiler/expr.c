@@ -36,6 +36,29 @@ static int64_t lo_add(int64_t a, int64_t b) {
   return r;
 }
 
+ex_fold_status ex_fold(ex_kind op, int64_t a, int64_t b, int64_t *r) {
+  int64_t v;
+  switch (op) {
+  case EX_ADD: if (__builtin_add_overflow(a, b, &v)) return EXF_OVERFLOW; break;
+  case EX_SUB: if (__builtin_sub_overflow(a, b, &v)) return EXF_OVERFLOW; break;
+  case EX_MUL: if (__builtin_mul_overflow(a, b, &v)) return EXF_OVERFLOW; break;
+  case EX_DIV:
+  case EX_MOD:
+    if (b == 0) return EXF_DIV_ZERO;
+    if (a == INT64_MIN && b == -1) return EXF_OVERFLOW; /* traps on x86, for '%' too */
+    v = op == EX_DIV ? a / b : a % b;
+    break;
+  default: return EXF_OVERFLOW;
+  }
+  *r = v;
+  return EXF_OK;
+}
+
+/* both constant and their result fits: *r */
+static bool fold2(ex_kind op, const ex *a, const ex *b, int64_t *r) {
+  return a->k == EX_CONST && b->k == EX_CONST && ex_fold(op, a->c, b->c, r) == EXF_OK;
+}
+
 static ex *mk(exctx *x, ex_kind k, ex *a, ex *b, int64_t lo, int64_t hi) {
   ex *e = arena_alloc(x->ar, sizeof *e);
   e->k = k, e->a = a, e->b = b, e->lo = lo, e->hi = hi;
@@ -121,10 +144,8 @@ static bool nonneg(const ex *e) { return e->lo >= 0; }
 ex *ex_add(exctx *x, ex *a, ex *b) {
   int64_t ca, cb;
   bool ka = ex_is_const(a, &ca), kb = ex_is_const(b, &cb);
-  if (ka && kb) {
-    int64_t r;
-    if (!__builtin_add_overflow(ca, cb, &r)) return ex_const(x, r);
-  }
+  int64_t r;
+  if (fold2(EX_ADD, a, b, &r)) return ex_const(x, r);
   if (ka && ca == 0) return b;
   if (kb && cb == 0) return a;
   if (ka && !kb) return ex_add(x, b, a); /* constants on the right */
@@ -140,26 +161,22 @@ ex *ex_add(exctx *x, ex *a, ex *b) {
 }
 
 ex *ex_sub(exctx *x, ex *a, ex *b) {
-  int64_t ca, cb;
-  bool ka = ex_is_const(a, &ca), kb = ex_is_const(b, &cb);
-  if (ka && kb) {
-    int64_t r;
-    if (!__builtin_sub_overflow(ca, cb, &r)) return ex_const(x, r);
-  }
+  int64_t cb, r;
+  bool kb = ex_is_const(b, &cb);
+  if (fold2(EX_SUB, a, b, &r)) return ex_const(x, r);
   if (kb && cb == 0) return a;
   if (ex_equal(a, b)) return ex_const(x, 0);
-  int64_t lo = (b->hi == EX_INF || a->lo <= -EX_INF / 2) ? -EX_INF : a->lo - b->hi;
-  int64_t hi = (a->hi == EX_INF || b->lo <= -EX_INF / 2) ? EX_INF : a->hi - b->lo;
+  int64_t lo, hi;
+  if (b->hi == EX_INF || a->lo <= -EX_INF || __builtin_sub_overflow(a->lo, b->hi, &lo)) lo = -EX_INF;
+  if (a->hi == EX_INF || b->lo <= -EX_INF || __builtin_sub_overflow(a->hi, b->lo, &hi)) hi = EX_INF;
   return mk(x, EX_SUB, a, b, lo, hi);
 }
 
 ex *ex_mul(exctx *x, ex *a, ex *b) {
   int64_t ca, cb;
   bool ka = ex_is_const(a, &ca), kb = ex_is_const(b, &cb);
-  if (ka && kb) {
-    int64_t r;
-    if (!__builtin_mul_overflow(ca, cb, &r)) return ex_const(x, r);
-  }
+  int64_t r;
+  if (fold2(EX_MUL, a, b, &r)) return ex_const(x, r);
   if ((ka && ca == 0) || (kb && cb == 0)) return ex_const(x, 0);
   if (ka && ca == 1) return b;
   if (kb && cb == 1) return a;
@@ -220,7 +237,8 @@ static ex *split_divisible(exctx *x, ex *a, int64_t d, ex **rest) {
 }
 
 ex *ex_div(exctx *x, ex *a, ex *b) {
-  int64_t ca, d;
+  int64_t ca, d, r;
+  if (fold2(EX_DIV, a, b, &r)) return ex_const(x, r);
   if (ex_is_const(b, &d) && d > 0 && nonneg(a)) {
     if (d == 1) return a;
     if (ex_is_const(a, &ca)) return ex_const(x, ca / d);
@@ -231,7 +249,8 @@ ex *ex_div(exctx *x, ex *a, ex *b) {
     if (a->k == EX_MUL && a->b->k == EX_CONST && a->b->c > 0 && d % a->b->c == 0)
       return ex_div(x, a->a, ex_const(x, d / a->b->c));
     /* (p/e)/d -> p/(e*d) */
-    if (a->k == EX_DIV && a->b->k == EX_CONST) return ex_div(x, a->a, ex_const(x, a->b->c * d));
+    if (a->k == EX_DIV && a->b->k == EX_CONST && a->b->c > 0 && !__builtin_mul_overflow(a->b->c, d, &r))
+      return ex_div(x, a->a, ex_const(x, r));
     /* (p % m)/d with d | m -> (p/d) % (m/d) */
     if (a->k == EX_MOD && a->b->k == EX_CONST && a->b->c % d == 0)
       return ex_mod(x, ex_div(x, a->a, b), ex_const(x, a->b->c / d));
@@ -252,14 +271,15 @@ ex *ex_div(exctx *x, ex *a, ex *b) {
 }
 
 ex *ex_mod(exctx *x, ex *a, ex *b) {
-  int64_t ca, m;
+  int64_t ca, m, r;
+  if (fold2(EX_MOD, a, b, &r)) return ex_const(x, r);
   if (ex_is_const(b, &m) && m > 0 && nonneg(a)) {
     if (m == 1) return ex_const(x, 0);
     if (ex_is_const(a, &ca)) return ex_const(x, ca % m);
     if (a->hi < m) return a;
     if (div_by_const(x, a, m)) return ex_const(x, 0);
     /* (p % n) % m: m | n -> p % m;  n | m -> p % n */
-    if (a->k == EX_MOD && a->b->k == EX_CONST) {
+    if (a->k == EX_MOD && a->b->k == EX_CONST && a->b->c > 0) {
       if (a->b->c % m == 0) return ex_mod(x, a->a, b);
       if (m % a->b->c == 0) return a;
     }
@@ -281,7 +301,11 @@ ex *ex_div_exact(exctx *x, ex *a, ex *b) {
   if (ex_is_const(b, &cb)) {
     if (cb == 0) return NULL;
     if (cb == 1) return a;
-    if (ex_is_const(a, &ca)) return ca % cb == 0 ? ex_const(x, ca / cb) : NULL;
+    int64_t rem, q;
+    if (ex_is_const(a, &ca))
+      return ex_fold(EX_MOD, ca, cb, &rem) == EXF_OK && rem == 0 && ex_fold(EX_DIV, ca, cb, &q) == EXF_OK
+                 ? ex_const(x, q)
+                 : NULL;
     return cb > 0 ? div_by_const(x, a, cb) : NULL;
   }
   if (ex_equal(a, b)) return ex_const(x, 1);
@@ -341,6 +365,32 @@ static void print_rec(sbuf *o, const ex *e, bool wide) {
 
 void ex_print(sbuf *out, const ex *e, bool wide) { print_rec(out, e, wide); }
 
+void ex_print_calls(sbuf *o, const ex *e, const char *prefix) {
+  static const char *fn[] = {[EX_ADD] = "add", [EX_SUB] = "sub", [EX_MUL] = "mul", [EX_DIV] = "div",
+                             [EX_MOD] = "mod"};
+  if (e->k == EX_CONST || e->k == EX_ATOM) {
+    print_rec(o, e, e->k == EX_ATOM);
+    return;
+  }
+  sb_printf(o, "%s%s(", prefix, fn[e->k]);
+  ex_print_calls(o, e->a, prefix);
+  sb_puts(o, ", ");
+  ex_print_calls(o, e->b, prefix);
+  sb_putc(o, ')');
+}
+
+bool ex_has_failed_fold(const ex *e) {
+  if (e->k == EX_CONST || e->k == EX_ATOM) return false;
+  if (e->a->k == EX_CONST && e->b->k == EX_CONST) return true;
+  return ex_has_failed_fold(e->a) || ex_has_failed_fold(e->b);
+}
+
+bool ex_atom_free(const ex *e) {
+  if (e->k == EX_CONST) return true;
+  if (e->k == EX_ATOM) return false;
+  return ex_atom_free(e->a) && ex_atom_free(e->b);
+}
+
 char *ex_str(exctx *x, const ex *e, bool wide) {
   char b_buf[1024];
   sbuf b;
@@ -364,17 +414,7 @@ int64_t ex_eval(const ex *e, const int64_t *av, bool *ok) {
   case EX_ATOM: return av[e->id];
   default: break;
   }
-  int64_t a = ex_eval(e->a, av, ok), b = ex_eval(e->b, av, ok);
-  switch (e->k) {
-  case EX_ADD: return a + b;
-  case EX_SUB: return a - b;
-  case EX_MUL: return a * b;
-  case EX_DIV:
-    if (!b) return *ok = false, 0;
-    return a / b;
-  case EX_MOD:
-    if (!b) return *ok = false, 0;
-    return a % b;
-  default: return 0;
-  }
+  int64_t a = ex_eval(e->a, av, ok), b = ex_eval(e->b, av, ok), r;
+  if (ex_fold(e->k, a, b, &r) != EXF_OK) return *ok = false, 0;
+  return r;
 }

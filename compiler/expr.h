@@ -48,6 +48,13 @@ ex *ex_mod(exctx *x, ex *a, ex *b);
 /* Narrow the known range of e (returns a copy when it changes). */
 ex *ex_with_range(exctx *x, ex *e, int64_t lo, int64_t hi);
 
+/* Checked constant folding: *r = a OP b for OP one of EX_ADD .. EX_MOD, with
+ * C's truncating division. Never traps: a result outside int64_t (INT64_MIN /
+ * -1 and INT64_MIN % -1 included) is EXF_OVERFLOW, a zero divisor
+ * EXF_DIV_ZERO; *r is set only on EXF_OK. */
+typedef enum { EXF_OK, EXF_OVERFLOW, EXF_DIV_ZERO } ex_fold_status;
+ex_fold_status ex_fold(ex_kind op, int64_t a, int64_t b, int64_t *r);
+
 bool ex_is_const(const ex *e, int64_t *v);
 bool ex_equal(const ex *a, const ex *b);
 /* q = a / b when b divides a exactly and that can be proved; NULL otherwise. */
@@ -57,9 +64,19 @@ ex *ex_div_exact(exctx *x, ex *a, ex *b);
  * whole computation is 64-bit. */
 void ex_print(sbuf *out, const ex *e, bool wide);
 char *ex_str(exctx *x, const ex *e, bool wide);
+/* Print as C whose arithmetic is checked at run time: every operation is a
+ * call PREFIXadd(a, b), PREFIXsub, PREFIXmul, PREFIXdiv or PREFIXmod on
+ * 64-bit operands. */
+void ex_print_calls(sbuf *out, const ex *e, const char *prefix);
+/* True when e has no atom: a constant, or constants whose folding overflowed. */
+bool ex_atom_free(const ex *e);
+/* True when an operation of e has two constant operands: the constructors
+ * fold those unless the result overflows or divides by zero. */
+bool ex_has_failed_fold(const ex *e);
 /* True when some intermediate value may exceed INT32_MAX (or is unknown). */
 bool ex_needs_wide(const ex *e);
-/* Evaluate with atom values given by id (for tests); *ok false on division by 0. */
+/* Evaluate with atom values given by id (for tests); *ok false on division
+ * by 0 or on a value outside int64_t. */
 int64_t ex_eval(const ex *e, const int64_t *atom_vals, bool *ok);
 
 #endif

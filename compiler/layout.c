@@ -265,7 +265,7 @@ ex *ty_footprint(tyctx *t, dnode *n) {
     for (int64_t i = 0; i < sz; i++) {
       ex *o = ty_offset_linear(t, n, ex_const(x, i));
       int64_t v;
-      if (!ex_is_const(o, &v)) goto bound;
+      if (!ex_is_const(o, &v) || v == INT64_MAX) goto bound; /* best + 1 must fit */
       if (v > best) best = v;
     }
     return ex_const(x, best + 1);

@@ -386,6 +386,7 @@ int lower_file(lw *w, items *file) {
   w->cd = (cdctx){.text = w->src->text, .ar = w->ar, .is_typedef = cd_is_typedef,
                   .is_type_macro = cd_is_type_macro, .env = w};
   cd_init(&w->cd);
+  w->cx.dg = w->dg; /* errors in constant arithmetic of sizes and indices */
   w->host = (region){.kind = RG_HOST, .id = 0};
   w->rg = &w->host;
   strmap_init(&w->subprogs);

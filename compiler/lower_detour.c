@@ -349,8 +349,9 @@ void lower_tid(lw *w, dollar *d, ex **out) {
                  (int)(d->name.e - d->name.b), w->src->text + d->name.b);
       return;
     }
-    int k = 0;
-    for (s++; s < e && *s >= '0' && *s <= '9'; s++) k = k * 10 + (*s - '0');
+    const char *ds = ++s;
+    while (s < e && *s >= '0' && *s <= '9') s++;
+    int k = ty_path_index(ds, (size_t)(s - ds));
     if (k >= p->nkids) {
       diag_error(w->dg, d->name, "'%.*s' goes past the dimension tree of thread array '%s'",
                  (int)(d->name.e - d->name.b), w->src->text + d->name.b, r->thread->name);

@@ -89,6 +89,10 @@ ex *lower_size_expr(lw *w, items *expr, loc where, const char *what) {
   arena_restore(&w->scratch, m);
   if (!e) return NULL;
   int64_t v;
+  if (ex_has_failed_fold(e)) {
+    diag_error(w->dg, where, "integer overflow in this %s: a constant part does not fit in 64 bits", what);
+    return NULL;
+  }
   if (ex_is_const(e, &v)) {
     if (v <= 0) {
       diag_error(w->dg, where, "%s must be positive (it is %lld)", what, (long long)v);
@@ -137,6 +141,10 @@ static bool build_index(lw *w, dnode *n, index_t *idx, int nidx, ty_index **out)
     }
     ex *e = cx_parse(&w->cx, t, nt);
     arena_restore(&w->scratch, m);
+    if (!e) {
+      if (nt == 0) diag_error(w->dg, x->loc, "empty index");
+      return false; /* an error in its constant arithmetic was reported */
+    }
     int64_t cv, sz;
     bool ksz = ex_is_const(c->size, &sz);
     if (ex_is_const(e, &cv)) {
@@ -160,11 +168,10 @@ static bool parse_digits(const char *s, size_t n, int *digits, int *nd) {
   while (i < n) {
     if (s[i] != '_' || i + 1 >= n) return false;
     i++;
-    int v = 0;
     size_t st = i;
-    while (i < n && s[i] >= '0' && s[i] <= '9') v = v * 10 + (s[i++] - '0');
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++;
     if (i == st || *nd == 16) return false;
-    digits[(*nd)++] = v;
+    digits[(*nd)++] = ty_path_index(s + st, i - st);
   }
   return true;
 }
@@ -220,7 +227,12 @@ ex *lower_dollar(lw *w, dollar *d) {
     }
     ty_index *idx;
     if (!build_index(w, n, d->idx, d->nidx, &idx)) return NULL;
-    return ty_offset_index(&w->ty, n, idx, d->nidx, d->loc);
+    ex *off = ty_offset_index(&w->ty, n, idx, d->nidx, d->loc);
+    if (off && ex_has_failed_fold(off)) {
+      diag_error(w->dg, d->loc, "integer overflow in this offset: a constant part does not fit in 64 bits");
+      return NULL;
+    }
+    return off;
   }
   }
   return NULL;

@@ -51,6 +51,62 @@ static char *bytes_text(lw *w, dnode *n) {
   return arena_printf(w->ar, "(parray_size_t)(%s) * sizeof(%s)", ex_str(&w->ex, fp, ex_needs_wide(fp)), n->type->elem);
 }
 
+/* sizeof of a common scalar element type on the 64-bit targets (0: not known
+ * to pac, then only the run-time check applies) */
+static int64_t known_elem_size(const char *elem) {
+  static const struct {
+    const char *name;
+    int64_t size;
+  } k[] = {{"char", 1}, {"signed char", 1}, {"unsigned char", 1}, {"int8_t", 1}, {"uint8_t", 1}, {"bool", 1},
+           {"short", 2}, {"unsigned short", 2}, {"int16_t", 2}, {"uint16_t", 2}, {"half", 2}, {"__half", 2},
+           {"int", 4}, {"unsigned", 4}, {"unsigned int", 4}, {"int32_t", 4}, {"uint32_t", 4}, {"float", 4},
+           {"long", 8}, {"unsigned long", 8}, {"long long", 8}, {"unsigned long long", 8}, {"int64_t", 8},
+           {"uint64_t", 8}, {"size_t", 8}, {"ptrdiff_t", 8}, {"double", 8}};
+  char norm[64];
+  size_t n = 0;
+  for (const char *p = elem; *p && n + 1 < sizeof norm; p++) {
+    bool sp = *p == ' ' || *p == '\t' || *p == '\n';
+    if (sp && (n == 0 || norm[n - 1] == ' ')) continue;
+    norm[n++] = sp ? ' ' : *p;
+  }
+  while (n > 0 && norm[n - 1] == ' ') n--;
+  norm[n] = 0;
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+    if (!strcmp(norm, k[i].name)) return k[i].size;
+  return 0;
+}
+
+/* The byte count given to a #create. A constant footprint of a known element
+ * type is checked here; otherwise the generated code computes the footprint
+ * with checked arithmetic and parray_bytes_at stops the program, naming the
+ * .pc line, when it does not fit. NULL after reporting an error. */
+static char *create_bytes_text(lw *w, dnode *n, loc at, const char *loca) {
+  ex *fp = ty_footprint(&w->ty, n);
+  const char *elem = n->type->elem;
+  int64_t v, es = known_elem_size(elem);
+  if (ex_is_const(fp, &v) && es) {
+    if (v > INT64_MAX / es) {
+      diag_error(w->dg, at, "'%s' cannot be allocated: %lld elements of %lld bytes are more than the largest "
+                 "object (%lld bytes)", n->path, (long long)v, (long long)es, (long long)INT64_MAX);
+      return NULL;
+    }
+    return bytes_text(w, n);
+  }
+  if (!ex_is_const(fp, NULL) && ex_atom_free(fp)) {
+    diag_error(w->dg, at, "'%s' cannot be allocated: its footprint does not fit in 64 bits", n->path);
+    return NULL;
+  }
+  char b_buf[512];
+  sbuf b;
+  sb_init_in(&b, b_buf, sizeof b_buf);
+  sb_puts(&b, "parray_bytes_at(");
+  ex_print_calls(&b, fp, "parray_ck_");
+  sb_printf(&b, ", sizeof(%s), %s)", elem, loca);
+  char *s = arena_strdup(w->ar, b.s);
+  sb_free(&b);
+  return s;
+}
+
 static bool in_cuda_region(lw *w) {
   for (region *r = w->rg; r; r = r->outer)
     if (r->kind == RG_CUDA) return true;
@@ -82,17 +138,19 @@ static void create_distributed(lw *w, item *it, dnode *n, items *arg) {
   w->uses_mpi = true;
   const char *loca = lw_loc_args(w, d->loc, dir_text(w, it));
   const char *nprocs = ex_c(w, n->type->mpi_ref->size);
+  const char *bytes = create_bytes_text(w, n, d->name, loca);
+  if (!bytes) return;
   char *code;
   if (fresh)
     code = arena_printf(w->ar, "int parray__h_%s = parray_mpi_create(%s, %s); if (parray__h_%s < 0) "
                         "parray_fatal_at(%s, \"%%s\", parray_last_error()); %s *%s = (%s *)parray_mpi_local(parray__h_%s);",
-                        name, bytes_text(w, n), nprocs, name, loca, elem, name, elem, name);
+                        name, bytes, nprocs, name, loca, elem, name, elem, name);
   else {
     if (!s->created || !s->created->type->mpi_ref)
       pr_hoist(&w->pr, arena_printf(w->ar, "static int parray__h_%s = -1;\n", name));
     code = arena_printf(w->ar, "parray__h_%s = parray_mpi_create(%s, %s); if (parray__h_%s < 0) "
                         "parray_fatal_at(%s, \"%%s\", parray_last_error()); %s = (%s *)parray_mpi_local(parray__h_%s);",
-                        name, bytes_text(w, n), nprocs, name, loca, name, elem, name);
+                        name, bytes, nprocs, name, loca, name, elem, name);
   }
   if (fresh) {
     lw_declare_var(w, name, strlen(name), elem, "*@", true);
@@ -158,18 +216,17 @@ void lower_create(lw *w, item *it) {
     lw_replace_dir(w, it, code);
     return;
   }
-  const char *call;
+  const char *call, *loca = lw_loc_args(w, d->loc, what), *bytes = create_bytes_text(w, n, d->name, loca);
+  if (!bytes) return;
   if (mem == MK_DMEM || (mem == MK_PINNED && w->target == TARGET_CUDA)) {
     if (w->target != TARGET_CUDA) {
       diag_error(w->dg, d->name, "'%s' is dmem (GPU) memory, which needs the CUDA target", n->path);
       return;
     }
     w->uses_cuda = true;
-    call = arena_printf(w->ar, "(%s *)parray_cuda_create(%s, %s, %s)", elem, lw_memkind_enum(mem), bytes_text(w, n),
-                        lw_loc_args(w, d->loc, what));
+    call = arena_printf(w->ar, "(%s *)parray_cuda_create(%s, %s, %s)", elem, lw_memkind_enum(mem), bytes, loca);
   } else {
-    call = arena_printf(w->ar, "(%s *)parray_create_host(%s, %s, %s)", elem, lw_memkind_enum(mem), bytes_text(w, n),
-                        lw_loc_args(w, d->loc, what));
+    call = arena_printf(w->ar, "(%s *)parray_create_host(%s, %s, %s)", elem, lw_memkind_enum(mem), bytes, loca);
   }
   sym *s = existing;
   if (fresh) {

@@ -338,10 +338,10 @@ int main(int argc, char **argv) {
       n = t->root;
       const char *p = opt.layout + bl;
       while (n && *p == '_') {
-        int k = atoi(p + 1);
-        n = k < n->nkids ? n->kids[k] : NULL;
-        p++;
+        const char *ds = ++p;
         while (*p >= '0' && *p <= '9') p++;
+        int k = ty_path_index(ds, (size_t)(p - ds)); /* INT_MAX when too large: past the tree */
+        n = k < n->nkids ? n->kids[k] : NULL;
       }
     }
     if (!n) {

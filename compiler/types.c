@@ -3,6 +3,7 @@
  * sibling weights and the strides of natural leaves (LANGUAGE.md 2 and 3). */
 #include "types.h"
 
+#include <limits.h>
 #include <string.h>
 
 static dnode *new_node(tyctx *t, dn_kind k, ptype *ty, loc l) {
@@ -18,6 +19,16 @@ static const char *text(tyctx *t, loc l) {
   return arena_strndup(t->ar, t->src->text + l.b, l.e - l.b);
 }
 
+int ty_path_index(const char *s, size_t n) {
+  int v = 0;
+  for (size_t k = 0; k < n; k++) {
+    int d = s[k] - '0';
+    if (v > (INT_MAX - d) / 10) return INT_MAX;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
 dnode *ty_resolve(tyctx *t, const char *name, size_t len, loc where, bool report) {
   /* Split trailing _digits groups off until the rest names a type. */
   int digits[32], nd = 0;
@@ -29,9 +40,7 @@ dnode *ty_resolve(tyctx *t, const char *name, size_t len, loc where, bool report
     size_t i = n;
     while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') i--;
     if (i == n || i < 2 || name[i - 1] != '_' || nd == 32) break;
-    long v = 0;
-    for (size_t k = i; k < n; k++) v = v * 10 + (name[k] - '0');
-    digits[nd++] = (int)(v > 1000000 ? 1000000 : v);
+    digits[nd++] = ty_path_index(name + i, n - i);
     n = i - 1;
   }
   if (!base) {
@@ -62,6 +71,23 @@ dnode *ty_resolve(tyctx *t, const char *name, size_t len, loc where, bool report
     cur = cur->kids[digits[k]];
   }
   return cur;
+}
+
+/* The number of elements of a node with these children: their product,
+ * which must fit in 64 bits when it is known at compile time. */
+static ex *size_product(tyctx *t, ptype *ty, dnode **kids, int n, loc where, bool *ok) {
+  ex *s = ex_const(t->ex, 1);
+  for (int i = 0; i < n; i++) {
+    int64_t a, b, r;
+    if (ex_is_const(s, &a) && ex_is_const(kids[i]->size, &b) && ex_fold(EX_MUL, a, b, &r) != EXF_OK) {
+      diag_error(t->dg, where, "type '%s' has too many elements: %lld x %lld does not fit in 64 bits", ty->name,
+                 (long long)a, (long long)b);
+      *ok = false;
+      return NULL;
+    }
+    s = ex_mul(t->ex, s, kids[i]->size);
+  }
+  return s;
 }
 
 static dnode *resolve_ref(tyctx *t, loc ref) {
@@ -118,9 +144,7 @@ static dnode *build_dim(tyctx *t, ptype *ty, dimast *d, bool under_ref, bool *ok
       c->parent = n, c->pos = j;
       n->kids[j] = c;
     }
-    ex *s = ex_const(t->ex, 1);
-    for (int i = 0; i < n->nkids; i++) s = ex_mul(t->ex, s, n->kids[i]->size);
-    n->size = s;
+    n->size = size_product(t, ty, n->kids, n->nkids, d->loc, ok);
   }
   if (!n->size) {
     *ok = false;
@@ -224,11 +248,7 @@ ptype *ty_build(tyctx *t, const char *name, loc nameloc, tbody *b, int instance)
       c->parent = root, c->pos = j;
       root->kids[j] = c;
     }
-    if (ok) {
-      ex *s = ex_const(t->ex, 1);
-      for (int i = 0; i < root->nkids; i++) s = ex_mul(t->ex, s, root->kids[i]->size);
-      root->size = s;
-    }
+    if (ok) root->size = size_product(t, ty, root->kids, root->nkids, b->loc, &ok);
   }
   ty->building = false;
   if (!ok) return NULL;

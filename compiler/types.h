@@ -83,6 +83,9 @@ ptype *ty_build(tyctx *t, const char *name, loc nameloc, tbody *b, int instance)
  * type, then walks the digits. Reports unknown names and paths that go past
  * the tree (when report). */
 dnode *ty_resolve(tyctx *t, const char *name, size_t len, loc where, bool report);
+/* One index of a path ("12" of A_12_0) from its n decimal digits, without
+ * overflow: INT_MAX when larger, which is past every dimension tree. */
+int ty_path_index(const char *s, size_t n);
 
 /* Flat layout of a node (NULL when not representable). */
 layout *ty_layout(tyctx *t, dnode *n);

@@ -136,3 +136,37 @@ void *parray_create_host(parray_memkind kind, size_t bytes, const char *file, in
 }
 
 void parray_destroy_host(parray_memkind kind, void *p, size_t bytes) { parray_host_free(kind, p, bytes); }
+
+int64_t parray_ck_add(int64_t a, int64_t b) {
+  int64_t r;
+  return a == PARRAY_CK_BAD || b == PARRAY_CK_BAD || __builtin_add_overflow(a, b, &r) ? PARRAY_CK_BAD : r;
+}
+
+int64_t parray_ck_sub(int64_t a, int64_t b) {
+  int64_t r;
+  return a == PARRAY_CK_BAD || b == PARRAY_CK_BAD || __builtin_sub_overflow(a, b, &r) ? PARRAY_CK_BAD : r;
+}
+
+int64_t parray_ck_mul(int64_t a, int64_t b) {
+  int64_t r;
+  return a == PARRAY_CK_BAD || b == PARRAY_CK_BAD || __builtin_mul_overflow(a, b, &r) ? PARRAY_CK_BAD : r;
+}
+
+int64_t parray_ck_div(int64_t a, int64_t b) {
+  return a == PARRAY_CK_BAD || b == PARRAY_CK_BAD || b == 0 || (a == INT64_MIN && b == -1) ? PARRAY_CK_BAD : a / b;
+}
+
+int64_t parray_ck_mod(int64_t a, int64_t b) {
+  if (a == PARRAY_CK_BAD || b == PARRAY_CK_BAD || b == 0) return PARRAY_CK_BAD;
+  return b == -1 ? 0 : a % b; /* INT64_MIN % -1 traps */
+}
+
+size_t parray_bytes_at(int64_t elems, size_t elem_size, const char *file, int line, const char *what) {
+  if (elems == PARRAY_CK_BAD)
+    parray_fatal_at(file, line, what, "the number of elements does not fit in 64 bits (the sizes are too large)");
+  if (elems < 0) parray_fatal_at(file, line, what, "the number of elements is negative (%lld)", (long long)elems);
+  if (elem_size && (uint64_t)elems > (uint64_t)PTRDIFF_MAX / elem_size)
+    parray_fatal_at(file, line, what, "%lld elements of %zu bytes are more than the largest object (%lld bytes)",
+                    (long long)elems, elem_size, (long long)PTRDIFF_MAX);
+  return (size_t)elems * elem_size;
+}

@@ -3,6 +3,7 @@
 #   check.sh golden BIN_DIR CASE.pc [pac options]  generated code equals CASE.expected
 #   check.sh diag   BIN_DIR CASE.pc                 pac fails, stderr equals CASE.expected, no output left
 #   check.sh run    BIN_DIR CASE.pc [pacc options]  the program's stdout equals CASE.expected
+#   check.sh fail   BIN_DIR CASE.pc [pacc options]  the program stops with status 1, stderr equals CASE.expected
 # Cases run from their own directory with relative names, so that expected
 # texts carry no absolute paths.
 set -u
@@ -32,6 +33,12 @@ run)
   "$bin/pacc" "$@" "$name" -o "$tmp/prog" || exit 1
   "$tmp/prog" >"$tmp/out" || { echo "exit status $?"; exit 1; }
   diff -u "$expected" "$tmp/out" ;;
+fail)
+  "$bin/pacc" "$@" "$name" -o "$tmp/prog" || exit 1
+  "$tmp/prog" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ "$rc" -eq 1 ] || { echo "exit status $rc, expected 1"; cat "$tmp/err"; exit 1; }
+  diff -u "$expected" "$tmp/err" ;;
 *)
   echo "unknown mode $mode"; exit 2 ;;
 esac
