@@ -144,6 +144,19 @@ int lw_ltoks(lw *w, items *expr, ltok **out);
 /* lower_mem.c */
 void lower_create(lw *w, item *it);
 void lower_destroy(lw *w, item *it);
+/* the variables #destroy has released along the straight-line code of one
+ * list of items (a block), so that a second #destroy of one is reported */
+typedef struct lw_dtrack {
+  struct lw_destroyed {
+    const char *name;
+    size_t len;
+    loc at; /* the #destroy */
+  } v[16];
+  int n;
+} lw_dtrack;
+/* called for each item of the list before it is walked; true: the item is a
+ * second #destroy, reported, not to be lowered */
+bool lw_destroy_twice(lw *w, lw_dtrack *t, item *it, item *prev);
 void lower_copy(lw *w, item *it);
 const char *lw_memkind_enum(int mem);
 

@@ -5,6 +5,7 @@
  * CUDA copy paths for device memory. */
 #include "lower.h"
 
+#include <ctype.h>
 #include <string.h>
 
 const char *lw_memkind_enum(int mem) {
@@ -221,6 +222,90 @@ void lower_destroy(lw *w, item *it) {
     code = arena_printf(w->ar, "parray_destroy_host(%s, %s, %s);", lw_memkind_enum(mem), target,
                         bytes_text(w, s->created));
   lw_replace_dir(w, it, code);
+}
+
+/* ---- #destroy twice ----------------------------------------------------------
+ * Within one list of items (a block), a #destroy of a variable that an earlier
+ * #destroy of the same list released is an error, unless something between
+ * them may have given the variable new storage or changed the path: a mention
+ * of its name (an assignment, a #create, a nested block using it), a label,
+ * case or '?:' anywhere between (a jump may enter there), a jump or a
+ * preprocessor line at this level. A #destroy that is the body of an
+ * if/else/for/while/do is not straight-line code and is not tracked. */
+
+static bool is_word(lw *w, const item *it, const char *s) {
+  return it && it->kind == IT_TOK && it->tk == T_IDENT && str_eq(w->src->text + it->loc.b, it->loc.e - it->loc.b, s);
+}
+
+static bool is_idch(char c) { return c == '_' || isalnum((unsigned char)c); }
+
+static bool text_has_word(lw *w, loc l, const char *name, size_t len) {
+  const char *t = w->src->text;
+  for (uint32_t i = l.b; i + len <= l.e; i++)
+    if (!memcmp(t + i, name, len) && !(i > l.b && is_idch(t[i - 1])) && !(i + len < l.e && is_idch(t[i + len])))
+      return true;
+  return false;
+}
+
+/* does the item use the name, or hold a place a jump may land on? */
+static bool item_mentions(lw *w, const item *it, const char *name, size_t len, bool *label) {
+  switch (it->kind) {
+  case IT_TOK:
+    if (it->tk == T_PUNCT && it->punct == ':') *label = true;
+    if (is_word(w, it, "case") || is_word(w, it, "default")) *label = true;
+    return it->tk == T_IDENT && str_eq(w->src->text + it->loc.b, it->loc.e - it->loc.b, name);
+  case IT_GROUP: {
+    bool m = false;
+    ITEMS_FOREACH(k, it->grp->body) m |= item_mentions(w, k, name, len, label);
+    return m;
+  }
+  case IT_DIR: {
+    bool m = text_has_word(w, it->dir->loc, name, len);
+    if (it->dir->block) m |= item_mentions(w, it->dir->block, name, len, label);
+    ITEMS_FOREACH(k, it->dir->sub) m |= item_mentions(w, k, name, len, label);
+    return m;
+  }
+  default:
+    return text_has_word(w, it->loc, name, len);
+  }
+}
+
+/* the name #destroy releases, when it is a plain name created before */
+static bool destroyed_name(lw *w, item *it, loc *vl) {
+  directive *d = it->dir;
+  if (d->bad || d->args.n != 1 || d->args.first->kind != IT_TOK || d->args.first->tk != T_IDENT) return false;
+  *vl = d->args.first->loc;
+  sym *s = sc_find(&w->sc, w->src->text + vl->b, vl->e - vl->b);
+  return s && s->created;
+}
+
+bool lw_destroy_twice(lw *w, lw_dtrack *t, item *it, item *prev) {
+  if (it->kind == IT_PPLINE || is_word(w, it, "return") || is_word(w, it, "goto") || is_word(w, it, "break") ||
+      is_word(w, it, "continue")) {
+    t->n = 0;
+    return false;
+  }
+  bool destroy = it->kind == IT_DIR && it->dir->kind == D_DESTROY;
+  bool controlled = prev && ((prev->kind == IT_GROUP && prev->grp->open == '(') || is_word(w, prev, "else") ||
+                             is_word(w, prev, "do"));
+  loc vl = {0, 0};
+  bool tracked = destroy && !controlled && destroyed_name(w, it, &vl);
+  for (int i = 0; i < t->n; i++) {
+    struct lw_destroyed *e = &t->v[i];
+    if (tracked && str_eq(w->src->text + vl.b, vl.e - vl.b, e->name)) {
+      diag_error(w->dg, it->dir->loc, "#destroy of '%s', which an earlier #destroy already released", e->name);
+      diag_note(w->dg, e->at, "destroyed here");
+      return true;
+    }
+    bool label = false;
+    if (item_mentions(w, it, e->name, e->len, &label) || label) t->v[i--] = t->v[--t->n];
+    if (label) t->n = 0;
+  }
+  if (tracked) {
+    if (t->n == (int)(sizeof t->v / sizeof t->v[0])) memmove(t->v, t->v + 1, sizeof t->v[0] * (size_t)--t->n);
+    t->v[t->n++] = (struct lw_destroyed){lw_text(w, vl), vl.e - vl.b, it->dir->loc};
+  }
+  return false;
 }
 
 /* ---- #copy ------------------------------------------------------------------ */
