@@ -137,6 +137,10 @@ ex *lower_dollar(lw *w, dollar *d);
 char *lower_dollar_text(lw *w, dollar *d);
 ex *lower_size_expr(lw *w, items *expr, loc where, const char *what);
 dnode *lw_resolve(lw *w, loc name, bool report);
+/* e as used inside the current detour body: the variables of the enclosing
+ * code that its atoms name (the sizes of a type declared outside the body)
+ * become captures of the detour; `at` is where the use is reported */
+ex *lw_localize(lw *w, ex *e, loc at);
 /* tokens of an expression, with nested $...$ lowered; the vector lives in
  * w->scratch: take an arena_save mark before and arena_restore after use */
 int lw_ltoks(lw *w, items *expr, ltok **out);

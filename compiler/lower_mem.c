@@ -43,10 +43,14 @@ static dnode *data_type(lw *w, loc name) {
   return n;
 }
 
-static char *ex_c(lw *w, ex *e) { return ex_str(&w->ex, e, ex_needs_wide(e)); }
+/* sizes and offsets printed inside a detour capture the variables they name */
+static char *ex_c(lw *w, ex *e) {
+  e = lw_localize(w, e, w->rg->at);
+  return ex_str(&w->ex, e, ex_needs_wide(e));
+}
 
 static char *bytes_text(lw *w, dnode *n) {
-  ex *fp = ty_footprint(&w->ty, n);
+  ex *fp = lw_localize(w, ty_footprint(&w->ty, n), w->rg->at);
   int64_t v;
   if (ex_is_const(fp, &v)) return arena_printf(w->ar, "(size_t)%lld * sizeof(%s)", (long long)v, n->type->elem);
   return arena_printf(w->ar, "(size_t)(%s) * sizeof(%s)", ex_str(&w->ex, fp, ex_needs_wide(fp)), n->type->elem);
@@ -365,10 +369,12 @@ static char *copy_loop(lw *w, dnode *ns, const char *src, dnode *nd, const char 
   int64_t sz;
   bool ks = ex_is_const(ns->size, &sz);
   ex *i = ex_atom(x, "parray__i", 0, ks ? sz - 1 : EX_INF);
-  ex *fs = ty_offset_linear(&w->ty, ns, i), *fd = ty_offset_linear(&w->ty, nd, i);
-  bool wide = ex_needs_wide(fs) || ex_needs_wide(fd) || ex_needs_wide(ns->size);
+  ex *fs = lw_localize(w, ty_offset_linear(&w->ty, ns, i), w->rg->at);
+  ex *fd = lw_localize(w, ty_offset_linear(&w->ty, nd, i), w->rg->at);
+  ex *count = lw_localize(w, ns->size, w->rg->at);
+  bool wide = ex_needs_wide(fs) || ex_needs_wide(fd) || ex_needs_wide(count);
   return arena_printf(w->ar, "%sfor (%s parray__i = 0; parray__i < %s; parray__i++) (%s)[%s] = (%s)[%s];",
-                      unroll ? "_Pragma(\"unroll\") " : "", wide ? "long long" : "int", ex_str(x, ns->size, wide),
+                      unroll ? "_Pragma(\"unroll\") " : "", wide ? "long long" : "int", ex_str(x, count, wide),
                       dst, ex_str(x, fd, false), src, ex_str(x, fs, false));
 }
 
