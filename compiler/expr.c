@@ -112,6 +112,23 @@ ex *ex_atom(exctx *x, const char *text, int64_t lo, int64_t hi) {
   return e;
 }
 
+ex *ex_map_atoms(exctx *x, ex *e, const char *(*f)(void *env, const char *text), void *env) {
+  if (!e || e->k == EX_CONST) return e;
+  if (e->k == EX_ATOM) {
+    const char *t = f(env, e->text);
+    if (!t) return e;
+    ex *a = ex_atom(x, t, e->lo, e->hi);
+    a->trusted = e->trusted;
+    return a;
+  }
+  ex *a = ex_map_atoms(x, e->a, f, env), *b = ex_map_atoms(x, e->b, f, env);
+  if (a == e->a && b == e->b) return e;
+  ex *c = arena_alloc(x->ar, sizeof *c);
+  *c = *e;
+  c->a = a, c->b = b;
+  return c;
+}
+
 ex *ex_with_range(exctx *x, ex *e, int64_t lo, int64_t hi) {
   if (lo < e->lo) lo = e->lo;
   if (hi > e->hi) hi = e->hi;

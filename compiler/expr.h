@@ -55,6 +55,10 @@ ex *ex_with_range(exctx *x, ex *e, int64_t lo, int64_t hi);
 typedef enum { EXF_OK, EXF_OVERFLOW, EXF_DIV_ZERO } ex_fold_status;
 ex_fold_status ex_fold(ex_kind op, int64_t a, int64_t b, int64_t *r);
 
+/* e with the text of each atom replaced by f(env, text), or kept where f
+ * returns NULL; nodes are shared where nothing below them changed. */
+ex *ex_map_atoms(exctx *x, ex *e, const char *(*f)(void *env, const char *text), void *env);
+
 bool ex_is_const(const ex *e, int64_t *v);
 bool ex_equal(const ex *a, const ex *b);
 /* q = a / b when b divides a exactly and that can be proved; NULL otherwise. */

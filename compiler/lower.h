@@ -137,6 +137,10 @@ ex *lower_dollar(lw *w, dollar *d);
 char *lower_dollar_text(lw *w, dollar *d);
 ex *lower_size_expr(lw *w, items *expr, loc where, const char *what);
 dnode *lw_resolve(lw *w, loc name, bool report);
+/* e as used inside the current detour body: the variables of the enclosing
+ * code that its atoms name (the sizes of a type declared outside the body)
+ * become captures of the detour; `at` is where the use is reported */
+ex *lw_localize(lw *w, ex *e, loc at);
 /* tokens of an expression, with nested $...$ lowered; the vector lives in
  * w->scratch: take an arena_save mark before and arena_restore after use */
 int lw_ltoks(lw *w, items *expr, ltok **out);
@@ -144,6 +148,19 @@ int lw_ltoks(lw *w, items *expr, ltok **out);
 /* lower_mem.c */
 void lower_create(lw *w, item *it);
 void lower_destroy(lw *w, item *it);
+/* the variables #destroy has released along the straight-line code of one
+ * list of items (a block), so that a second #destroy of one is reported */
+typedef struct lw_dtrack {
+  struct lw_destroyed {
+    const char *name;
+    size_t len;
+    loc at; /* the #destroy */
+  } v[16];
+  int n;
+} lw_dtrack;
+/* called for each item of the list before it is walked; true: the item is a
+ * second #destroy, reported, not to be lowered */
+bool lw_destroy_twice(lw *w, lw_dtrack *t, item *it, item *prev);
 void lower_copy(lw *w, item *it);
 const char *lw_memkind_enum(int mem);
 

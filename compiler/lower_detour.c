@@ -246,7 +246,8 @@ static void detour_host_threads(lw *w, item *it, region *r) {
   pr_hoist(&w->pr, h.s);
 
   const char *loca = lw_loc_args(w, d->loc, arena_printf(w->ar, "#detour %s", tname));
-  const char *count = ex_str(&w->ex, T->root->size, wide);
+  /* the enclosing code starts the threads: inside another detour, it captures the sizes' variables */
+  const char *count = ex_str(&w->ex, lw_localize(w, T->root->size, d->loc), wide);
   sb_puts(&call, "{ ");
   if (st) ctx_init(w, r, st, &call);
   if (r->kind == RG_PTHD) {

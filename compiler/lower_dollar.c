@@ -19,6 +19,49 @@ dnode *lw_resolve(lw *w, loc name, bool report) {
   return ty_resolve(&w->ty, w->src->text + name.b, name.e - name.b, name, report);
 }
 
+/* ---- variables in sizes, used inside a detour --------------------------------
+ * The sizes of a type are read where the type is declared, so a type
+ * declared before a #detour and sized by a local variable holds that
+ * variable's name, which the outlined body cannot see: each such name is
+ * replaced by the detour's capture of the variable, as if the body had
+ * written it. */
+typedef struct localizer {
+  lw *w;
+  loc at;
+} localizer;
+
+static const char *localize_atom(void *env, const char *text) {
+  localizer *c = env;
+  lw *w = c->w;
+  ltok *t;
+  int n = cx_tokenize(&w->cx, text, &t);
+  sbuf b;
+  sb_init(&b);
+  const char *done = text;
+  for (int i = 0; i < n; i++) {
+    if (t[i].kind != T_IDENT || (i > 0 && t[i - 1].kind == T_PUNCT && (t[i - 1].punct == '.' || t[i - 1].punct == P_ARROW)))
+      continue;
+    sym *s = sc_find(&w->sc, t[i].s, t[i].len);
+    if (!s || s->kind != SYM_VAR || s->depth == 0 || s->depth >= w->rg->depth) continue;
+    sb_write(&b, done, (size_t)(t[i].s - done));
+    sb_puts(&b, lower_capture_ref(w, w->rg, s, c->at));
+    done = t[i].s + t[i].len;
+  }
+  const char *r = NULL;
+  if (done != text) {
+    sb_puts(&b, done);
+    r = arena_strdup(w->ar, b.s);
+  }
+  sb_free(&b);
+  return r;
+}
+
+ex *lw_localize(lw *w, ex *e, loc at) {
+  if (!e || w->rg->kind == RG_HOST) return e;
+  localizer c = {w, at};
+  return ex_map_atoms(&w->ex, e, localize_atom, &c);
+}
+
 static void push_tok(lw *w, ltok **v, int *n, int *cap, ltok t) {
   if (*n == *cap) {
     int nc = *cap * 2; /* lw_ltoks starts every vector with room */
@@ -176,7 +219,11 @@ static bool parse_digits(const char *s, size_t n, int *digits, int *nd) {
   return true;
 }
 
-ex *lower_dollar(lw *w, dollar *d) {
+static ex *lower_dollar_here(lw *w, dollar *d);
+
+ex *lower_dollar(lw *w, dollar *d) { return lw_localize(w, lower_dollar_here(w, d), d->loc); }
+
+static ex *lower_dollar_here(lw *w, dollar *d) {
   exctx *x = &w->ex;
   const char *name = w->src->text + d->name.b;
   size_t nl = d->name.e - d->name.b;

@@ -5,6 +5,7 @@
  * CUDA copy paths for device memory. */
 #include "lower.h"
 
+#include <ctype.h>
 #include <string.h>
 
 const char *lw_memkind_enum(int mem) {
@@ -42,10 +43,14 @@ static dnode *data_type(lw *w, loc name) {
   return n;
 }
 
-static char *ex_c(lw *w, ex *e) { return ex_str(&w->ex, e, ex_needs_wide(e)); }
+/* sizes and offsets printed inside a detour capture the variables they name */
+static char *ex_c(lw *w, ex *e) {
+  e = lw_localize(w, e, w->rg->at);
+  return ex_str(&w->ex, e, ex_needs_wide(e));
+}
 
 static char *bytes_text(lw *w, dnode *n) {
-  ex *fp = ty_footprint(&w->ty, n);
+  ex *fp = lw_localize(w, ty_footprint(&w->ty, n), w->rg->at);
   int64_t v;
   if (ex_is_const(fp, &v)) return arena_printf(w->ar, "(parray_size_t)%lld * sizeof(%s)", (long long)v, n->type->elem);
   return arena_printf(w->ar, "(parray_size_t)(%s) * sizeof(%s)", ex_str(&w->ex, fp, ex_needs_wide(fp)), n->type->elem);
@@ -81,7 +86,7 @@ static int64_t known_elem_size(const char *elem) {
  * with checked arithmetic and parray_bytes_at stops the program, naming the
  * .pc line, when it does not fit. NULL after reporting an error. */
 static char *create_bytes_text(lw *w, dnode *n, loc at, const char *loca) {
-  ex *fp = ty_footprint(&w->ty, n);
+  ex *fp = lw_localize(w, ty_footprint(&w->ty, n), w->rg->at);
   const char *elem = n->type->elem;
   int64_t v, es = known_elem_size(elem);
   if (ex_is_const(fp, &v) && es) {
@@ -280,6 +285,90 @@ void lower_destroy(lw *w, item *it) {
   lw_replace_dir(w, it, code);
 }
 
+/* ---- #destroy twice ----------------------------------------------------------
+ * Within one list of items (a block), a #destroy of a variable that an earlier
+ * #destroy of the same list released is an error, unless something between
+ * them may have given the variable new storage or changed the path: a mention
+ * of its name (an assignment, a #create, a nested block using it), a label,
+ * case or '?:' anywhere between (a jump may enter there), a jump or a
+ * preprocessor line at this level. A #destroy that is the body of an
+ * if/else/for/while/do is not straight-line code and is not tracked. */
+
+static bool is_word(lw *w, const item *it, const char *s) {
+  return it && it->kind == IT_TOK && it->tk == T_IDENT && str_eq(w->src->text + it->loc.b, it->loc.e - it->loc.b, s);
+}
+
+static bool is_idch(char c) { return c == '_' || isalnum((unsigned char)c); }
+
+static bool text_has_word(lw *w, loc l, const char *name, size_t len) {
+  const char *t = w->src->text;
+  for (uint32_t i = l.b; i + len <= l.e; i++)
+    if (!memcmp(t + i, name, len) && !(i > l.b && is_idch(t[i - 1])) && !(i + len < l.e && is_idch(t[i + len])))
+      return true;
+  return false;
+}
+
+/* does the item use the name, or hold a place a jump may land on? */
+static bool item_mentions(lw *w, const item *it, const char *name, size_t len, bool *label) {
+  switch (it->kind) {
+  case IT_TOK:
+    if (it->tk == T_PUNCT && it->punct == ':') *label = true;
+    if (is_word(w, it, "case") || is_word(w, it, "default")) *label = true;
+    return it->tk == T_IDENT && str_eq(w->src->text + it->loc.b, it->loc.e - it->loc.b, name);
+  case IT_GROUP: {
+    bool m = false;
+    ITEMS_FOREACH(k, it->grp->body) m |= item_mentions(w, k, name, len, label);
+    return m;
+  }
+  case IT_DIR: {
+    bool m = text_has_word(w, it->dir->loc, name, len);
+    if (it->dir->block) m |= item_mentions(w, it->dir->block, name, len, label);
+    ITEMS_FOREACH(k, it->dir->sub) m |= item_mentions(w, k, name, len, label);
+    return m;
+  }
+  default:
+    return text_has_word(w, it->loc, name, len);
+  }
+}
+
+/* the name #destroy releases, when it is a plain name created before */
+static bool destroyed_name(lw *w, item *it, loc *vl) {
+  directive *d = it->dir;
+  if (d->bad || d->args.n != 1 || d->args.first->kind != IT_TOK || d->args.first->tk != T_IDENT) return false;
+  *vl = d->args.first->loc;
+  sym *s = sc_find(&w->sc, w->src->text + vl->b, vl->e - vl->b);
+  return s && s->created;
+}
+
+bool lw_destroy_twice(lw *w, lw_dtrack *t, item *it, item *prev) {
+  if (it->kind == IT_PPLINE || is_word(w, it, "return") || is_word(w, it, "goto") || is_word(w, it, "break") ||
+      is_word(w, it, "continue")) {
+    t->n = 0;
+    return false;
+  }
+  bool destroy = it->kind == IT_DIR && it->dir->kind == D_DESTROY;
+  bool controlled = prev && ((prev->kind == IT_GROUP && prev->grp->open == '(') || is_word(w, prev, "else") ||
+                             is_word(w, prev, "do"));
+  loc vl = {0, 0};
+  bool tracked = destroy && !controlled && destroyed_name(w, it, &vl);
+  for (int i = 0; i < t->n; i++) {
+    struct lw_destroyed *e = &t->v[i];
+    if (tracked && str_eq(w->src->text + vl.b, vl.e - vl.b, e->name)) {
+      diag_error(w->dg, it->dir->loc, "#destroy of '%s', which an earlier #destroy already released", e->name);
+      diag_note(w->dg, e->at, "destroyed here");
+      return true;
+    }
+    bool label = false;
+    if (item_mentions(w, it, e->name, e->len, &label) || label) t->v[i--] = t->v[--t->n];
+    if (label) t->n = 0;
+  }
+  if (tracked) {
+    if (t->n == (int)(sizeof t->v / sizeof t->v[0])) memmove(t->v, t->v + 1, sizeof t->v[0] * (size_t)--t->n);
+    t->v[t->n++] = (struct lw_destroyed){lw_text(w, vl), vl.e - vl.b, it->dir->loc};
+  }
+  return false;
+}
+
 /* ---- #copy ------------------------------------------------------------------ */
 
 static bool same_elem(const char *a, const char *b) {
@@ -337,10 +426,12 @@ static char *copy_loop(lw *w, dnode *ns, const char *src, dnode *nd, const char 
   int64_t sz;
   bool ks = ex_is_const(ns->size, &sz);
   ex *i = ex_atom(x, "parray__i", 0, ks ? sz - 1 : EX_INF);
-  ex *fs = ty_offset_linear(&w->ty, ns, i), *fd = ty_offset_linear(&w->ty, nd, i);
-  bool wide = ex_needs_wide(fs) || ex_needs_wide(fd) || ex_needs_wide(ns->size);
+  ex *fs = lw_localize(w, ty_offset_linear(&w->ty, ns, i), w->rg->at);
+  ex *fd = lw_localize(w, ty_offset_linear(&w->ty, nd, i), w->rg->at);
+  ex *count = lw_localize(w, ns->size, w->rg->at);
+  bool wide = ex_needs_wide(fs) || ex_needs_wide(fd) || ex_needs_wide(count);
   return arena_printf(w->ar, "%sfor (%s parray__i = 0; parray__i < %s; parray__i++) (%s)[%s] = (%s)[%s];",
-                      unroll ? "_Pragma(\"unroll\") " : "", wide ? "long long" : "int", ex_str(x, ns->size, wide),
+                      unroll ? "_Pragma(\"unroll\") " : "", wide ? "long long" : "int", ex_str(x, count, wide),
                       dst, ex_str(x, fd, false), src, ex_str(x, fs, false));
 }
 

@@ -34,6 +34,10 @@ void lower_parray(lw *w, item *it) {
   if (d->bad) return;
   const char *name = w->src->text + d->name.b;
   size_t len = d->name.e - d->name.b;
+  if (cd_is_keyword(&w->cd, name, len)) {
+    diag_error(w->dg, d->name, "expected a name for the type after '}': '%.*s' is a C keyword", (int)len, name);
+    return;
+  }
   /* visible (as "under construction") while it is built: a reference to it is a cycle */
   ptype *placeholder = arena_alloc(w->ar, sizeof *placeholder);
   placeholder->name = lw_text(w, d->name), placeholder->building = true;

@@ -83,6 +83,36 @@ static bool ends(const char *s, const char *suf) {
   return a >= b && !strcmp(s + a - b, suf);
 }
 
+/* The absolute folder of source file `in`, added once to `dirs`. The
+ * generated file is compiled in a temporary folder, so the compiler would no
+ * longer look for `#include "local.h"` next to the source; these folders go
+ * to the quote-include path instead. */
+static bool add_source_dir(strv *dirs, const char *in) {
+  const char *slash = strrchr(in, '/');
+  char *dir = slash ? own(strndup(in, slash == in ? 1 : (size_t)(slash - in))) : ".";
+  char *abs = realpath(dir, NULL);
+  if (!abs) {
+    fprintf(stderr, "pacc: error: cannot find the folder of '%s': %s\n", in, strerror(errno));
+    return false;
+  }
+  own(abs);
+  for (int i = 0; i < dirs->n; i++)
+    if (!strcmp(dirs->v[i], abs)) return true;
+  push(dirs, abs);
+  return true;
+}
+
+/* `#include "..."` looks in `dir` before the -I folders and `#include <...>`
+ * does not look there, as when the source is compiled where it lies: -iquote
+ * for gcc and clang, and for nvcc through the host compiler, which
+ * preprocesses both the host and the device passes (-Xcompiler splits its
+ * value at commas, so a folder with a comma falls back to -I). */
+static void push_quote_dir(strv *a, const char *dir, bool cuda) {
+  if (!cuda) push(a, "-iquote"), push(a, dir);
+  else if (strchr(dir, ',')) push(a, cat("-I", dir));
+  else push(a, cat("-Xcompiler=-iquote", dir));
+}
+
 /* read "target=..." and "mpi=1" from the first lines pac wrote */
 static void read_target(const char *path, bool *cuda, bool *mpi) {
   FILE *f = fopen(path, "r");
@@ -208,7 +238,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   bool cuda = false, mpi = false;
-  strv gens = {0};
+  strv gens = {0}, qdirs = {0};
   int rc = 0;
   for (int k = 0; k < inputs.n && !rc; k++) {
     const char *in = inputs.v[k];
@@ -224,6 +254,7 @@ int main(int argc, char **argv) {
     push(&a, gen);
     rc = run(&a);
     free(a.v);
+    if (!rc && !add_source_dir(&qdirs, in)) rc = 1;
     if (rc) break;
     bool c = false, m = false;
     read_target(gen, &c, &m);
@@ -253,6 +284,7 @@ int main(int argc, char **argv) {
 #ifdef PACC_SANITIZE
     if (!cuda) push(&a, "-fsanitize=address,undefined"), push(&a, "-fno-omit-frame-pointer");
 #endif
+    for (int i = 0; i < qdirs.n; i++) push_quote_dir(&a, qdirs.v[i], cuda);
     for (int i = 0; i < ccopts.n; i++) {
       if (cuda && (!strncmp(ccopts.v[i], "-W", 2) || !strncmp(ccopts.v[i], "-f", 2) || !strncmp(ccopts.v[i], "-m", 2)))
         push(&a, cat("-Xcompiler=", ccopts.v[i]));
@@ -306,6 +338,7 @@ int main(int argc, char **argv) {
   rmdir(tmp);
   for (int i = 0; i < owned.n; i++) free((char *)owned.v[i]);
   free(owned.v);
-  free(pacopts.v), free(ccopts.v), free(ldopts.v), free(inputs.v), free(others.v), free(gens.v);
+  free(pacopts.v), free(ccopts.v), free(ldopts.v), free(inputs.v), free(others.v), free(gens.v),
+      free(qdirs.v);
   return rc;
 }

@@ -28,6 +28,7 @@ void parse_error(PARSE_LTYPE *l, pctx *c, const char *msg);
 #define A (&ctx->ast)
 static loc strip_hash(loc l) { return (loc){l.b + 1, l.e}; }
 static loc inside(loc open, loc close) { return (loc){open.e, close.b}; }
+static directive *parse_dir_noname(pctx *c, loc kw, loc close);
 }
 
 %union {
@@ -144,6 +145,8 @@ directive: DIR_PARRAY '{' tbody '}' IDENT DEND
          | DIR_SYNC DEND              { $$ = ast_dir_sync(A, @1, @1, -1); }
          | DIR_SUBPROG IDENT '(' xitems ')' DEND citems DIR_END DEND
              { $$ = ast_dir_subprog(A, loc_span(@1, @5), @1, @2, $4, inside(@3, @5), $7, @8); }
+         | DIR_PARRAY '{' tbody '}' DEND
+             { $$ = parse_dir_noname(ctx, @1, @4); }
          | DIR_PARRAY error DEND      { $$ = ast_dir_bad(A, D_PARRAY, @1, @1); }
          | DIR_CREATE error DEND      { $$ = ast_dir_bad(A, D_CREATE, @1, @1); }
          | DIR_DESTROY error DEND     { $$ = ast_dir_bad(A, D_DESTROY, @1, @1); }
@@ -187,6 +190,13 @@ dim: '[' xexpr ']'                    { $$ = ast_dim_size(A, @$, $2, @2); }
    ;
 
 %%
+
+/* '#parray {...}' with no name before the end of its line */
+static directive *parse_dir_noname(pctx *c, loc kw, loc close) {
+  loc after = {close.e, close.e};
+  parse_error(&after, c, "expected a name for the type after '}'");
+  return ast_dir_bad(&c->ast, D_PARRAY, kw, kw);
+}
 
 void parse_error(PARSE_LTYPE *l, pctx *c, const char *msg) {
   c->derror = true;

@@ -120,16 +120,16 @@ PARRAY_API void parray_destroy_host(parray_memkind kind, void *p, parray_size_t 
 /* Footprints known only at run time are computed by generated code with
  * this checked arithmetic: the result, or PARRAY_CK_BAD when an operand is
  * PARRAY_CK_BAD, a divisor is 0 or the result does not fit in 64 bits. */
-#define PARRAY_CK_BAD INT64_MIN
-PARRAY_API int64_t parray_ck_add(int64_t a, int64_t b);
-PARRAY_API int64_t parray_ck_sub(int64_t a, int64_t b);
-PARRAY_API int64_t parray_ck_mul(int64_t a, int64_t b);
-PARRAY_API int64_t parray_ck_div(int64_t a, int64_t b);
-PARRAY_API int64_t parray_ck_mod(int64_t a, int64_t b);
+#define PARRAY_CK_BAD (-__INT64_MAX__ - 1)
+PARRAY_API parray_int64_t parray_ck_add(parray_int64_t a, parray_int64_t b);
+PARRAY_API parray_int64_t parray_ck_sub(parray_int64_t a, parray_int64_t b);
+PARRAY_API parray_int64_t parray_ck_mul(parray_int64_t a, parray_int64_t b);
+PARRAY_API parray_int64_t parray_ck_div(parray_int64_t a, parray_int64_t b);
+PARRAY_API parray_int64_t parray_ck_mod(parray_int64_t a, parray_int64_t b);
 /* The bytes of elems elements of elem_size bytes (#create); stops with a
  * message naming the .pc line when elems is negative or PARRAY_CK_BAD, or
  * the bytes are more than the largest object (PTRDIFF_MAX). */
-PARRAY_API size_t parray_bytes_at(int64_t elems, size_t elem_size, const char *file, int line, const char *what);
+PARRAY_API parray_size_t parray_bytes_at(parray_int64_t elems, parray_size_t elem_size, const char *file, int line, const char *what);
 
 /* The CPU copy engine: for every index (i_0..i_{n-1}) < shape,
  *   dst[sum i_k*dst_stride[k]] = src[sum i_k*src_stride[k]]
