@@ -120,38 +120,42 @@ void hdr_scan(hdrinfo *h, const char *text, size_t len) {
   src_free(&f);
 }
 
-int hdr_learn(hdrinfo *h, const char *cpp_cmd, const char *const *args, int nargs, const char *pp_text, char *err,
-              size_t errlen) {
-  char tmpl[] = "/tmp/pac-hdr-XXXXXX.c";
+/* Run cpp_cmd (its words split at blanks) with args over text; its standard
+ * output goes to out. Returns 0, or -1 with the reason in err. */
+int hdr_run_cpp(const char *cpp_cmd, const char *const *args, int nargs, const char *text, sbuf *out, char *err,
+                size_t errlen) {
+  char tmpl[] = "/tmp/pac-cpp-XXXXXX.c";
   int fd = mkstemps(tmpl, 2);
   if (fd < 0) {
     snprintf(err, errlen, "cannot create a temporary file: %s", strerror(errno));
     return -1;
   }
-  size_t n = strlen(pp_text);
-  if (write(fd, pp_text, n) != (ssize_t)n) {
+  size_t n = strlen(text);
+  if (write(fd, text, n) != (ssize_t)n) {
     close(fd);
     unlink(tmpl);
     snprintf(err, errlen, "cannot write a temporary file");
     return -1;
   }
   close(fd);
-  /* argv: the words of cpp_cmd, -dD, the args, the file */
+  /* argv: the words of cpp_cmd, the args, the file */
   char *cmd = strdup(cpp_cmd);
-  const char *argv[512];
+  const char **argv = malloc(sizeof *argv * (size_t)(nargs + 404));
   int ac = 0;
   for (char *tok = strtok(cmd, " \t"); tok && ac < 400; tok = strtok(NULL, " \t")) argv[ac++] = tok;
-  argv[ac++] = "-dD";
-  for (int i = 0; i < nargs && ac < 508; i++) argv[ac++] = args[i];
+  bool have_cmd = ac > 0;
+  for (int i = 0; i < nargs; i++) argv[ac++] = args[i];
   argv[ac++] = tmpl;
   argv[ac] = NULL;
   int pfd[2];
-  if (ac < 3 || pipe(pfd) < 0) {
+  if (!have_cmd || pipe(pfd) < 0) {
     free(cmd);
+    free(argv);
     unlink(tmpl);
     snprintf(err, errlen, "cannot run the preprocessor");
     return -1;
   }
+  fflush(NULL);
   pid_t pid = fork();
   if (pid == 0) {
     dup2(pfd[1], 1);
@@ -163,23 +167,32 @@ int hdr_learn(hdrinfo *h, const char *cpp_cmd, const char *const *args, int narg
     _exit(127);
   }
   close(pfd[1]);
-  sbuf out;
-  sb_init(&out);
   char buf[65536];
   ssize_t got;
-  while ((got = read(pfd[0], buf, sizeof buf)) > 0) sb_write(&out, buf, (size_t)got);
+  while (pid > 0 && (got = read(pfd[0], buf, sizeof buf)) > 0) sb_write(out, buf, (size_t)got);
   close(pfd[0]);
   int status = 0;
   if (pid > 0) waitpid(pid, &status, 0);
   unlink(tmpl);
-  int rc = 0;
+  free(cmd);
+  free(argv);
   if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     snprintf(err, errlen, "'%s' failed (exit status %d)", cpp_cmd, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    rc = -1;
-  } else {
-    hdr_scan(h, out.s ? out.s : "", out.len);
+    return -1;
   }
+  return 0;
+}
+
+int hdr_learn(hdrinfo *h, const char *cpp_cmd, const char *const *args, int nargs, const char *pp_text, char *err,
+              size_t errlen) {
+  const char **a = malloc(sizeof *a * (size_t)(nargs + 1));
+  a[0] = "-dD";
+  for (int i = 0; i < nargs; i++) a[i + 1] = args[i];
+  sbuf out;
+  sb_init(&out);
+  int rc = hdr_run_cpp(cpp_cmd, a, nargs + 1, pp_text, &out, err, errlen);
+  if (!rc) hdr_scan(h, out.s ? out.s : "", out.len);
   sb_free(&out);
-  free(cmd);
+  free(a);
   return rc;
 }
