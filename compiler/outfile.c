@@ -61,8 +61,11 @@ static int write_atomically(const char *path, out_writer write, const void *ctx,
   }
   mode_t um = umask(0);
   umask(um);
-  bool ok = fchmod(fd, 0666 & ~um) == 0;
-  FILE *f = ok ? fdopen(fd, "wb") : NULL;
+  /* the mode a new file would get; where modes cannot be set (some file
+   * systems), the temporary file's 0600 stays */
+  if (fchmod(fd, 0666 & ~um) != 0) errno = 0;
+  bool ok;
+  FILE *f = fdopen(fd, "wb");
   if (f) {
     setvbuf(f, NULL, _IOFBF, 1 << 20);
     ok = write_and_close(f, write, ctx);
