@@ -200,8 +200,10 @@ static void show_line(diag *d, loc l) {
   if (!f || l.b > f->len) return;
   int line = src_line(f, l.b);
   uint32_t ls = src_line_start_of(f, l.b);
-  const char *nl = memchr(f->text + l.b, '\n', f->len - l.b);
-  uint32_t le = nl ? (uint32_t)(nl - f->text) : f->len;
+  /* the end of the line, looked for only as far as the window can reach */
+  uint32_t reach = f->len - l.b > SHOW_RANGE + SHOW_AFTER + 8 ? l.b + SHOW_RANGE + SHOW_AFTER + 8 : f->len;
+  const char *nl = memchr(f->text + l.b, '\n', reach - l.b);
+  uint32_t le = nl ? (uint32_t)(nl - f->text) : reach;
   if (ls > l.b) ls = l.b;
   /* the window [ws, we): whole UTF-8 characters */
   uint32_t ws = l.b - ls > SHOW_BEFORE ? l.b - SHOW_BEFORE : ls;
@@ -209,13 +211,14 @@ static void show_line(diag *d, loc l) {
   uint32_t re = l.e < le ? l.e : le;
   if (re < l.b + 1) re = l.b + 1;
   if (re - l.b > SHOW_RANGE) re = l.b + SHOW_RANGE;
-  uint32_t we = le - re > SHOW_AFTER ? re + SHOW_AFTER : le;
+  uint32_t we = re < le && le - re > SHOW_AFTER ? re + SHOW_AFTER : le;
   while (we < le && utf8_cont(f->text[we])) we++;
   const char *cut_b = ws > ls ? "..." : "", *cut_e = we < le ? "..." : "";
   char num[16];
   int w = snprintf(num, sizeof num, "%d", line);
-  fprintf(d->out, " %s | %s%.*s%s\n %*s | %*s", num, cut_b, (int)(we - ws), f->text + ws, cut_e, w, "",
-          (int)strlen(cut_b), "");
+  fprintf(d->out, " %s | %s", num, cut_b);
+  fwrite(f->text + ws, 1, we - ws, d->out); /* bytes as they are, NULs too */
+  fprintf(d->out, "%s\n %*s | %*s", cut_e, w, "", (int)strlen(cut_b), "");
   char caret[SHOW_BEFORE + SHOW_RANGE + SHOW_AFTER + 8];
   size_t n = 0;
   for (uint32_t i = ws; i < l.b; i++) caret[n++] = f->text[i] == '\t' ? '\t' : ' ';
