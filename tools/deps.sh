@@ -1,12 +1,20 @@
 #!/bin/sh
 # deps.sh - install what pac needs on Debian/Ubuntu (run as root): a C
-# compiler, CMake, Ninja, flex, bison, Open MPI, and csmith for the tests.
+# compiler, CMake, Ninja, flex, bison, Open MPI, csmith for the tests, and
+# clang with libFuzzer for the fuzz test (tests/fuzz).
 # Installs nothing when not root (prints what is missing instead).
 set -eu
 need=""
-for c in cc cmake ninja flex bison mpicc mpirun csmith bc; do
+for c in cc cmake ninja flex bison mpicc mpirun csmith bc clang; do
   command -v "$c" >/dev/null 2>&1 || need="$need $c"
 done
+# libFuzzer: clang can link a fuzz target
+if command -v clang >/dev/null 2>&1; then
+  probe=$(mktemp -d)
+  printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return (int)(n && d[0]); }\n' >"$probe/p.c"
+  clang -fsanitize=fuzzer "$probe/p.c" -o "$probe/p" >/dev/null 2>&1 || need="$need libFuzzer"
+  rm -rf "$probe"
+fi
 [ -n "$need" ] || exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "missing:$need -- run this script as root (or install them) first" >&2
@@ -15,4 +23,10 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends build-essential cmake ninja-build flex bison \
-  openmpi-bin libopenmpi-dev csmith libcsmith-dev bc >/dev/null
+  openmpi-bin libopenmpi-dev csmith libcsmith-dev bc clang >/dev/null
+# libFuzzer's runtime: its own package on Debian 12 (libclang-rt-14-dev for
+# clang 14), part of libclang-common-*-dev elsewhere (installed with clang)
+v=$(clang --version | sed -n 's/.*clang version \([0-9][0-9]*\).*/\1/p' | head -n 1)
+if [ -n "$v" ] && apt-cache show "libclang-rt-$v-dev" >/dev/null 2>&1; then
+  apt-get install -y -qq --no-install-recommends "libclang-rt-$v-dev" >/dev/null
+fi

@@ -1,0 +1,113 @@
+/* outfile.c - writing the translation to its output file. A regular file
+ * (or one that does not exist yet) is written to a temporary file beside it
+ * that is renamed into place, so that a failed write leaves nothing
+ * half-written; stdout ("-"), devices and FIFOs are written straight (a
+ * rename would replace /dev/null by a regular file). The input file is
+ * never the output, however the two are spelled. */
+#define _DEFAULT_SOURCE 1 /* realpath */
+#include "outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Write the output to f and close it; false when anything failed (errno
+ * tells why). */
+static bool write_and_close(FILE *f, out_writer write, const void *ctx) {
+  write(f, ctx);
+  bool ok = fflush(f) == 0 && !ferror(f);
+  int saved = errno;
+  if (fclose(f) != 0) ok = false;
+  else if (!ok) errno = saved ? saved : EIO;
+  return ok;
+}
+
+/* A device, FIFO or socket: open it as it is and write. */
+static int write_straight(const char *path, out_writer write, const void *ctx, char *err, size_t errlen) {
+  int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
+  if (!f) {
+    snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  if (!write_and_close(f, write, ctx)) {
+    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+/* A regular file: write a temporary file beside it and rename it into
+ * place; on any error the temporary file is removed and path untouched. */
+static int write_atomically(const char *path, out_writer write, const void *ctx, char *err, size_t errlen) {
+  size_t pl = strlen(path);
+  char *tmp = malloc(pl + 16);
+  if (!tmp) {
+    snprintf(err, errlen, "cannot write '%s': out of memory", path);
+    return -1;
+  }
+  snprintf(tmp, pl + 16, "%s.tmpXXXXXX", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    free(tmp);
+    return -1;
+  }
+  mode_t um = umask(0);
+  umask(um);
+  /* the mode a new file would get; where modes cannot be set (some file
+   * systems), the temporary file's 0600 stays */
+  if (fchmod(fd, 0666 & ~um) != 0) errno = 0;
+  bool ok;
+  FILE *f = fdopen(fd, "wb");
+  if (f) {
+    setvbuf(f, NULL, _IOFBF, 1 << 20);
+    ok = write_and_close(f, write, ctx);
+  } else {
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    ok = false;
+  }
+  if (!ok || rename(tmp, path) != 0) {
+    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    unlink(tmp);
+    free(tmp);
+    return -1;
+  }
+  free(tmp);
+  return 0;
+}
+
+int out_write_file(const char *path, const char *input, out_writer write, const void *ctx, char *err,
+                   size_t errlen) {
+  if (!strcmp(path, "-")) {
+    write(stdout, ctx);
+    if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
+    snprintf(err, errlen, "cannot write to standard output: %s", strerror(errno));
+    return -1;
+  }
+  struct stat os, is;
+  if (stat(path, &os) != 0) return write_atomically(path, write, ctx, err, errlen); /* a new file */
+  if (input && stat(input, &is) == 0 && is.st_dev == os.st_dev && is.st_ino == os.st_ino) {
+    snprintf(err, errlen, "output file '%s' is the input file", path);
+    return -1;
+  }
+  if (S_ISDIR(os.st_mode)) {
+    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(EISDIR));
+    return -1;
+  }
+  if (!S_ISREG(os.st_mode)) return write_straight(path, write, ctx, err, errlen);
+  /* a symbolic link to a regular file: replace the file, keep the link */
+  char real[PATH_MAX];
+  struct stat ls;
+  if (lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode) && realpath(path, real))
+    return write_atomically(real, write, ctx, err, errlen);
+  return write_atomically(path, write, ctx, err, errlen);
+}

@@ -1,0 +1,370 @@
+/* translate.c - one translation from start to end: load the .pc file and the
+ * .pc files it includes, parse them, learn what the C headers declare, lower
+ * to C or CUDA and write the result (or the --layout report). pac's main()
+ * and the fuzz target call pac_translate; it frees all it allocates. */
+#define _DEFAULT_SOURCE 1 /* realpath */
+#include "translate.h"
+
+#include "outfile.h"
+#include "parse.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef PAC_VERSION
+#define PAC_VERSION "0.1.0"
+#endif
+
+extern ex *lw_eval_size_cb(void *env, items *expr, loc where, const char *what);
+extern const char *lw_macro_cb(void *env, const char *name, size_t len, bool *funclike);
+
+/* Everything one translation holds. */
+typedef struct tstate {
+  pac_options opt;
+  const pac_io *io;
+  FILE *err;
+  srcfile src;
+  diag dg;
+  arena ar;
+  lw w;
+  hdrinfo hdr;
+  int target;
+} tstate;
+
+/* "#include "x.pc"" or "#include <x.pc>": the name (without delimiters) */
+static bool pc_include_name(const char *s, size_t n, const char **name, size_t *nl, bool *angle) {
+  const char *p = s, *e = s + n;
+  while (p < e && (*p == ' ' || *p == '\t')) p++;
+  if (p == e || *p != '#') return false;
+  p++;
+  while (p < e && (*p == ' ' || *p == '\t')) p++;
+  if (e - p < 7 || strncmp(p, "include", 7) != 0) return false;
+  p += 7;
+  while (p < e && (*p == ' ' || *p == '\t')) p++;
+  if (p == e || (*p != '"' && *p != '<')) return false;
+  char close = *p == '"' ? '"' : '>';
+  *angle = *p == '<';
+  const char *b = ++p;
+  while (p < e && *p != close && *p != '\n') p++;
+  if (p == e || *p != close || p - b < 4 || strncmp(p - 3, ".pc", 3) != 0) return false;
+  *name = b, *nl = (size_t)(p - b);
+  return true;
+}
+
+/* Find "#include "x.pc"" lines in every segment (included files too), load
+ * each file once as a new segment of the source. */
+static void load_pc_includes(srcfile *src, const pac_options *opt, diag *dg, lw *w, const char *selfinc) {
+  VEC(struct pcinc) v = {0};
+  for (int sg = 0; sg < src->nsegs; sg++) {
+    uint32_t off = src->segs[sg].base, end = src->segs[sg].base + src->segs[sg].len;
+    while (off < end) {
+      const char *nlp = memchr(src->text + off, '\n', end - off);
+      uint32_t le = nlp ? (uint32_t)(nlp - src->text) : end;
+      const char *name;
+      size_t nl;
+      bool angle;
+      if (pc_include_name(src->text + off, le - off, &name, &nl, &angle)) {
+        char want[4096], found[8400] = "";
+        snprintf(want, sizeof want, "%.*s", (int)nl, name);
+        /* "x.pc": the including file's folder first; then -I folders; then pac's own */
+        const char *dirs[256];
+        int nd = 0;
+        char here[4096];
+        snprintf(here, sizeof here, "%s", src->segs[sg].name);
+        char *slash = strrchr(here, '/');
+        if (slash) *slash = 0;
+        else strcpy(here, ".");
+        if (!angle) dirs[nd++] = here;
+        for (int i = 0; i < opt->ncpp_args && nd < 250; i++) {
+          const char *a = opt->cpp_args[i];
+          if (!strcmp(a, "-I") && i + 1 < opt->ncpp_args) dirs[nd++] = opt->cpp_args[++i];
+          else if (!strncmp(a, "-I", 2) && a[2]) dirs[nd++] = a + 2;
+        }
+        if (selfinc) dirs[nd++] = selfinc;
+        for (int d = 0; d < nd && !found[0]; d++) {
+          char cand[8192];
+          if (!strcmp(dirs[d], ".")) snprintf(cand, sizeof cand, "%s", want); /* no "./" in messages */
+          else snprintf(cand, sizeof cand, "%s/%s", dirs[d], want);
+          if (access(cand, R_OK) == 0) snprintf(found, sizeof found, "%s", cand);
+        }
+        if (!found[0]) {
+          diag_error(dg, (loc){off, le}, "cannot find the Parray file '%s'", want);
+        } else {
+          char canon[sizeof found > PATH_MAX ? sizeof found : PATH_MAX];
+          if (!realpath(found, canon)) memcpy(canon, found, sizeof found);
+          int seg = -1;
+          for (int k = 1; k < src->nsegs && seg < 0; k++) {
+            char c2[PATH_MAX];
+            if (realpath(src->segs[k].name, c2) && !strcmp(c2, canon)) seg = k;
+          }
+          bool first = seg < 0;
+          if (first) {
+            char err[512];
+            char *keep = strdup(found);
+            seg = src_append_file(src, keep, err, sizeof err);
+            if (seg < 0) {
+              diag_error(dg, (loc){off, le}, "%s", err);
+              free(keep);
+            } else {
+              vec_push(w->owned_names, keep);
+            }
+          }
+          if (seg >= 0) vec_push(v, ((struct pcinc){off, seg, first}));
+        }
+      }
+      off = le + 1;
+    }
+  }
+  w->pcinc = v.v, w->npcinc = v.n;
+}
+
+/* The file's preprocessor lines, for learning the headers: all but
+ * #pragma and the #include of .pc files (pac reads those itself). */
+static void collect_pp(srcfile *f, const parse_notes *notes, sbuf *out) {
+  for (int k = 0; k < notes->pplines.n; k++) {
+    loc l = notes->pplines.v[k];
+    const char *s = f->text + l.b;
+    size_t n = l.e - l.b;
+    const char *p = s + 1;
+    while (*p == ' ' || *p == '\t') p++;
+    const char *nm;
+    size_t nml;
+    bool ang;
+    if (strncmp(p, "pragma", 6) != 0 && !pc_include_name(s, n, &nm, &nml, &ang)) {
+      sb_write(out, s, n);
+      sb_putc(out, '\n');
+    }
+  }
+}
+
+/* Learn the type names and macros of the #include'd headers by running the
+ * preprocessor over the file's preprocessor lines; with --no-cpp, only the
+ * file's own #defines. */
+static void learn_headers(tstate *t, const sbuf *pp) {
+  const pac_options *opt = &t->opt;
+  if (opt->no_cpp) {
+    const char *p = pp->s ? pp->s : "";
+    while (*p) {
+      const char *e = strchr(p, '\n');
+      size_t n = e ? (size_t)(e - p) : strlen(p);
+      hdr_add_define(&t->hdr, p, n);
+      p += n + (e ? 1 : 0);
+    }
+    return;
+  }
+  sbuf in;
+  sb_init(&in);
+  if (t->target == TARGET_CUDA) sb_puts(&in, "#include <cuda_runtime.h>\n");
+  sb_write(&in, pp->s ? pp->s : "", pp->len);
+  const char *args[1024];
+  int na = 0;
+  char *dir = strdup(opt->input);
+  char *slash = strrchr(dir, '/');
+  if (slash) *slash = 0;
+  args[na++] = "-iquote";
+  args[na++] = slash ? dir : ".";
+#ifdef PAC_CUDA_INCLUDE
+  if (t->target == TARGET_CUDA) args[na++] = "-I" PAC_CUDA_INCLUDE;
+#endif
+  for (int i = 0; i < opt->ncpp_args && na < 1000; i++) args[na++] = opt->cpp_args[i];
+  char err[512];
+  if (hdr_learn(&t->hdr, opt->cpp, args, na, in.s ? in.s : "", err, sizeof err))
+    fprintf(t->err, "pac: warning: could not read the #include'd headers (%s); type names they declare are "
+                    "unknown (use --typedef NAME)\n", err);
+  free(dir);
+  sb_free(&in);
+}
+
+/* Read the source: the file, or the text the caller gave. */
+static int load_source(tstate *t) {
+  const pac_io *io = t->io;
+  if (io->text) {
+    if (io->len > UINT32_MAX - 2) {
+      fprintf(t->err, "pac: error: '%s' is larger than 4 GiB\n", t->opt.input);
+      return -1;
+    }
+    src_from_string(&t->src, t->opt.input, io->text, (uint32_t)io->len);
+    return 0;
+  }
+  char err[512];
+  if (src_load(&t->src, t->opt.input, err, sizeof err)) {
+    fprintf(t->err, "pac: error: %s\n", err);
+    return -1;
+  }
+  return 0;
+}
+
+/* Parse every segment and learn the headers. Returns nonzero on errors. */
+static int parse_all(tstate *t) {
+  lw *w = &t->w;
+  load_pc_includes(&t->src, &t->opt, &t->dg, w, t->io->selfinc);
+  w->seg_items = arena_alloc(&t->ar, sizeof *w->seg_items * (size_t)t->src.nsegs);
+  int rc = 0; /* a missing include is reported but does not stop the translation */
+  parse_notes notes = {0};
+  for (int k = 0; k < t->src.nsegs; k++)
+    rc |= parse_range(&t->src, t->src.segs[k].base, t->src.segs[k].len, &t->dg, &t->ar, false, &w->seg_items[k],
+                      &notes);
+  hdr_init(&t->hdr, &t->ar);
+  sbuf pp;
+  sb_init(&pp);
+  collect_pp(&t->src, &notes, &pp);
+  vec_free(notes.pplines);
+  t->target = t->opt.target != TARGET_AUTO ? t->opt.target : notes.cuda ? TARGET_CUDA : TARGET_C;
+  if (!rc) learn_headers(t, &pp);
+  sb_free(&pp);
+  for (int i = 0; i < t->opt.ntypedefs; i++)
+    strmap_put(&t->hdr.typedefs, t->opt.typedefs[i], strlen(t->opt.typedefs[i]), (void *)1);
+  return rc;
+}
+
+/* Set up the lowering's state and lower the main file. */
+static int lower_all(tstate *t) {
+  lw *w = &t->w;
+  w->opt = &t->opt, w->src = &t->src, w->dg = &t->dg, w->ar = &t->ar, w->hdr = &t->hdr, w->target = t->target;
+  ex_init(&w->ex, &t->ar);
+  w->cx = (cxenv){.ex = &w->ex, .ar = &t->ar, .macro = NULL, .env = w};
+  w->ty = (tyctx){.ar = &t->ar, .ex = &w->ex, .dg = &t->dg, .src = &t->src, .eval_size = NULL, .env = w};
+  sc_init(&w->sc, &t->ar);
+  pr_init(&w->pr, &t->src, t->opt.lines);
+  w->ty.eval_size = lw_eval_size_cb;
+  w->cx.macro = lw_macro_cb;
+  strmap_init(&w->all_types);
+  items file = w->seg_items[0];
+  return lower_file(w, &file);
+}
+
+/* --layout TYPE[_k_k...]: the dimension tree and offsets of a type or of a
+ * node inside it. */
+static int print_layout(tstate *t) {
+  const char *want = t->opt.layout;
+  ptype *ty = NULL;
+  size_t bl = strlen(want);
+  /* strip _digits groups to find the type, then walk the path */
+  dnode *n = NULL;
+  for (;;) {
+    ty = strmap_get(&t->w.all_types, want, bl);
+    if (ty) break;
+    size_t i = bl;
+    while (i > 0 && want[i - 1] >= '0' && want[i - 1] <= '9') i--;
+    if (i == bl || i < 2 || want[i - 1] != '_') break;
+    bl = i - 1;
+  }
+  if (ty) {
+    n = ty->root;
+    const char *p = want + bl;
+    while (n && *p == '_') {
+      const char *ds = ++p;
+      while (*p >= '0' && *p <= '9') p++;
+      int k = ty_path_index(ds, (size_t)(p - ds)); /* INT_MAX when too large: past the tree */
+      n = k < n->nkids ? n->kids[k] : NULL;
+    }
+  }
+  if (!n) {
+    fprintf(t->err, "pac: error: no array type '%s' in %s\n", want, t->opt.input);
+    return 1;
+  }
+  sbuf out;
+  sb_init(&out);
+  ty_print_layout(&t->w.ty, ty, n, &out);
+  FILE *f = t->io->out ? t->io->out : stdout;
+  fputs(out.s ? out.s : "", f);
+  sb_free(&out);
+  return 0;
+}
+
+/* What goes into the output file: the prologue, the printer's text and the
+ * epilogue, written straight to the file (no copy of the whole output). */
+typedef struct output {
+  printer *pr;
+  uint32_t end;
+  const char *prologue;
+  const sbuf *epilogue;
+} output;
+
+static void write_output(FILE *f, const void *ctx) {
+  const output *o = ctx;
+  pr_finish(o->pr, o->end, f, o->prologue);
+  if (o->epilogue->len) fwrite(o->epilogue->s, 1, o->epilogue->len, f);
+}
+
+/* Write the translation to io->out, -o's file, or FILE.c / FILE.cu. */
+static int emit(tstate *t) {
+  lw *w = &t->w;
+  sbuf pro;
+  sb_init(&pro);
+  sb_printf(&pro, "/* Generated by pac %s from %s. Edit the .pc file, not this one. */\n", PAC_VERSION,
+            t->opt.input);
+  sb_printf(&pro, "/* pac: target=%s pthd=%d mpi=%d */\n", t->target == TARGET_CUDA ? "cuda" : "c", w->uses_pthd,
+            w->uses_mpi);
+  if (w->uses_mpi) sb_puts(&pro, "#define PARRAY_USE_MPI 1\n");
+  sb_puts(&pro, "#include \"parray.h\"\n");
+  /* the main file; included ones were walked in place */
+  output o = {.pr = &w->pr, .end = t->src.segs[0].len, .prologue = pro.s, .epilogue = &w->epilogue};
+  int status = 0;
+  if (t->io->out) {
+    write_output(t->io->out, &o);
+    status = fflush(t->io->out) || ferror(t->io->out);
+    if (status) fprintf(t->err, "pac: error: cannot write the output: %s\n", strerror(errno));
+  } else {
+    const char *path = t->opt.output;
+    char *def = NULL;
+    if (!path) {
+      size_t n = strlen(t->opt.input);
+      def = malloc(n + 4);
+      memcpy(def, t->opt.input, n + 1);
+      if (n > 3 && !strcmp(def + n - 3, ".pc")) def[n - 3] = 0;
+      strcat(def, t->target == TARGET_CUDA ? ".cu" : ".c");
+      path = def;
+    }
+    char err[1024];
+    if (out_write_file(path, t->io->text ? NULL : t->opt.input, write_output, &o, err, sizeof err)) {
+      fprintf(t->err, "pac: error: %s\n", err);
+      status = 1;
+    }
+    free(def);
+  }
+  sb_free(&pro);
+  return status;
+}
+
+static void free_state(tstate *t) {
+  lw *w = &t->w;
+  strmap_free(&w->all_types);
+  sb_free(&w->epilogue);
+  free(w->pcinc);
+  for (int i = 0; i < w->owned_names.n; i++) free(w->owned_names.v[i]);
+  vec_free(w->owned_names);
+  pr_free(&w->pr);
+  sc_free(&w->sc);
+  ex_fini(&w->ex);
+  hdr_free(&t->hdr);
+  arena_free(&w->scratch);
+  arena_free(&t->ar);
+  src_free(&t->src);
+}
+
+int pac_translate(const pac_options *opt, const pac_io *io) {
+  tstate *t = calloc(1, sizeof *t);
+  if (!t) {
+    fprintf(io->err ? io->err : stderr, "pac: error: out of memory\n");
+    return 1;
+  }
+  t->opt = *opt, t->io = io, t->err = io->err ? io->err : stderr;
+  if (load_source(t)) {
+    free(t);
+    return 1;
+  }
+  diag_init(&t->dg, &t->src, t->err);
+  arena_init(&t->ar);
+  int rc = parse_all(t);
+  if (!rc) rc = lower_all(t);
+  int status = 1;
+  if (!rc && !t->dg.errors) status = t->opt.layout ? print_layout(t) : emit(t);
+  free_state(t);
+  free(t);
+  return status;
+}

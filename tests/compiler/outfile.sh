@@ -1,0 +1,104 @@
+#!/bin/sh
+# outfile.sh - where pac may write its output, run by ctest:
+#   outfile.sh BIN_DIR CASE.pc
+# -o naming the input file (by any spelling, a symbolic or a hard link) is
+# refused and the input left as it was; /dev/null stays a character device;
+# a FIFO and '-' get the output straight; a directory that cannot be written,
+# a full device or a write that fails half-way leave nothing behind (and a
+# file that was there before stays as it was).
+set -u
+bin=$1 case=$2
+pac="$bin/pac"
+t=$(mktemp -d)
+trap 'chmod -R u+w "$t" 2>/dev/null; rm -rf "$t"' EXIT
+cd "$t" || exit 1
+cp "$case" x.pc
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+no_temp() { ls "$1".tmp* >/dev/null 2>&1 && fail "a temporary file $1.tmp* was left"; }
+
+"$pac" x.pc -o ref.c 2>err || { cat err; fail "pac x.pc -o ref.c"; }
+[ -s ref.c ] || fail "ref.c is empty"
+
+# the input file as the output, however it is named
+ln -s x.pc sym.pc
+ln x.pc hard.pc
+mkdir sub
+for o in x.pc ./x.pc "$t/x.pc" sub/../x.pc sym.pc hard.pc; do
+  if "$pac" x.pc -o "$o" 2>err; then fail "-o $o (the input) was accepted"; fi
+  grep -q "^pac: error: output file '$o' is the input file$" err || { cat err; fail "-o $o: no message"; }
+  cmp -s "$case" x.pc || fail "-o $o changed the input"
+  no_temp "$o"
+done
+[ -L sym.pc ] || fail "sym.pc is no longer a symbolic link"
+
+# a symbolic link to another file: the file is replaced, the link stays
+echo old >target.c
+ln -s target.c link.c
+"$pac" x.pc -o link.c 2>err || { cat err; fail "-o link.c"; }
+[ -L link.c ] && cmp -s ref.c target.c || fail "-o link.c did not write through the link"
+
+# /dev/null stays a device (only where it can be written)
+if [ -w /dev/null ] && [ -c /dev/null ]; then
+  "$pac" x.pc -o /dev/null 2>err || { cat err; fail "-o /dev/null"; }
+  [ -c /dev/null ] || fail "/dev/null is no longer a character device"
+fi
+
+# a FIFO is written straight
+mkfifo fifo
+cat fifo >fifo.out &
+reader=$!
+if "$pac" x.pc -o fifo 2>err; then :; else
+  cat err; fail "-o fifo"
+  [ -p fifo ] && : >fifo # let the reader finish
+fi
+if [ -p fifo ]; then wait "$reader"; else
+  fail "the FIFO was replaced"
+  kill "$reader"
+fi
+cmp -s ref.c fifo.out || fail "what came through the FIFO differs from ref.c"
+
+# '-' is stdout
+"$pac" x.pc -o - >stdout.c 2>err || { cat err; fail "-o -"; }
+cmp -s ref.c stdout.c || fail "-o - differs from ref.c"
+
+# a folder that does not exist, one that cannot be written, a folder as the output
+if "$pac" x.pc -o nodir/x.c 2>err; then fail "-o nodir/x.c was accepted"; fi
+grep -q "^pac: error: cannot write 'nodir/x.c': " err || { cat err; fail "-o nodir/x.c: no message"; }
+[ -e nodir ] && fail "nodir was created"
+mkdir ro && chmod 555 ro
+if touch ro/probe 2>/dev/null; then
+  rm -f ro/probe # root writes anyway: nothing to check here
+else
+  if "$pac" x.pc -o ro/x.c 2>err; then fail "-o ro/x.c was accepted"; fi
+  grep -q "^pac: error: cannot write 'ro/x.c': " err || { cat err; fail "-o ro/x.c: no message"; }
+  [ -z "$(ls -A ro)" ] || fail "something was left in ro: $(ls -A ro)"
+fi
+if "$pac" x.pc -o sub 2>err; then fail "-o sub (a folder) was accepted"; fi
+grep -q "^pac: error: cannot write 'sub': " err || { cat err; fail "-o sub: no message"; }
+
+# a device that fails every write
+if [ -c /dev/full ] && [ -w /dev/full ]; then
+  if "$pac" x.pc -o /dev/full 2>err; then fail "-o /dev/full was accepted"; fi
+  grep -q "^pac: error: cannot write '/dev/full': " err || { cat err; fail "-o /dev/full: no message"; }
+  [ -c /dev/full ] || fail "/dev/full is no longer a character device"
+fi
+
+# a write that fails half-way (file size limit): the old file stays, no temporary file
+cp x.pc big.pc
+i=0
+while [ $i -lt 12 ]; do cat big.pc big.pc >big2.pc && mv big2.pc big.pc; i=$((i + 1)); done
+echo old >big.c
+if (trap '' XFSZ; ulimit -f 64 && exec "$pac" big.pc -o big.c) 2>err; then
+  fail "a write past the file size limit was accepted"
+fi
+grep -q "^pac: error: cannot write 'big.c': " err || { cat err; fail "big.c: no message"; }
+[ "$(cat big.c)" = old ] || fail "big.c was changed by a failed write"
+no_temp big.c
+rm -f big.c
+if (trap '' XFSZ; ulimit -f 64 && exec "$pac" big.pc -o big.c) 2>/dev/null; then fail "second big write accepted"; fi
+[ -e big.c ] && fail "a failed write left big.c"
+no_temp big.c
+
+[ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "ok"
