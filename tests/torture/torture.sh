@@ -39,7 +39,7 @@ extract() {
       { echo "cannot extract $sub from $tarball"; exit 1; }
     echo "$tarball" >"$tree/stamp"
   fi
-  echo "$(ls "$tree/src/$sub"/*.c "$tree/src/$sub"/ieee/*.c | wc -l) programs in $tree/src/$sub"
+  echo "$(cd "$tree/src/$sub" && ls *.c ieee/*.c builtins/*.c | grep -cv -- '-lib\.c$') programs in $tree/src/$sub"
 }
 
 # skip_reason FILE: why FILE is not checked, or nothing. '$' in identifiers
@@ -56,8 +56,9 @@ skip_reason() {
 
 # dg_flags FILE: the options of its dg-options and dg-additional-options
 # lines, except those for a target selector that does not name x86_64 (or
-# names ia32); for ieee/ programs also ieee.exp's -fno-inline and the flags
-# that an unconditional 'lappend additional_flags' line of NAME.x adds.
+# names ia32); the flags the directory's .exp file gives (ieee/, builtins/);
+# and those of the unindented 'set/lappend additional_flags' lines of its .x
+# file (the rest of those files concerns other targets).
 dg_flags() {
   sed -n 's/.*{ *dg-\(additional-\)\{0,1\}options *{\{0,1\} *"\([^"]*\)" *}\{0,1\}\(.*\)/\2|\3/p' "$1" |
   while IFS='|' read -r opts sel; do
@@ -69,10 +70,19 @@ dg_flags() {
     esac
   done
   case $1 in
-  */ieee/*)
-    printf ' -fno-inline '
-    x=${1%.c}.x
-    [ -f "$x" ] && sed -n 's/^lappend additional_flags //p' "$x" | tr -d '"' | tr '\n' ' ' ;;
+  */ieee/*) printf ' -fno-inline' ;;
+  */builtins/*) printf ' -fno-tree-dse -fno-tree-loop-distribute-patterns -fno-tracer -fno-ipa-ra -fno-inline-functions' ;;
+  esac
+  x=${1%.c}.x
+  [ ! -f "$x" ] || sed -n 's/^\(set\|lappend\) additional_flags //p' "$x" | tr -d '"' | tr '\n' ' ' | sed 's/^/ /'
+}
+
+# files REL: the files of the program REL, its own first: a builtins/ program
+# is linked with its NAME-lib.c and lib/main.c (as builtins.exp does).
+files() {
+  case $1 in
+  builtins/*) echo "$1 ${1%.c}-lib.c builtins/lib/main.c" ;;
+  *) echo "$1" ;;
   esac
 }
 
@@ -84,39 +94,52 @@ note() {
   return 0
 }
 
-# direct SRC FLAGS: pass, or why the program does not pass when compiled and
-# run without pac.
+# direct FILES: pass, or why the program does not pass when compiled (with
+# $flags) and run without pac.
 direct() {
   # shellcheck disable=SC2086
-  if ! "$CC" $2 -I "$sdir" "$1" -o "$tmp/direct" -lm >/dev/null 2>&1; then echo "does-not-compile"
+  if ! "$CC" $flags -I "$sdir" "$@" -o "$tmp/direct" -lm >/dev/null 2>&1; then echo "does-not-compile"
   elif ! (cd "$tmp" && timeout 10 ./direct) >/dev/null 2>&1; then echo "fails-when-run"
   else echo pass
   fi
+}
+
+# translate FILES: pac on each file (to $tmp/tI.c), each output checked by
+# sametext.awk; notes a failure (or an uncounted program) and returns 1.
+translate() {
+  i=0
+  for f in "$@"; do
+    "$BIN/pac" "$f" -o "$tmp/t$i.c" >/dev/null 2>"$tmp/why"; rc=$?
+    if [ $rc -ge 128 ] || grep -q 'Sanitizer\|runtime error' "$tmp/why"; then
+      note fail "$name" "pac crashed on ${f#"$dir"/} (exit status $rc)"; return 1
+    fi
+    if [ $rc -ne 0 ]; then
+      if [ "$ok" = pass ]; then note fail "$name" "pac rejected ${f#"$dir"/}"; else note uncounted "$name" ""; fi
+      return 1
+    fi
+    if ! LC_ALL=C awk -v src="$f" -v name="$f" -f "$here/sametext.awk" "$tmp/t$i.c" >"$tmp/why" 2>&1; then
+      note fail "$name" "the text of ${f#"$dir"/} changed"; return 1
+    fi
+    i=$((i + 1))
+  done
 }
 
 # check REL: one program (REL is its path under the execute directory).
 check() {
   src=$dir/$1 name=$(echo "$1" | tr / _) sdir=$(dirname "$dir/$1")
   : >"$tmp/why"
+  rm -f "$tmp"/t*.c
   ok=-
   reason=$(skip_reason "$src")
   [ -z "$reason" ] || { note skip "$name" "$reason"; return; }
   flags="-O1 -w $(dg_flags "$src")"
-  ok=$(direct "$src" "$flags")
-  "$BIN/pac" "$src" -o "$tmp/t.c" >/dev/null 2>"$tmp/why"; rc=$?
-  if [ $rc -ge 128 ] || grep -q 'Sanitizer\|runtime error' "$tmp/why"; then
-    note fail "$name" "pac crashed (exit status $rc)"; return
-  fi
-  if [ $rc -ne 0 ]; then
-    [ "$ok" = pass ] && note fail "$name" "pac rejected it" || note uncounted "$name" ""
-    return
-  fi
-  if ! LC_ALL=C awk -v src="$src" -v name="$src" -f "$here/sametext.awk" "$tmp/t.c" >"$tmp/why" 2>&1; then
-    note fail "$name" "the text changed"; return
-  fi
+  # shellcheck disable=SC2046
+  set -- $(files "$1" | sed "s|[^ ]*|$dir/&|g")
+  ok=$(direct "$@")
+  translate "$@" || return
   [ "$ok" = pass ] || { note uncounted "$name" ""; return; }
   # shellcheck disable=SC2086
-  if ! "$CC" $flags -I "$sdir" -I "$INC" "$tmp/t.c" -o "$tmp/gen" -lm >"$tmp/why" 2>&1; then
+  if ! "$CC" $flags -I "$sdir" -I "$INC" "$tmp"/t*.c -o "$tmp/gen" -lm >"$tmp/why" 2>&1; then
     note fail "$name" "the translation does not compile"; return
   fi
   (cd "$tmp" && timeout 30 ./gen) >"$tmp/why" 2>&1; rc=$?
@@ -150,7 +173,7 @@ shard() {
   if [ $# -gt 0 ]; then
     printf '%s\n' "$@" >"$tmp/list"
   else
-    (cd "$dir" && ls *.c ieee/*.c) | awk -v k="$k" -v n="$n" '(NR - 1) % n == k' >"$tmp/list"
+    (cd "$dir" && ls *.c ieee/*.c builtins/*.c | grep -v -- '-lib\.c$') | awk -v k="$k" -v n="$n" '(NR - 1) % n == k' >"$tmp/list"
   fi
   while read -r rel; do check "$rel"; done <"$tmp/list"
   echo "shard $k of $n, $(($(date +%s) - start)) s: $(counts "$results")"
