@@ -26,6 +26,7 @@ extract() {
   if [ -n "$tarball" ]; then
     [ -f "$tarball" ] || { echo "$tarball (PARRAY_GCC_SOURCE) does not exist"; exit 1; }
   else
+    # shellcheck disable=SC2012
     tarball=$(ls /usr/src/gcc-*/gcc-[0-9]*.tar.* 2>/dev/null | tail -1)
   fi
   [ -n "$tarball" ] || missing
@@ -39,7 +40,14 @@ extract() {
       { echo "cannot extract $sub from $tarball"; exit 1; }
     echo "$tarball" >"$tree/stamp"
   fi
-  echo "$(cd "$tree/src/$sub" && ls *.c ieee/*.c builtins/*.c | grep -cv -- '-lib\.c$') programs in $tree/src/$sub"
+  echo "$(programs "$tree/src/$sub" | wc -l) programs in $tree/src/$sub"
+}
+
+# programs DIR: the programs under the execute directory DIR, sorted (the
+# NAME-lib.c files of builtins/ are parts of their programs).
+programs() {
+  # shellcheck disable=SC2010
+  (cd "$1" && ls -- *.c ieee/*.c builtins/*.c | grep -v -- '-lib\.c$')
 }
 
 # skip_reason FILE: why FILE is not checked, or nothing. '$' in identifiers
@@ -173,7 +181,7 @@ shard() {
   if [ $# -gt 0 ]; then
     printf '%s\n' "$@" >"$tmp/list"
   else
-    (cd "$dir" && ls *.c ieee/*.c builtins/*.c | grep -v -- '-lib\.c$') | awk -v k="$k" -v n="$n" '(NR - 1) % n == k' >"$tmp/list"
+    programs "$dir" | awk -v k="$k" -v n="$n" '(NR - 1) % n == k' >"$tmp/list"
   fi
   while read -r rel; do check "$rel"; done <"$tmp/list"
   echo "shard $k of $n, $(($(date +%s) - start)) s: $(counts "$results")"
