@@ -1,8 +1,10 @@
 #!/bin/sh
 # deps.sh - install what pac needs on Debian/Ubuntu (run as root): a C
-# compiler, CMake, Ninja, flex, bison, Open MPI, csmith for the tests, and
-# clang with libFuzzer for the fuzz test (tests/fuzz).
-# Installs nothing when not root (prints what is missing instead).
+# compiler, CMake, Ninja, flex, bison, Open MPI, and for the tests csmith,
+# clang with libFuzzer (tests/fuzz) and GCC's source (gcc-12-source, whose C
+# torture suite the torture tests run).
+# Installs nothing when not root (prints what is missing instead; without
+# GCC's source the torture tests report themselves skipped).
 set -eu
 need=""
 for c in cc cmake ninja flex bison mpicc mpirun csmith bc clang; do
@@ -15,18 +17,26 @@ if command -v clang >/dev/null 2>&1; then
   clang -fsanitize=fuzzer "$probe/p.c" -o "$probe/p" >/dev/null 2>&1 || need="$need libFuzzer"
   rm -rf "$probe"
 fi
-[ -n "$need" ] || exit 0
+gccsrc=""
+ls /usr/src/gcc-*/gcc-[0-9]*.tar.* >/dev/null 2>&1 || gccsrc=gcc-12-source
 if [ "$(id -u)" != 0 ]; then
-  echo "missing:$need -- run this script as root (or install them) first" >&2
-  exit 1
+  [ -z "$gccsrc" ] || echo "note: gcc-12-source is not installed, so the torture tests will be skipped (run this script as root to install it)" >&2
+  [ -z "$need" ] || { echo "missing:$need -- run this script as root (or install them) first" >&2; exit 1; }
+  exit 0
 fi
+[ -n "$need$gccsrc" ] || exit 0
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends build-essential cmake ninja-build flex bison \
-  openmpi-bin libopenmpi-dev csmith libcsmith-dev bc clang >/dev/null
-# libFuzzer's runtime: its own package on Debian 12 (libclang-rt-14-dev for
-# clang 14), part of libclang-common-*-dev elsewhere (installed with clang)
-v=$(clang --version | sed -n 's/.*clang version \([0-9][0-9]*\).*/\1/p' | head -n 1)
-if [ -n "$v" ] && apt-cache show "libclang-rt-$v-dev" >/dev/null 2>&1; then
-  apt-get install -y -qq --no-install-recommends "libclang-rt-$v-dev" >/dev/null
+if [ -n "$need" ]; then
+  apt-get install -y -qq --no-install-recommends build-essential cmake ninja-build flex bison \
+    openmpi-bin libopenmpi-dev csmith libcsmith-dev bc clang >/dev/null
+  # libFuzzer's runtime: its own package on Debian 12 (libclang-rt-14-dev for
+  # clang 14), part of libclang-common-*-dev elsewhere (installed with clang)
+  v=$(clang --version | sed -n 's/.*clang version \([0-9][0-9]*\).*/\1/p' | head -n 1)
+  if [ -n "$v" ] && apt-cache show "libclang-rt-$v-dev" >/dev/null 2>&1; then
+    apt-get install -y -qq --no-install-recommends "libclang-rt-$v-dev" >/dev/null
+  fi
+fi
+if [ -n "$gccsrc" ]; then
+  apt-get install -y -qq --no-install-recommends "$gccsrc" >/dev/null
 fi
