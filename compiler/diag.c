@@ -386,6 +386,16 @@ void diag_plain_error(diag *d, const char *fmt, ...) {
   va_end(ap);
 }
 
+void diag_plain_warning(diag *d, const char *fmt, ...) {
+  d->warnings++;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(d->out, "pac: warning: ");
+  vfprintf(d->out, fmt, ap);
+  fputc('\n', d->out);
+  va_end(ap);
+}
+
 void diag_push_context(diag *d, loc at, const char *what) {
   if (d->nctx < DIAG_MAX_CONTEXT) d->ctx[d->nctx].at = at, d->ctx[d->nctx].what = what;
   d->nctx++;

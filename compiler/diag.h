@@ -91,6 +91,7 @@ void diag_warning(diag *d, loc l, const char *fmt, ...) __attribute__((format(pr
 void diag_note(diag *d, loc l, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* An error with no source position (bad command line, I/O). */
 void diag_plain_error(diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag_plain_warning(diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void diag_push_context(diag *d, loc at, const char *what);
 void diag_pop_context(diag *d);
 

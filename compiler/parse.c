@@ -6,12 +6,35 @@
 #define YYLTYPE PARSE_LTYPE
 #include "lexer.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void lex_push_state_plain(void *s);
 
 int parse_file(srcfile *src, diag *dg, arena *ar, bool plain_c, items *out) {
   return parse_range(src, 0, src->nsegs > 1 ? src->segs[0].len : src->len, dg, ar, plain_c, out, NULL);
+}
+
+/* The scanner's copy of [base, base + len), the bodies of dead conditional
+ * groups made blank (newlines kept): their text is passed through by the
+ * printer as it is and never scanned, so offsets stay the same. */
+static YY_BUFFER_STATE blanked_copy(srcfile *src, uint32_t base, uint32_t len, const parse_notes *notes, void *scanner) {
+  const char *t = src->text + base;
+  int k = 0;
+  while (notes && k < notes->ndead && notes->dead[k].e <= base) k++;
+  if (!notes || k >= notes->ndead || notes->dead[k].b >= base + len) return lex__scan_bytes(t, (int)len, scanner);
+  char *copy = malloc((size_t)len + 2);
+  memcpy(copy, t, len);
+  copy[len] = copy[len + 1] = 0;
+  for (; k < notes->ndead && notes->dead[k].b < base + len; k++) {
+    uint32_t b = notes->dead[k].b > base ? notes->dead[k].b - base : 0;
+    uint32_t e = notes->dead[k].e < base + len ? notes->dead[k].e - base : len;
+    for (uint32_t i = b; i < e; i++)
+      if (copy[i] != '\n') copy[i] = ' ';
+  }
+  YY_BUFFER_STATE buf = lex__scan_bytes(copy, (int)len, scanner);
+  free(copy);
+  return buf;
 }
 
 int parse_range(srcfile *src, uint32_t base, uint32_t len, diag *dg, arena *ar, bool plain_c, items *out,
@@ -29,7 +52,7 @@ int parse_range(srcfile *src, uint32_t base, uint32_t len, diag *dg, arena *ar, 
   }
   /* The scanner works on its own copy, so that src->text can be inspected
    * from inside actions (flex writes into its buffer while matching). */
-  YY_BUFFER_STATE buf = lex__scan_bytes(src->text + base, (int)len, ctx.scanner);
+  YY_BUFFER_STATE buf = blanked_copy(src, base, len, notes, ctx.scanner);
   if (plain_c) lex_push_state_plain(ctx.scanner);
   int errors = dg->errors;
   int rc = parse_parse(&ctx);

@@ -14,6 +14,10 @@ enum { PCTX_MAX_NEST = 64 };
 typedef struct parse_notes {
   VEC(loc) pplines;
   bool cuda;
+  /* given to the scanner: the bodies of dead conditional groups (sorted, not
+   * overlapping), which it sees as blank (ppcond.h) */
+  const loc *dead;
+  int ndead;
 } parse_notes;
 
 /* a bracket group the scanner is gathering: its bracket, and the run of its

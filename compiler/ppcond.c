@@ -51,7 +51,9 @@ typedef struct ppc {
   int nsegs;
   VEC(ppgroup) groups;
   bool any_cond;
-  int depth; /* of inlined files, against include cycles */
+  int depth;       /* of inlined files, against include cycles */
+  int load_errors; /* reported while loading files (not about conditionals) */
+  int errors0;     /* the count of errors before */
 } ppc;
 
 static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r'; }
@@ -464,7 +466,9 @@ static bool load_include(ppc *c, ppl *l, int seg, int line) {
   size_t nl;
   bool angle;
   ppc_pc_include_name(c->src->text + l->b, l->e - l->b, &name, &nl, &angle);
+  int before = c->dg->errors;
   int s = c->o->load ? c->o->load(c->o->env, seg, l->b, name, nl, angle) : -1;
+  c->load_errors += c->dg->errors - before;
   grow_segs(c);
   c->segs[seg].lines.v[line].seg = s >= 0 && s < c->nsegs ? s : -1;
   if (s <= 0 || s >= c->nsegs || c->segs[s].sited) return false;
@@ -479,13 +483,17 @@ static void decide(ppc *c, bool *use_cpp) {
     mark_all_live(c);
     return;
   }
-  char err[512];
+  char err[512] = "";
+  /* unbalanced conditionals (reported) would only make the preprocessor fail */
+  if (c->dg->errors > c->load_errors + c->errors0) *use_cpp = false;
   if (*use_cpp && decide_cpp(c, err, sizeof err) == 0) return;
-  if (*use_cpp)
-    diag_warning(c->dg, (loc){0, 0}, "the preprocessor could not decide the #if groups (%s); deciding them with "
-                                     "the file's own macros and -D/-U only", err);
-  *use_cpp = false;
+  int errors = c->dg->errors;
   decide_eval(c);
+  /* where the evaluation finds the problem, that is what the user sees */
+  if (*use_cpp && c->dg->errors == errors)
+    diag_plain_warning(c->dg, "the preprocessor could not decide the #if groups (%s); they were decided with the "
+                              "file's own macros and -D/-U only", err);
+  *use_cpp = false;
 }
 
 static int cmp_loc(const void *a, const void *b) {
@@ -512,7 +520,7 @@ static void collect(ppc *c, int seg, ppc_result *r) {
 int ppc_run(srcfile *src, diag *dg, const ppc_options *o, ppc_result *r) {
   memset(r, 0, sizeof *r);
   int errors = dg->errors;
-  ppc c = {.src = src, .dg = dg, .o = o};
+  ppc c = {.src = src, .dg = dg, .o = o, .errors0 = errors};
   grow_segs(&c);
   scan_segment(&c, 0);
   bool use_cpp = o->cpp != NULL, fresh = true;
@@ -535,7 +543,7 @@ int ppc_run(srcfile *src, diag *dg, const ppc_options *o, ppc_result *r) {
   for (int i = 0; i < c.nsegs; i++) vec_free(c.segs[i].lines);
   free(c.segs);
   vec_free(c.groups);
-  return dg->errors > errors;
+  return dg->errors - c.load_errors > errors;
 }
 
 void ppc_result_free(ppc_result *r) {

@@ -7,6 +7,7 @@
 
 #include "outfile.h"
 #include "parse.h"
+#include "ppcond.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -35,91 +36,91 @@ typedef struct tstate {
   int target;
 } tstate;
 
-/* "#include "x.pc"" or "#include <x.pc>": the name (without delimiters) */
-static bool pc_include_name(const char *s, size_t n, const char **name, size_t *nl, bool *angle) {
-  const char *p = s, *e = s + n;
-  while (p < e && (*p == ' ' || *p == '\t')) p++;
-  if (p == e || *p != '#') return false;
-  p++;
-  while (p < e && (*p == ' ' || *p == '\t')) p++;
-  if (e - p < 7 || strncmp(p, "include", 7) != 0) return false;
-  p += 7;
-  while (p < e && (*p == ' ' || *p == '\t')) p++;
-  if (p == e || (*p != '"' && *p != '<')) return false;
-  char close = *p == '"' ? '"' : '>';
-  *angle = *p == '<';
-  const char *b = ++p;
-  while (p < e && *p != close && *p != '\n') p++;
-  if (p == e || *p != close || p - b < 4 || strncmp(p - 3, ".pc", 3) != 0) return false;
-  *name = b, *nl = (size_t)(p - b);
-  return true;
+/* The .pc file an #include line names (ppc_loader): "x.pc" in the including
+ * file's folder first, then the -I folders, then pac's own include folder;
+ * each file is loaded once, as a new segment of the source. */
+static int load_pc_include(void *env, int sg, uint32_t at, const char *name, size_t nl, bool angle) {
+  tstate *t = env;
+  srcfile *src = &t->src;
+  const pac_options *opt = &t->opt;
+  const char *nlp = memchr(src->text + at, '\n', src->len - at);
+  loc where = {at, nlp ? (uint32_t)(nlp - src->text) : src->len};
+  char want[4096], found[8400] = "";
+  snprintf(want, sizeof want, "%.*s", (int)nl, name);
+  const char *dirs[256];
+  int nd = 0;
+  char here[4096];
+  snprintf(here, sizeof here, "%s", src->segs[sg].name);
+  char *slash = strrchr(here, '/');
+  if (slash) *slash = 0;
+  else strcpy(here, ".");
+  if (!angle) dirs[nd++] = here;
+  for (int i = 0; i < opt->ncpp_args && nd < 250; i++) {
+    const char *a = opt->cpp_args[i];
+    if (!strcmp(a, "-I") && i + 1 < opt->ncpp_args) dirs[nd++] = opt->cpp_args[++i];
+    else if (!strncmp(a, "-I", 2) && a[2]) dirs[nd++] = a + 2;
+  }
+  if (t->io->selfinc) dirs[nd++] = t->io->selfinc;
+  for (int d = 0; d < nd && !found[0]; d++) {
+    char cand[8192];
+    if (!strcmp(dirs[d], ".")) snprintf(cand, sizeof cand, "%s", want); /* no "./" in messages */
+    else snprintf(cand, sizeof cand, "%s/%s", dirs[d], want);
+    if (access(cand, R_OK) == 0) snprintf(found, sizeof found, "%s", cand);
+  }
+  if (!found[0]) {
+    diag_error(&t->dg, where, "cannot find the Parray file '%s'", want);
+    return -1;
+  }
+  char canon[sizeof found > PATH_MAX ? sizeof found : PATH_MAX];
+  if (!realpath(found, canon)) memcpy(canon, found, sizeof found);
+  for (int k = 1; k < src->nsegs; k++) {
+    char c2[PATH_MAX];
+    if (realpath(src->segs[k].name, c2) && !strcmp(c2, canon)) return k;
+  }
+  char err[512];
+  char *keep = strdup(found);
+  int seg = src_append_file(src, keep, err, sizeof err);
+  if (seg < 0) {
+    diag_error(&t->dg, where, "%s", err);
+    free(keep);
+    return -1;
+  }
+  vec_push(t->w.owned_names, keep);
+  return seg;
 }
 
-/* Find "#include "x.pc"" lines in every segment (included files too), load
- * each file once as a new segment of the source. */
-static void load_pc_includes(srcfile *src, const pac_options *opt, diag *dg, lw *w, const char *selfinc) {
-  VEC(struct pcinc) v = {0};
-  for (int sg = 0; sg < src->nsegs; sg++) {
-    uint32_t off = src->segs[sg].base, end = src->segs[sg].base + src->segs[sg].len;
-    while (off < end) {
-      const char *nlp = memchr(src->text + off, '\n', end - off);
-      uint32_t le = nlp ? (uint32_t)(nlp - src->text) : end;
-      const char *name;
-      size_t nl;
-      bool angle;
-      if (pc_include_name(src->text + off, le - off, &name, &nl, &angle)) {
-        char want[4096], found[8400] = "";
-        snprintf(want, sizeof want, "%.*s", (int)nl, name);
-        /* "x.pc": the including file's folder first; then -I folders; then pac's own */
-        const char *dirs[256];
-        int nd = 0;
-        char here[4096];
-        snprintf(here, sizeof here, "%s", src->segs[sg].name);
-        char *slash = strrchr(here, '/');
-        if (slash) *slash = 0;
-        else strcpy(here, ".");
-        if (!angle) dirs[nd++] = here;
-        for (int i = 0; i < opt->ncpp_args && nd < 250; i++) {
-          const char *a = opt->cpp_args[i];
-          if (!strcmp(a, "-I") && i + 1 < opt->ncpp_args) dirs[nd++] = opt->cpp_args[++i];
-          else if (!strncmp(a, "-I", 2) && a[2]) dirs[nd++] = a + 2;
-        }
-        if (selfinc) dirs[nd++] = selfinc;
-        for (int d = 0; d < nd && !found[0]; d++) {
-          char cand[8192];
-          if (!strcmp(dirs[d], ".")) snprintf(cand, sizeof cand, "%s", want); /* no "./" in messages */
-          else snprintf(cand, sizeof cand, "%s/%s", dirs[d], want);
-          if (access(cand, R_OK) == 0) snprintf(found, sizeof found, "%s", cand);
-        }
-        if (!found[0]) {
-          diag_error(dg, (loc){off, le}, "cannot find the Parray file '%s'", want);
-        } else {
-          char canon[sizeof found > PATH_MAX ? sizeof found : PATH_MAX];
-          if (!realpath(found, canon)) memcpy(canon, found, sizeof found);
-          int seg = -1;
-          for (int k = 1; k < src->nsegs && seg < 0; k++) {
-            char c2[PATH_MAX];
-            if (realpath(src->segs[k].name, c2) && !strcmp(c2, canon)) seg = k;
-          }
-          bool first = seg < 0;
-          if (first) {
-            char err[512];
-            char *keep = strdup(found);
-            seg = src_append_file(src, keep, err, sizeof err);
-            if (seg < 0) {
-              diag_error(dg, (loc){off, le}, "%s", err);
-              free(keep);
-            } else {
-              vec_push(w->owned_names, keep);
-            }
-          }
-          if (seg >= 0) vec_push(v, ((struct pcinc){off, seg, first}));
-        }
-      }
-      off = le + 1;
+/* Decide the conditional groups, loading the .pc files reached. */
+static int decide_groups(tstate *t, ppc_result *r) {
+  const pac_options *opt = &t->opt;
+  const char **defs = malloc(sizeof *defs * (size_t)(opt->ncpp_args + 1));
+  char **owned = calloc((size_t)opt->ncpp_args + 1, sizeof *owned);
+  int nd = 0;
+  for (int i = 0; i < opt->ncpp_args; i++) {
+    const char *a = opt->cpp_args[i];
+    bool d = !strncmp(a, "-D", 2), u = !strncmp(a, "-U", 2);
+    if (!d && !u) continue;
+    if (a[2]) {
+      defs[nd++] = a;
+    } else if (i + 1 < opt->ncpp_args) {
+      size_t n = strlen(opt->cpp_args[i + 1]);
+      owned[nd] = malloc(n + 3);
+      snprintf(owned[nd], n + 3, "%s%s", a, opt->cpp_args[++i]);
+      defs[nd] = owned[nd];
+      nd++;
     }
   }
-  w->pcinc = v.v, w->npcinc = v.n;
+  ppc_options po = {.cpp = opt->no_cpp ? NULL : opt->cpp, .args = opt->cpp_args, .nargs = opt->ncpp_args,
+                    .defs = defs, .ndefs = nd, .load = load_pc_include, .env = t};
+  int rc = ppc_run(&t->src, &t->dg, &po, r);
+  for (int i = 0; i < nd; i++) free(owned[i]);
+  free(owned);
+  free(defs);
+  lw *w = &t->w;
+  w->pcinc = malloc(sizeof *w->pcinc * (size_t)(r->includes.n + 1));
+  for (int i = 0; i < r->includes.n; i++)
+    w->pcinc[i] = (struct pcinc){r->includes.v[i].at, r->includes.v[i].seg, r->includes.v[i].first};
+  w->npcinc = r->includes.n;
+  return rc;
 }
 
 /* The file's preprocessor lines, for learning the headers: all but
@@ -134,7 +135,7 @@ static void collect_pp(srcfile *f, const parse_notes *notes, sbuf *out) {
     const char *nm;
     size_t nml;
     bool ang;
-    if (strncmp(p, "pragma", 6) != 0 && !pc_include_name(s, n, &nm, &nml, &ang)) {
+    if (strncmp(p, "pragma", 6) != 0 && !ppc_pc_include_name(s, n, &nm, &nml, &ang)) {
       sb_write(out, s, n);
       sb_putc(out, '\n');
     }
@@ -201,10 +202,12 @@ static int load_source(tstate *t) {
 /* Parse every segment and learn the headers. Returns nonzero on errors. */
 static int parse_all(tstate *t) {
   lw *w = &t->w;
-  load_pc_includes(&t->src, &t->opt, &t->dg, w, t->io->selfinc);
+  ppc_result groups;
+  /* a missing include is reported but does not stop the translation; an
+   * unbalanced or wrong #if stops it before the headers are read */
+  int rc = decide_groups(t, &groups);
   w->seg_items = arena_alloc(&t->ar, sizeof *w->seg_items * (size_t)t->src.nsegs);
-  int rc = 0; /* a missing include is reported but does not stop the translation */
-  parse_notes notes = {0};
+  parse_notes notes = {.dead = groups.dead.v, .ndead = groups.dead.n};
   for (int k = 0; k < t->src.nsegs; k++)
     rc |= parse_range(&t->src, t->src.segs[k].base, t->src.segs[k].len, &t->dg, &t->ar, false, &w->seg_items[k],
                       &notes);
@@ -213,6 +216,7 @@ static int parse_all(tstate *t) {
   sb_init(&pp);
   collect_pp(&t->src, &notes, &pp);
   vec_free(notes.pplines);
+  ppc_result_free(&groups);
   t->target = t->opt.target != TARGET_AUTO ? t->opt.target : notes.cuda ? TARGET_CUDA : TARGET_C;
   if (!rc) learn_headers(t, &pp);
   sb_free(&pp);

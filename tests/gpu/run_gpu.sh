@@ -2,6 +2,8 @@
 # run_gpu.sh - build a .pc program for the GPU with pacc and run it.
 #   run_gpu.sh build BIN_DIR CASE.pc            translate and compile with nvcc only (no GPU needed)
 #   run_gpu.sh run   BIN_DIR CASE.pc [--fails]  run it; exits 77 (skipped) when the machine has no GPU
+# PACC_FLAGS adds options (a CPU-or-GPU program built for the GPU: -DUSE_GPU);
+# CASE.gpu.expected, where it exists, is the expected output instead of CASE.expected.
 set -u
 mode=$1 bin=$2 case=$3 fails=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,7 +17,8 @@ if [ "$mode" = run ]; then
     echo "SKIP: no CUDA device on this machine"; exit 77
   fi
 fi
-"$bin/pacc" -O2 "$name" -o "$tmp/prog" || exit 1
+# shellcheck disable=SC2086 # PACC_FLAGS holds several words
+"$bin/pacc" -O2 ${PACC_FLAGS:-} "$name" -o "$tmp/prog" || exit 1
 [ "$mode" = build ] && exit 0
 timeout 300 "$tmp/prog" >"$tmp/out" 2>"$tmp/err"
 rc=$?
@@ -24,4 +27,6 @@ if [ "$fails" = --fails ]; then
   exit $?
 fi
 [ "$rc" -eq 0 ] || { echo "exit status $rc"; cat "$tmp/err"; exit 1; }
-diff -u "${name%.pc}.expected" "$tmp/out"
+expected=${name%.pc}.expected
+[ -f "${name%.pc}.gpu.expected" ] && expected=${name%.pc}.gpu.expected
+diff -u "$expected" "$tmp/out"
