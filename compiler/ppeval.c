@@ -381,7 +381,8 @@ typedef struct pp_ex {
 static bool pp_budget(pp_ex *x, size_t toks, size_t bytes, size_t off) {
   x->ntoks += toks, x->nbytes += bytes;
   if (x->ntoks > PP_MAX_TOKENS || x->nbytes > PP_MAX_BYTES)
-    pp_fail(x->e, x->nest ? x->call_off : off, "macro expansion too large (more than %d tokens or %d bytes)", PP_MAX_TOKENS, PP_MAX_BYTES);
+    pp_fail(x->e, x->nest ? x->call_off : off, "macro expansion too large (more than %d tokens or %d bytes)",
+            PP_MAX_TOKENS, PP_MAX_BYTES);
   return !x->e->failed;
 }
 
@@ -397,7 +398,9 @@ static bool pp_push(pp_ex *x, pp_vec *v, pp_tok t) {
   return true;
 }
 
-static intptr_t pp_disabled(pp_ex *x, const pp_macro *m) { return (intptr_t)strmap_get(&x->disabled, m->name, m->namelen); }
+static intptr_t pp_disabled(pp_ex *x, const pp_macro *m) {
+  return (intptr_t)strmap_get(&x->disabled, m->name, m->namelen);
+}
 static void pp_disable(pp_ex *x, const pp_macro *m, intptr_t d) {
   strmap_put(&x->disabled, m->name, m->namelen, (void *)(pp_disabled(x, m) + d));
 }
@@ -444,7 +447,8 @@ static bool pp_defined(pp_ex *x, const pp_tok *d, pp_vec *out) {
     return pp_fail(x->e, t ? t->off : d->off, "operator \"defined\" requires an identifier"), false;
   if (paren) {
     const pp_tok *r = pp_take(x);
-    if (!r || !pp_is_punct(r, P_RPAREN)) return pp_fail(x->e, r ? r->off : d->off, "missing ')' after \"defined\""), false;
+    if (!r || !pp_is_punct(r, P_RPAREN))
+      return pp_fail(x->e, r ? r->off : d->off, "missing ')' after \"defined\""), false;
   }
   return pp_push(x, out, pp_number_tok(pp_is_defined(x->M, t->s, t->len), d->off));
 }
@@ -453,7 +457,8 @@ static bool pp_defined(pp_ex *x, const pp_tok *d, pp_vec *out) {
  * headers to look for and no compiler to ask (a fallback branch is taken). */
 static bool pp_has(pp_ex *x, const pp_tok *h, pp_vec *out) {
   const pp_tok *t = pp_take(x);
-  if (!t || !pp_is_punct(t, P_LPAREN)) return pp_fail(x->e, t ? t->off : h->off, "missing '(' after \"%.*s\"", PP_SPELL(h)), false;
+  if (!t || !pp_is_punct(t, P_LPAREN))
+    return pp_fail(x->e, t ? t->off : h->off, "missing '(' after \"%.*s\"", PP_SPELL(h)), false;
   for (int depth = 1; depth;) {
     t = pp_take(x);
     if (!t) return pp_fail(x->e, h->off, "missing ')' after \"%.*s\" operand", PP_SPELL(h)), false;
@@ -493,9 +498,13 @@ static int pp_collect_args(pp_ex *x, const pp_macro *mac, const pp_tok *name, pp
     return nargs + 1;
   }
   if (nargs < mac->nparams)
-    return pp_fail(x->e, name->off, "macro \"%.*s\" requires %d arguments, but only %d given", PP_SPELL(name), mac->nparams, nargs), -1;
+    return pp_fail(x->e, name->off, "macro \"%.*s\" requires %d arguments, but only %d given", PP_SPELL(name),
+                   mac->nparams, nargs),
+           -1;
   if (nargs > mac->nparams)
-    return pp_fail(x->e, name->off, "macro \"%.*s\" passed %d arguments, but takes just %d", PP_SPELL(name), nargs, mac->nparams), -1;
+    return pp_fail(x->e, name->off, "macro \"%.*s\" passed %d arguments, but takes just %d", PP_SPELL(name), nargs,
+                   mac->nparams),
+           -1;
   return nargs;
 }
 
@@ -698,13 +707,13 @@ static bool pp_number(const pp_tok *t, pp_val *out, pp_err *e) {
   bool fl = i < n && (s[i] == '.' || (base == 16 ? (s[i] == 'p' || s[i] == 'P') : (s[i] == 'e' || s[i] == 'E')));
   if (fl || s[0] == '.') return pp_fail(e, t->off, "floating constant in preprocessor expression"), false;
   if (bad != n)
-    return pp_fail(e, t->off + bad, "invalid digit \"%c\" in %s constant", s[bad], base == 8 ? "octal" : "binary"), false;
+    return pp_fail(e, t->off + bad, "invalid digit \"%c\" in %s constant", s[bad], base == 8 ? "octal" : "binary"),
+           false;
   bool u;
   if ((i == start && base != 8) || !pp_suffix(s + i, n - i, &u)) {
     size_t from = i == start && base != 8 ? 1 : i;
-    return pp_fail(e, t->off + from, "invalid suffix \"%.*s\" on integer constant", (int)(n - from > 40 ? 40 : n - from),
-                   s + from),
-           false;
+    int shown = (int)(n - from > 40 ? 40 : n - from);
+    return pp_fail(e, t->off + from, "invalid suffix \"%.*s\" on integer constant", shown, s + from), false;
   }
   if (big) return pp_fail(e, t->off, "integer constant is too large for its type"), false;
   *out = (pp_val){v, u || v > (uint64_t)INT64_MAX};
@@ -748,7 +757,8 @@ static bool pp_charconst(const pp_tok *t, pp_val *out, pp_err *e) {
     uint64_t c = pp_char_unit(t->s, t->len - 1, &i, &ucn);
     if (!wide && ucn && c >= 0x80) { /* a UCN in a plain constant: its UTF-8 bytes */
       int nb = c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-      for (int k = nb - 1; k >= 0; k--) v = (v << 8) | (k == nb - 1 ? (0xF00u >> nb) & 0xFF : 0x80) | ((c >> (6 * k)) & 0x3F);
+      for (int k = nb - 1; k >= 0; k--)
+        v = (v << 8) | (k == nb - 1 ? (0xF00u >> nb) & 0xFF : 0x80) | ((c >> (6 * k)) & 0x3F);
       count += nb - 1;
       continue;
     }
@@ -795,8 +805,8 @@ static int pp_binprec(const pp_tok *t) {
 static bool pp_unexpected(pp_parser *p, const pp_tok *t) {
   if (pp_is_punct(t, P_RPAREN)) pp_fail(p->e, t->off, "missing '(' in expression");
   else if (pp_is_punct(t, P_COLON)) pp_fail(p->e, t->off, "':' without preceding '?'");
-  else if (t->kind == K_IDENT || t->kind == K_NUM || t->kind == K_CHAR || t->kind == K_STR || pp_is_punct(t, P_LPAREN) ||
-           pp_is_punct(t, P_TILDE) || pp_is_punct(t, P_NOT))
+  else if (t->kind == K_IDENT || t->kind == K_NUM || t->kind == K_CHAR || t->kind == K_STR ||
+           pp_is_punct(t, P_LPAREN) || pp_is_punct(t, P_TILDE) || pp_is_punct(t, P_NOT))
     pp_fail(p->e, t->off, "missing binary operator before token \"%.*s\"", PP_SPELL(t));
   else pp_fail(p->e, t->off, "token \"%.*s\" is not valid in preprocessor expressions", PP_SPELL(t));
   return false;
@@ -808,7 +818,8 @@ static bool pp_no_operand(pp_parser *p, const pp_tok *t) {
   if (op && pp_is_punct(op, P_LPAREN) && t->kind == K_EOF) pp_fail(p->e, op->off, "missing ')' in expression");
   else if (op && pp_is_punct(op, P_LPAREN) && pp_is_punct(t, P_RPAREN))
     pp_fail(p->e, t->off, "missing expression between '(' and ')'");
-  else if (op && !pp_is_punct(op, P_LPAREN)) pp_fail(p->e, op->off, "operator '%.*s' has no right operand", PP_SPELL(op));
+  else if (op && !pp_is_punct(op, P_LPAREN))
+    pp_fail(p->e, op->off, "operator '%.*s' has no right operand", PP_SPELL(op));
   else if (t->kind == K_EOF) pp_fail(p->e, t->off, "#if with no expression");
   else if (pp_is_punct(t, P_RPAREN) || pp_is_punct(t, P_COLON)) return pp_unexpected(p, t);
   else pp_fail(p->e, t->off, "operator '%.*s' has no left operand", PP_SPELL(t));
@@ -824,11 +835,18 @@ static bool pp_primary(pp_parser *p, bool live, pp_val *v) {
   case K_CHAR: p->i++, p->prev_op = NULL; return pp_charconst(t, v, p->e);
   case K_IDENT:
     if (pp_tok_is(t, "defined"))
-      return pp_fail(p->e, t->off, "\"defined\" produced by a macro expansion cannot be evaluated without the preprocessor"), false;
+      return pp_fail(p->e, t->off,
+                     "\"defined\" produced by a macro expansion cannot be evaluated without the preprocessor"),
+             false;
     p->i++, p->prev_op = NULL, *v = (pp_val){0, false}; /* an identifier that is no macro is 0 */
     return true;
-  case K_STR: return pp_fail(p->e, t->off, "string literal %.*s is not valid in preprocessor expressions", PP_SPELL(t)), false;
-  case K_BADQ: return pp_fail(p->e, t->off, "missing terminating %c character", t->s[t->len && t->s[0] != '\'' && t->s[0] != '"' ? (t->s[1] == '8' ? 2 : 1) : 0]), false;
+  case K_STR:
+    return pp_fail(p->e, t->off, "string literal %.*s is not valid in preprocessor expressions", PP_SPELL(t)), false;
+  case K_BADQ: {
+    const char *q = t->s; /* after a prefix (L, u, U, u8), the opening quote */
+    while (*q != '\'' && *q != '"') q++;
+    return pp_fail(p->e, t->off, "missing terminating %c character", *q), false;
+  }
   case K_OTHER: return pp_fail(p->e, t->off, "stray '%.*s' in preprocessor expression", PP_SPELL(t)), false;
   default: break;
   }

@@ -295,7 +295,8 @@ static void test_stringize_paste(ppmacros *m) {
   BAD(m, "1 + WSTR(a)", "string literal L\"a\"", 4);
   char err[128];
   size_t off;
-  if (pp_define_checked(m, "BAD1(x) # y", 11, err, sizeof err, &off) != -1 || !strstr(err, "'#' is not followed") || off != 8)
+  if (pp_define_checked(m, "BAD1(x) # y", 11, err, sizeof err, &off) != -1 || !strstr(err, "'#' is not followed") ||
+      off != 8)
     failures++, printf("#define BAD1(x) # y: got \"%s\" at %zu\n", err, off);
   if (pp_define_checked(m, "BAD2 ## x", 9, err, sizeof err, &off) != -1 || !strstr(err, "either end") || off != 5)
     failures++, printf("#define BAD2 ## x: got \"%s\" at %zu\n", err, off);
@@ -307,7 +308,8 @@ static void test_stringize_paste(ppmacros *m) {
     failures++, printf("#define 3 x: got \"%s\"\n", err);
   if (pp_define_checked(m, "BAD4(a b", 8, err, sizeof err, &off) != -1 || !strstr(err, "missing ')'"))
     failures++, printf("#define BAD4(a b: got \"%s\"\n", err);
-  if (pp_define_checked(m, "OBJ2 # 1", 8, err, sizeof err, &off) != 0) /* # is an operator only in function-like macros */
+  /* # is an operator only in function-like macros */
+  if (pp_define_checked(m, "OBJ2 # 1", 8, err, sizeof err, &off) != 0)
     failures++, printf("#define OBJ2 # 1: rejected: %s\n", err);
   checks += 7;
   OK(m, "defined BAD1 || defined BAD2 || defined BAD3 || defined BAD4", 0);
@@ -392,6 +394,8 @@ static void test_errors(const ppmacros *m) {
   BAD(m, "''", "empty character constant", 0);
   BAD(m, "'a", "missing terminating ' character", 0);
   BAD(m, "1 + \"a", "missing terminating \" character", 4);
+  BAD(m, "u8'a", "missing terminating ' character", 0);
+  BAD(m, "'\"", "missing terminating ' character", 0);
   BAD(m, "1 = 1", "token \"=\" is not valid", 2);
   BAD(m, "1 @ 1", "token \"@\" is not valid", 2);
   BAD(m, "@", "stray '@'", 0);
