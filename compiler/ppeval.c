@@ -157,7 +157,14 @@ typedef struct pp_err {
   char *buf;
   size_t cap, off;
   bool failed;
+  const char *text; /* the condition, to tell its tokens from those of macros */
 } pp_err;
+
+/* where byte k of t is: in t itself when t is spelled in the text, else
+ * where t's macro call is */
+static size_t pp_off_in(const pp_err *e, const pp_tok *t, size_t k) {
+  return e->text && t->s == e->text + t->off ? t->off + k : t->off;
+}
 
 __attribute__((format(printf, 3, 4))) static void pp_fail(pp_err *e, size_t off, const char *fmt, ...) {
   if (e->failed) return;
@@ -304,7 +311,7 @@ static int pp_lex_all(arena *ar, const char *s, size_t len, pp_tok **out) {
 }
 
 int pp_define_checked(ppmacros *m, const char *text, size_t len, char *err, size_t errlen, size_t *erroff) {
-  pp_err e = {err, errlen, 0, false};
+  pp_err e = {err, errlen, 0, false, NULL};
   const char *s = arena_strndup(&m->ar, text, len);
   pp_tok *t;
   int n = pp_lex_all(&m->ar, s, len, &t);
@@ -707,13 +714,13 @@ static bool pp_number(const pp_tok *t, pp_val *out, pp_err *e) {
   bool fl = i < n && (s[i] == '.' || (base == 16 ? (s[i] == 'p' || s[i] == 'P') : (s[i] == 'e' || s[i] == 'E')));
   if (fl || s[0] == '.') return pp_fail(e, t->off, "floating constant in preprocessor expression"), false;
   if (bad != n)
-    return pp_fail(e, t->off + bad, "invalid digit \"%c\" in %s constant", s[bad], base == 8 ? "octal" : "binary"),
+    return pp_fail(e, pp_off_in(e, t, bad), "invalid digit \"%c\" in %s constant", s[bad], base == 8 ? "octal" : "binary"),
            false;
   bool u;
   if ((i == start && base != 8) || !pp_suffix(s + i, n - i, &u)) {
     size_t from = i == start && base != 8 ? 1 : i;
     int shown = (int)(n - from > 40 ? 40 : n - from);
-    return pp_fail(e, t->off + from, "invalid suffix \"%.*s\" on integer constant", shown, s + from), false;
+    return pp_fail(e, pp_off_in(e, t, from), "invalid suffix \"%.*s\" on integer constant", shown, s + from), false;
   }
   if (big) return pp_fail(e, t->off, "integer constant is too large for its type"), false;
   *out = (pp_val){v, u || v > (uint64_t)INT64_MAX};
@@ -970,7 +977,7 @@ static bool pp_comma(pp_parser *p, bool live, pp_val *v) {
 }
 
 int pp_eval(const ppmacros *m, const char *text, size_t len, int64_t *value, char *err, size_t errlen, size_t *erroff) {
-  pp_err e = {err, errlen, 0, false};
+  pp_err e = {err, errlen, 0, false, text};
   if (err && errlen) err[0] = 0;
   if (len > UINT32_MAX / 2) {
     pp_fail(&e, 0, "condition too long");

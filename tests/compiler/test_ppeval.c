@@ -390,6 +390,8 @@ static void test_errors(const ppmacros *m) {
   BAD(m, "1uu", "invalid suffix", 1);
   BAD(m, "0x", "invalid suffix \"x\"", 1);
   BAD(m, "0xe+1", "invalid suffix \"+1\"", 3);
+  BAD(m, "1 + BADNUM", "invalid suffix \"m\"", 4); /* a number from a macro: the macro's place */
+  BAD(m, "1 + BADOCT", "invalid digit \"9\"", 4);
   BAD(m, "99999999999999999999", "too large", 0);
   BAD(m, "''", "empty character constant", 0);
   BAD(m, "'a", "missing terminating ' character", 0);
@@ -471,6 +473,8 @@ static void test_limits(void) {
 
 int main(void) {
   ppmacros *m = pp_macros_new();
+  def(m, "BADNUM 123456789m");
+  def(m, "BADOCT 0777777779");
   test_operators(m);
   test_unsigned(m);
   test_constants(m);
