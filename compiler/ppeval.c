@@ -463,9 +463,12 @@ static bool pp_defined(pp_ex *x, const pp_tok *d, pp_vec *out) {
 /* __has_include(...), __has_builtin(...) and the like: 0, for pac has no
  * headers to look for and no compiler to ask (a fallback branch is taken). */
 static bool pp_has(pp_ex *x, const pp_tok *h, pp_vec *out) {
-  const pp_tok *t = pp_take(x);
-  if (!t || !pp_is_punct(t, P_LPAREN))
+  const pp_tok *t = pp_peek(x);
+  if (!t || !pp_is_punct(t, P_LPAREN)) {
+    if (!pp_is_has_operator(h->s, h->len)) return pp_push(x, out, *h); /* __has_other alone: an identifier */
     return pp_fail(x->e, t ? t->off : h->off, "missing '(' after \"%.*s\"", PP_SPELL(h)), false;
+  }
+  pp_take(x);
   for (int depth = 1; depth;) {
     t = pp_take(x);
     if (!t) return pp_fail(x->e, h->off, "missing ')' after \"%.*s\" operand", PP_SPELL(h)), false;

@@ -174,6 +174,8 @@ static void test_defined(ppmacros *m) {
   OK(m, "__has_attribute(noreturn)", 0);
   OK(m, "__has_feature(address_sanitizer)", 0);
   OK(m, "__has_cpp_attribute(x) + 3", 3);
+  OK(m, "__has_anything_else(x, (y)) + 4", 4);
+  OK(m, "__has_no_parens + 5", 5); /* not one of GCC's operators: an identifier */
   OK(m, "true", 0);
   OK(m, "false || unknown_name", 0);
   BAD(m, "defined", "requires an identifier", 0);
@@ -181,6 +183,7 @@ static void test_defined(ppmacros *m) {
   BAD(m, "defined(X", "missing ')' after \"defined\"", 0);
   BAD(m, "defined(X 1", "missing ')' after \"defined\"", 10);
   BAD(m, "__has_include", "missing '(' after \"__has_include\"", 0);
+  BAD(m, "1 + __has_builtin + 1", "missing '(' after \"__has_builtin\"", 18);
   BAD(m, "__has_include(<a.h>", "missing ')'", 0);
   def(m, "D defined");
   def(m, "DX defined(X)");
