@@ -918,8 +918,8 @@ static bool pp_binary(pp_parser *p, const pp_tok *op, pp_val a, pp_val b, bool l
   case P_STAR: r->v = a.v * b.v; break;
   case P_SLASH: case P_PCT:
     if (!pp_divide(a, b, op->aux, r)) {
-      r->v = 0;
       if (live) return pp_fail(p->e, op->off, "%s by zero in #if", op->aux == P_SLASH ? "division" : "modulo"), false;
+      *r = a; /* unevaluated: GCC gives the left operand, with its type */
     }
     break;
   case P_SHL: case P_SHR: r->u = a.u, r->v = pp_shift(a, b, op->aux == P_SHL); break;

@@ -418,6 +418,8 @@ static void test_short_circuit(const ppmacros *m) {
   OK(m, "0 && (1 / 0 || 1 % 0)", 0);
   OK(m, "1 || (0 ? 1 : 1 / 0)", 1);
   OK(m, "0 && (1 ? 1 / 0 : 0)", 0);
+  OK(m, "(0 ? 2 / 0u : 1) - 2 < 0", 1); /* as GCC: an unevaluated x / 0 is x, with x's type */
+  OK(m, "(0 ? 2u / 0 : 1) - 2 < 0", 0);
   BAD(m, "1 && 1 / 0", "division by zero", 7);
   BAD(m, "0 || 1 / 0", "division by zero", 7);
   BAD(m, "0 ? 1 : 1 / 0", "division by zero", 10);
