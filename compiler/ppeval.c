@@ -312,7 +312,7 @@ static int pp_lex_all(arena *ar, const char *s, size_t len, pp_tok **out) {
 
 int pp_define_checked(ppmacros *m, const char *text, size_t len, char *err, size_t errlen, size_t *erroff) {
   pp_err e = {err, errlen, 0, false, NULL};
-  const char *s = arena_strndup(&m->ar, text, len);
+  const char *s = arena_strndup(&m->ar, len ? text : "", len);
   pp_tok *t;
   int n = pp_lex_all(&m->ar, s, len, &t);
   if (n == 0 || t[0].kind != K_IDENT) {
@@ -980,6 +980,7 @@ static bool pp_comma(pp_parser *p, bool live, pp_val *v) {
 }
 
 int pp_eval(const ppmacros *m, const char *text, size_t len, int64_t *value, char *err, size_t errlen, size_t *erroff) {
+  if (!len) text = ""; /* not a null pointer to do arithmetic on */
   pp_err e = {err, errlen, 0, false, text};
   if (err && errlen) err[0] = 0;
   if (len > UINT32_MAX / 2) {

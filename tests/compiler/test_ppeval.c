@@ -366,6 +366,11 @@ static void test_options(void) {
 
 static void test_errors(const ppmacros *m) {
   BAD(m, "", "#if with no expression", 0);
+  int64_t v;
+  char err[64];
+  size_t off = 99;
+  checks++;
+  if (pp_eval(m, NULL, 0, &v, err, sizeof err, &off) != -1 || off != 0) failures++, printf("pp_eval(NULL, 0) evaluated\n");
   BAD(m, "  /* only */ ", "#if with no expression", 13);
   BAD(m, "1 +", "operator '+' has no right operand", 2);
   BAD(m, "* 2", "operator '*' has no left operand", 0);
