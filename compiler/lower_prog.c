@@ -38,7 +38,9 @@ void lower_parray(lw *w, item *it) {
     diag_error(w->dg, d->name, "expected a name for the type after '}': '%.*s' is a C keyword", (int)len, name);
     return;
   }
-  /* visible (as "under construction") while it is built: a reference to it is a cycle */
+  /* visible (as "under construction") while it is built: a reference to it is a
+   * cycle; if it cannot be built it stays visible as failed, so that later uses
+   * stay silent instead of reporting a cycle or an unknown type */
   ptype *placeholder = arena_alloc(w->ar, sizeof *placeholder);
   placeholder->name = lw_text(w, d->name), placeholder->building = true;
   dnode *pn = arena_alloc(w->ar, sizeof *pn);
@@ -47,7 +49,10 @@ void lower_parray(lw *w, item *it) {
   w->ty.lookup = NULL;
   lw_resolve(w, d->name, false); /* installs the lookup callback */
   ptype *t = ty_build(&w->ty, lw_text(w, d->name), d->name, d->body, w->inst ? w->inst->id : 0);
-  if (!t) return;
+  if (!t) {
+    placeholder->building = false, placeholder->bad = true;
+    return;
+  }
   sc_add_type(&w->sc, name, len, t->root, t);
   if (!w->inst) strmap_put(&w->all_types, name, len, t);
   if (t->thread == TK_PTHD) w->uses_pthd = true;
@@ -202,6 +207,7 @@ void lower_insert(lw *w, item *it) {
     strmap_put(&in->vals, sp->params[i], strlen(sp->params[i]), (void *)arena_printf(w->ar, "(%s)", txt));
     if (args[i].n == 1 && args[i].first->kind == IT_TOK && args[i].first->tk == T_IDENT) {
       dnode *tn = lw_resolve(w, args[i].first->loc, false);
+      if (!tn) tn = w->ty.failed; /* a failed type: the parameter stays silent too */
       if (tn) sc_add_type(&w->sc, sp->params[i], strlen(sp->params[i]), tn, tn->type);
     }
   }

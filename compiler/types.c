@@ -34,6 +34,7 @@ dnode *ty_resolve(tyctx *t, const char *name, size_t len, loc where, bool report
   int digits[32], nd = 0;
   size_t n = len;
   dnode *base = NULL;
+  t->failed = NULL;
   for (;;) {
     base = t->lookup(t->env, name, n, where, false);
     if (base) break;
@@ -49,6 +50,10 @@ dnode *ty_resolve(tyctx *t, const char *name, size_t len, loc where, bool report
       if (!t->lookup(t->env, name, len, where, true))
         diag_error(t->dg, where, "unknown array type '%.*s'", (int)len, name);
     }
+    return NULL;
+  }
+  if (base->type && base->type->bad && !base->type->root) {
+    t->failed = base; /* its declaration failed and was reported: uses stay silent */
     return NULL;
   }
   if (base->type && base->type->building) {

@@ -59,7 +59,8 @@ struct ptype {
   dnode *root;
   dnode *mpi_ref;   /* a dimension referencing an mpi thread array (distributed type) */
   bool building;    /* under construction: a reference to it is a cycle */
-  bool bad;         /* reported as invalid where declared; uses stay silent */
+  bool bad;         /* reported as invalid where declared; uses stay silent (root NULL: it
+                       could not be built, and is a placeholder that only stops the cascade) */
   int instance;     /* subprogram instance it was declared in (0: none) */
 };
 
@@ -74,6 +75,7 @@ typedef struct tyctx {
   dnode *(*lookup)(void *env, const char *name, size_t len, loc where, bool report);
   void *env;
   int view; /* 0: offsets (local offsets for distributed types); 1: process index */
+  dnode *failed; /* set by ty_resolve when it returned NULL for a type whose #parray failed */
 } tyctx;
 
 /* Build a type from a #parray body. NULL after reporting errors. */
@@ -81,7 +83,8 @@ ptype *ty_build(tyctx *t, const char *name, loc nameloc, tbody *b, int instance)
 
 /* Resolve "A_1_0" to a node: strips _digits groups until t->lookup finds a
  * type, then walks the digits. Reports unknown names and paths that go past
- * the tree (when report). */
+ * the tree (when report). A name of a type whose declaration failed gives
+ * NULL without a report, with t->failed set to its placeholder node. */
 dnode *ty_resolve(tyctx *t, const char *name, size_t len, loc where, bool report);
 /* One index of a path ("12" of A_12_0) from its n decimal digits, without
  * overflow: INT_MAX when larger, which is past every dimension tree. */
