@@ -4,7 +4,7 @@
 # run every GPU test and the GPU conformance programs, then the benchmarks
 # (pac-generated kernels vs hand-written CUDA; the kernel library vs copy and
 # PyTorch; SGEMM vs cuBLAS). Logs go to $OUT; a summary is printed last.
-#   PART=1|2 OUT=... bash bench/gpu_session.sh     (repository root)
+#   PART=1|2|3|4|5 OUT=... bash bench/gpu_session.sh     (repository root)
 set -u
 OUT=${OUT:-/tmp/session}
 PART=${PART:-1}
@@ -18,7 +18,7 @@ FE=""
 command -v bison >/dev/null && command -v flex >/dev/null || FE="-DPAC_FRONTEND_DIR=$ROOT/.carry/frontend"
 if [ ! -x "$B/bin/pacc" ]; then
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPARRAY_WITH_MPI=OFF \
-    -DPARRAY_SGEMM_VARIANTS=ON $FE >"$OUT/build.log" 2>&1
+    -DPARRAY_SGEMM_VARIANTS=${SGEMM_VARIANTS:-ON} $FE >"$OUT/build.log" 2>&1
 fi
 cmake --build "$B" -j 16 >>"$OUT/build.log" 2>&1 || { echo "BUILD FAILED"; grep -E "error" "$OUT/build.log" | head -30; exit 1; }
 echo "build done: $(el)"
@@ -48,6 +48,15 @@ elif [ "$PART" = 4 ]; then
   echo "=== conformance"; cat "$OUT/conformance.log"
   echo "=== matmul bench"; cat "$OUT/matmul_gpu.txt"
   echo "=== reductions"; grep -E "sum" "$OUT/kernels_table.txt"
+elif [ "$PART" = 5 ]; then
+  # correctness after a translator change: the GPU tests, the GPU conformance
+  # programs, and the translation speed (the change must not slow pac down)
+  (cd "$B" && ctest -L gpu -j 4 --output-on-failure --timeout 400 >"$OUT/tests.log" 2>&1)
+  bash .carry/conformance/run "$B/bin/pacc" gpu >"$OUT/conformance.log" 2>&1
+  echo "=== GPU tests";   grep -E "tests passed|tests failed|\*\*\*Failed|Passed|Skipped" "$OUT/tests.log" | head -40
+  echo "=== conformance"; tail -3 "$OUT/conformance.log"
+  echo "=== translation speed ($(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2))"
+  sh bench/translate/bench_translate.sh "$B" 20000 | tee "$OUT/translate.txt"
 elif [ "$PART" = 3 ]; then
   # the GPU tests again, then CPU benchmarks on this machine's idle cores
   (cd "$B" && ctest -L gpu -j 4 --output-on-failure --timeout 400 >"$OUT/tests.log" 2>&1)

@@ -362,7 +362,7 @@ static bool condition(ppc *c, const ppl *l, const ppmacros *m) {
   size_t off = 0;
   if (pp_eval(m, t + l->arg, l->e - l->arg, &v, err, sizeof err, &off)) {
     uint32_t at = l->arg + (uint32_t)(off < l->e - l->arg ? off : 0);
-    diag_error(c->dg, (loc){at, at + 1}, "cannot evaluate the condition of %s: %s", kind_word[l->kind], err);
+    diag_error(c->dg, (loc){at, at + 1}, "%s", err);
     return false;
   }
   return v != 0;
