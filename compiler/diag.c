@@ -69,8 +69,7 @@ static void adopt(srcfile *f, const char *name, char *buf, uint32_t len) {
   f->segs[0].len = f->len;
 }
 
-uint32_t src_phys(const srcfile *f, uint32_t off) {
-  if (!f->nspl || off < f->spl[0].at) return off;
+uint32_t src_phys_spliced(const srcfile *f, uint32_t off) {
   int lo = 0, hi = f->nspl - 1; /* the last splice at or before off */
   while (lo < hi) {
     int mid = (lo + hi + 1) / 2;

@@ -64,7 +64,10 @@ void src_from_string(srcfile *f, const char *name, const char *text, uint32_t le
 void src_free(srcfile *f);
 /* the physical text and the physical offset of a logical one */
 static inline const char *src_ptext(const srcfile *f) { return f->phys ? f->phys : f->text; }
-uint32_t src_phys(const srcfile *f, uint32_t off);
+uint32_t src_phys_spliced(const srcfile *f, uint32_t off);
+static inline uint32_t src_phys(const srcfile *f, uint32_t off) {
+  return f->nspl && off >= f->spl[0].at ? src_phys_spliced(f, off) : off;
+}
 int src_line(srcfile *f, uint32_t off);          /* 1-based, within its file */
 int src_col(srcfile *f, uint32_t off);           /* 1-based byte column */
 uint32_t src_line_start_of(srcfile *f, uint32_t off); /* logical offset where off's physical line starts */

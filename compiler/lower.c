@@ -334,7 +334,8 @@ void lw_walk_items(lw *w, items *list, bool file_scope) {
   int pending_pops = 0;
   lw_dtrack destroyed = {.n = 0};
   for (item *it = list->first; it; prev = it, it = it->next) {
-    if (lw_destroy_twice(w, &destroyed, it, prev)) continue;
+    bool destroy = it->kind == IT_DIR && it->dir->kind == D_DESTROY;
+    if ((destroyed.n || destroy) && lw_destroy_twice(w, &destroyed, it, prev)) continue;
     if (!in_stmt && (it->kind == IT_TOK || it->kind == IT_GROUP || it->kind == IT_DOLLAR)) {
       in_stmt = true;
       if (file_scope) pr_toplevel(&w->pr, it->loc.b);
@@ -357,7 +358,7 @@ void lw_walk_items(lw *w, items *list, bool file_scope) {
     if (word_is(w, it, "for") && it->next && it->next->kind == IT_GROUP && it->next->grp->open == '(') {
       sc_push(&w->sc);
       pending_pops++;
-      lw_destroy_twice(w, &destroyed, it->next, it);
+      if (destroyed.n) lw_destroy_twice(w, &destroyed, it->next, it);
       cd_stmt fs = cd_statement(&w->cd, it->next->grp->body.first, false);
       int saved = w->ndecl_names;
       for (int i = 0; i < fs.ndecls && w->ndecl_names < 64; i++) w->decl_names[w->ndecl_names++] = fs.decls[i].name;

@@ -341,12 +341,13 @@ static bool destroyed_name(lw *w, item *it, loc *vl) {
 }
 
 bool lw_destroy_twice(lw *w, lw_dtrack *t, item *it, item *prev) {
+  bool destroy = it->kind == IT_DIR && it->dir->kind == D_DESTROY;
+  if (t->n == 0 && !destroy) return false; /* nothing to forget, nothing to track */
   if (it->kind == IT_PPLINE || is_word(w, it, "return") || is_word(w, it, "goto") || is_word(w, it, "break") ||
       is_word(w, it, "continue")) {
     t->n = 0;
     return false;
   }
-  bool destroy = it->kind == IT_DIR && it->dir->kind == D_DESTROY;
   bool controlled = prev && ((prev->kind == IT_GROUP && prev->grp->open == '(') || is_word(w, prev, "else") ||
                              is_word(w, prev, "do"));
   loc vl = {0, 0};

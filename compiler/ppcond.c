@@ -91,6 +91,19 @@ static uint32_t skip_literal(const char *t, uint32_t p, uint32_t end) {
   return p < end && t[p] == q ? p + 1 : p;
 }
 
+/* The first newline, '/', '"' or '\'' from p on (or end): most lines hold
+ * none but their newline, so this looks for each with memchr, within the line. */
+static uint32_t next_special(const char *t, uint32_t p, uint32_t end) {
+  const char *nl = memchr(t + p, '\n', end - p);
+  const char *e = nl ? nl : t + end, *first = e;
+  static const char others[] = {'/', '"', '\''};
+  for (int i = 0; i < 3; i++) {
+    const char *q = memchr(t + p, others[i], (size_t)(first - (t + p)));
+    if (q) first = q;
+  }
+  return (uint32_t)(first - t);
+}
+
 /* From p to the newline that ends the line, outside comments: returns its
  * offset (or end). *in_comment says whether p is inside a block comment and,
  * after, whether the line ended inside one. A comment open at a newline
@@ -108,6 +121,8 @@ static uint32_t scan_line(const char *t, uint32_t p, uint32_t end, bool *in_comm
       *in_comment = false;
       continue;
     }
+    p = next_special(t, p, end);
+    if (p >= end) break;
     char ch = t[p];
     if (ch == '\n') return p;
     if (ch == '/' && p + 1 < end && t[p + 1] == '*') {
@@ -209,11 +224,35 @@ static void match_line(ppc *c, segscan *ss, ppl *l, uint32_t ls, cstack *st) {
   f->line = ss->lines.n, f->had_else = l->kind == PK_ELSE;
 }
 
+/* Whether [p, end) may hold a conditional or an #include of a .pc file: a
+ * '#' that starts a line (after blanks) followed by such a word. Most files
+ * hold none, and then they need no scan (a '#' inside a comment only makes
+ * this say yes when the answer is no). */
+static bool worth_scanning(const char *t, uint32_t p, uint32_t end) {
+  for (const char *h = t + p; (h = memchr(h, '#', (size_t)(t + end - h))); h++) {
+    const char *b = h;
+    while (b > t + p && is_blank(b[-1])) b--;
+    if (b > t + p && b[-1] != '\n') continue;
+    const char *w = h + 1, *e = t + end;
+    while (w < e && is_blank(*w)) w++;
+    const char *we = w;
+    while (we < e && is_idch(*we)) we++;
+    pk_kind k = classify(w, (size_t)(we - w));
+    if (k <= PK_ENDIF) return true;
+    const char *nl = memchr(we, '\n', (size_t)(e - we)), *name;
+    size_t nlen;
+    bool angle;
+    if (k == PK_INCLUDE && ppc_pc_include_name(h, (size_t)((nl ? nl : e) - h), &name, &nlen, &angle)) return true;
+  }
+  return false;
+}
+
 static void scan_segment(ppc *c, int seg) {
   segscan *ss = &c->segs[seg];
   ss->done = true;
   const char *t = c->src->text;
   uint32_t p = c->src->segs[seg].base, end = p + c->src->segs[seg].len;
+  if (!worth_scanning(t, p, end)) return;
   bool in_comment = false;
   cstack st = {0};
   while (p < end) {
