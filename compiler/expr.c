@@ -168,7 +168,12 @@ ex *ex_add(exctx *x, ex *a, ex *b) {
   if (ka && !kb) return ex_add(x, b, a); /* constants on the right */
   /* (p + c1) + c2 -> p + (c1 + c2); not through an index the user wrote,
    * whose inside keeps the user's own types */
-  if (kb && a->k == EX_ADD && a->b->k == EX_CONST && !a->trusted) return ex_add(x, a->a, ex_add(x, a->b, b));
+  if (kb && a->k == EX_ADD && a->b->k == EX_CONST && !a->trusted) {
+    if (fold2(EX_ADD, a->b, b, &r)) return ex_add(x, a->a, ex_const(x, r));
+    /* c1 + c2 overflows: kept as a constant sum (ex_has_failed_fold sees it),
+     * built directly, since the rule below would undo it and loop */
+    return mk(x, EX_ADD, a->a, mk(x, EX_ADD, a->b, b, -EX_INF, EX_INF), -EX_INF, EX_INF);
+  }
   /* p + (q + c) -> (p + q) + c, keeping the constant last */
   if (b->k == EX_ADD && b->b->k == EX_CONST && !b->trusted) return ex_add(x, ex_add(x, a, b->a), b->b);
   /* x*c1 + x*c2 -> x*(c1+c2) */
@@ -199,7 +204,12 @@ ex *ex_mul(exctx *x, ex *a, ex *b) {
   if (kb && cb == 1) return a;
   if (ka && !kb) return ex_mul(x, b, a);
   /* (p * c1) * c2 -> p * (c1*c2) */
-  if (kb && a->k == EX_MUL && a->b->k == EX_CONST) return ex_mul(x, a->a, ex_mul(x, a->b, b));
+  if (kb && a->k == EX_MUL && a->b->k == EX_CONST) {
+    if (fold2(EX_MUL, a->b, b, &r)) return ex_mul(x, a->a, ex_const(x, r));
+    /* c1 * c2 overflows: kept as a constant product (ex_has_failed_fold sees
+     * it), built directly, since the swap above would undo it and loop */
+    return mk(x, EX_MUL, a->a, mk(x, EX_MUL, a->b, b, -EX_INF, EX_INF), -EX_INF, EX_INF);
+  }
   /* (p + q) * c stays; a chained stride is merged by the layout code */
   int64_t lo, hi;
   if (nonneg(a) && nonneg(b)) lo = sat_mul(a->lo, b->lo), hi = sat_mul(a->hi, b->hi);

@@ -57,6 +57,14 @@ static void test_constructors(void) {
   ex *d = ex_sub(&x, i, j);
   CHECK(d->lo == -EX_INF && d->hi == 5, "range of i - j is [-inf, 5], got [%lld, %lld]", (long long)d->lo,
         (long long)d->hi);
+  /* (n * c1) * c2 and (n + c1) + c2 whose constants do not fold: built, not
+   * re-associated back and forth for ever (found by the fuzzer) */
+  ex *n = ex_atom(&x, "n", 0, EX_INF), *big = ex_const(&x, 1LL << 40), *top = ex_const(&x, INT64_MAX);
+  ex *nm = ex_mul(&x, ex_mul(&x, ex_mul(&x, n, big), big), big);
+  CHECK(nm && nm->k == EX_MUL, "n * 2^40 * 2^40 * 2^40 is a product");
+  ex *na = ex_add(&x, ex_add(&x, ex_add(&x, n, top), top), top);
+  CHECK(na && na->k == EX_ADD, "n + max + max + max is a sum");
+  CHECK(ex_mul(&x, ex_mul(&x, big, big), ex_mul(&x, n, big)) != NULL, "(2^40 * 2^40) * (n * 2^40) ends");
   /* (p / c1) / c2 whose c1 * c2 overflows keeps both divisions */
   ex *p = ex_atom(&x, "p", 0, EX_INF);
   ex *q = ex_div(&x, ex_div(&x, p, ex_const(&x, 1LL << 40)), ex_const(&x, 1LL << 40));
