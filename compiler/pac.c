@@ -25,16 +25,63 @@ static void usage(FILE *f) {
           "  --typedef NAME   treat NAME as a type name\n"
           "  --cpp CMD        preprocessor command (default: \"cc -E\")\n"
           "  --no-cpp         do not run the preprocessor\n"
+          "  -MD, -MMD        also write a make rule of the files read (-MMD: without system headers)\n"
+          "  -M, -MM          print that rule to stdout (or -MF's file) and translate nothing\n"
+          "  -MF FILE         write the rule to FILE (default OUT.d, OUT's suffix replaced)\n"
+          "  -MT TARGET       the rule's target (default OUT); -MQ TARGET: the same, quoted for make\n"
+          "  -MP              add an empty rule for each prerequisite but the main file\n"
+          "  -Werror          treat warnings as errors (nothing is written)\n"
           "  --version\n");
 }
 
+/* -MQ's target: '$' doubled, blanks and '#' escaped, as make reads them */
+static char *make_quote(const char *s) {
+  char *q = malloc(strlen(s) * 2 + 1), *o = q;
+  for (; *s; s++) {
+    if (*s == ' ' || *s == '\t' || *s == '#') *o++ = '\\';
+    if (*s == '$') *o++ = '$';
+    *o++ = *s;
+  }
+  *o = 0;
+  return q;
+}
+
+/* The dependency options; returns 1 when argv[*i] was one (consuming its
+ * value), -1 when its value is missing, 0 when it is another option. */
+static int dep_option(int argc, char **argv, int *i, pac_deps *d, bool *want, char **quoted) {
+  const char *a = argv[*i];
+  if (!strcmp(a, "-M") || !strcmp(a, "-MM")) d->only = true, d->system = !a[2];
+  else if (!strcmp(a, "-MD") || !strcmp(a, "-MMD")) d->system = a[2] == 'D';
+  else if (!strcmp(a, "-MP")) d->phony = true;
+  else if (!strcmp(a, "-MF") || !strcmp(a, "-MT") || !strcmp(a, "-MQ")) {
+    if (*i + 1 >= argc) return -1;
+    const char *v = argv[++*i];
+    if (a[2] == 'F') d->file = v;
+    else if (a[2] == 'T') d->target = v;
+    else free(*quoted), d->target = *quoted = make_quote(v);
+    return 1;
+  } else return 0;
+  if (a[2] != 'P') *want = true;
+  return 1;
+}
+
 int main(int argc, char **argv) {
+  pac_deps deps = {0};
+  bool want_deps = false, werror = false;
+  char *quoted = NULL;
   pac_options opt = {.target = TARGET_AUTO, .lines = true, .cpp = getenv("PAC_CPP") ? getenv("PAC_CPP") : "cc -E"};
   const char **cpp_args = calloc((size_t)argc * 2 + 8, sizeof *cpp_args);
   const char **tds = calloc((size_t)argc + 1, sizeof *tds);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "-o") && i + 1 < argc) opt.output = argv[++i];
+    int dk = !strncmp(a, "-M", 2) ? dep_option(argc, argv, &i, &deps, &want_deps, &quoted) : 0;
+    if (dk < 0) {
+      fprintf(stderr, "pac: error: missing argument to '%s'\n", a);
+      return 2;
+    }
+    if (dk) continue;
+    if (!strcmp(a, "-Werror")) werror = true;
+    else if (!strcmp(a, "-o") && i + 1 < argc) opt.output = argv[++i];
     else if (!strncmp(a, "-o", 2) && a[2]) opt.output = a + 2;
     else if (!strcmp(a, "--emit=c")) opt.target = TARGET_C;
     else if (!strcmp(a, "--emit=cuda")) opt.target = TARGET_CUDA;
@@ -79,8 +126,10 @@ int main(int argc, char **argv) {
     char *sl2 = strrchr(selfinc, '/');
     if (sl2) strcpy(sl2, "/../include");
   }
-  pac_io io = {.err = stderr, .selfinc = selfinc[0] ? selfinc : NULL};
+  pac_io io = {.err = stderr, .selfinc = selfinc[0] ? selfinc : NULL, .deps = want_deps ? &deps : NULL,
+               .werror = werror};
   int status = pac_translate(&opt, &io);
+  free(quoted);
   free(cpp_args);
   free(tds);
   return status;
