@@ -477,7 +477,7 @@ static void dep_args(const pacc *p, strv *a, const input *in) {
   if (!file && p->mode == 'l') file = base_with(in->path, ".d");
   if (file) push(a, "-MF"), push(a, file);
   if (p->mt.n) push_all(a, &p->mt);
-  else push(a, "-MT"), push(a, p->mode == 'c' ? in->obj : p->mode == 'l' ? p->out : base_with(in->path, ".o"));
+  else push(a, "-MT"), push(a, p->mode == 'c' ? in->obj : p->mode != 'l' ? base_with(in->path, ".o") : p->out ? p->out : "a.out");
   if (p->mp) push(a, "-MP");
 }
 
@@ -507,9 +507,22 @@ static bool append_needs(const input *in) {
   return fclose(f) == 0;
 }
 
+/* The object of input k: NAME.o in the working folder (or -o's) with -c,
+ * else a temporary one. */
+static void set_obj(const pacc *p, input *in, int k) {
+  if (p->mode == 'c') {
+    in->obj = p->out ? p->out : base_with(in->path, ".o");
+  } else {
+    char *o = own(malloc(strlen(p->tmp) + strlen(in->path) + 32));
+    sprintf(o, "%s/%d-%s", p->tmp, k, base_with(in->path, ".o"));
+    in->obj = o;
+  }
+}
+
 /* Translate one .pc file with pac: to in->gen (.c or .cu) in the temporary
  * folder, or with -E to -o's file or stdout, or with -M only its rule. */
 static int translate(pacc *p, input *in, int k) {
+  set_obj(p, in, k);
   strv a = {0};
   push(&a, p->pac);
   push_all(&a, &p->pacopts);
@@ -548,12 +561,7 @@ static int translate(pacc *p, input *in, int k) {
 static int compile(pacc *p, input *in, int k) {
   bool cuda = in->kind == K_CU || in->cuda, mpi = p->mpi;
   const char *src = in->gen ? in->gen : in->path;
-  if (p->mode == 'c') in->obj = p->out ? p->out : base_with(in->path, ".o");
-  else {
-    char *o = own(malloc(strlen(p->tmp) + strlen(in->path) + 32));
-    sprintf(o, "%s/%d-%s", p->tmp, k, base_with(in->path, ".o"));
-    in->obj = o;
-  }
+  set_obj(p, in, k);
   strv a = {0};
   compiler_head(p, &a, cuda, mpi);
   push_quote_dirs(p, &a, cuda);
