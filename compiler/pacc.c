@@ -313,7 +313,8 @@ static int parse_one(pacc *p, int argc, char **argv, int *i, int *xkind) {
   else if (!strcmp(a, "-o")) {
     if (*i + 1 >= argc) k = -1;
     else p->out = argv[++*i];
-  } else if (!strcmp(a, "-c") || !strcmp(a, "-E")) p->mode = a[1];
+  } else if (!strncmp(a, "-o", 2)) p->out = a + 2; /* -oFILE */
+  else if (!strcmp(a, "-c") || !strcmp(a, "-E")) p->mode = a[1];
   else if (!strcmp(a, "-v")) p->verbose = true;
   else if (!strcmp(a, "-###")) p->dry = true;
   else if (!strcmp(a, "--keep")) p->keep = true;

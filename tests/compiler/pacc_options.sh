@@ -68,6 +68,8 @@ ok "$pacc" a.o b.o c.o -o app
 [ "$(./app)" = "PASS 27" ] || fail "the linked program printed '$(./app)'"
 # -c -o with one input; refused with several
 ok "$pacc" -c src/a.pc -o other.o
+ok "$pacc" -c src/c.c -ojoined.o
+[ -s joined.o ] || fail "-oFILE"
 [ -s other.o ] || fail "-c -o other.o"
 bad "$pacc" -c src/a.pc src/b.pc -o x.o
 grep -q "cannot specify -o with -c and several" err || fail "-c -o with two inputs: $(cat err)"
