@@ -114,15 +114,56 @@ static void print_cmd(const strv *a, bool quote) {
   fputc('\n', stderr);
 }
 
+/* Copy the command's error output from fd to stderr, each `from` replaced
+ * by `to`: the compilers name the translation's temporary file in a few
+ * messages ("1 error detected in the compilation of ..."), the user
+ * knows only the .pc file. */
+static void relay_stderr(int fd, const char *from, const char *to) {
+  FILE *f = fdopen(fd, "r");
+  if (!f) return;
+  char *line = NULL;
+  size_t cap = 0, fl = strlen(from);
+  while (getline(&line, &cap, f) >= 0) {
+    const char *s = line;
+    for (const char *hit; (hit = strstr(s, from)); s = hit + fl) fprintf(stderr, "%.*s%s", (int)(hit - s), s, to);
+    fputs(s, stderr);
+  }
+  free(line);
+  fclose(f);
+}
+
+static int wait_for(pid_t pid, const char *name) {
+  int st;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return 1;
+  if (WIFEXITED(st)) return WEXITSTATUS(st) ? 1 : 0;
+  fprintf(stderr, "pacc: error: '%s' was killed by signal %d\n", name, WTERMSIG(st));
+  return 1;
+}
+
+/* Read all of fd into a malloc'd string. */
+static char *read_all(int fd) {
+  size_t got = 0, cap = 65536;
+  char *buf = malloc(cap);
+  for (ssize_t r; (r = read(fd, buf + got, cap - 1 - got)) > 0 || (r < 0 && errno == EINTR);) {
+    if (r > 0) got += (size_t)r;
+    if (cap - 1 - got < 4096) buf = realloc(buf, cap *= 2);
+  }
+  buf[got] = 0;
+  close(fd);
+  return buf;
+}
+
 /* Run a command (print it first with -v; only print it with -###). With
  * `out`, its standard output is read into *out (malloc'd) and its standard
- * error dropped: commands that inspect files run with -### too. */
-static int run_to(const pacc *p, const strv *a, char **out) {
+ * error dropped: commands that inspect files run with -### too. With
+ * `from`, its error output is relayed with `from` replaced by `to`. */
+static int run_full(const pacc *p, const strv *a, char **out, const char *from, const char *to) {
   if (p->verbose || p->dry) print_cmd(a, p->dry);
   if (p->dry && !out) return 0;
   int fd[2] = {-1, -1};
-  if (out && pipe(fd) < 0) return 1;
-  fflush(stdout);
+  if ((out || from) && pipe(fd) < 0) return 1;
+  fflush(NULL);
   pid_t pid = fork();
   if (pid < 0) {
     fprintf(stderr, "pacc: error: cannot start '%s': %s\n", a->v[0], strerror(errno));
@@ -130,29 +171,18 @@ static int run_to(const pacc *p, const strv *a, char **out) {
   }
   if (pid == 0) {
     if (out) dup2(fd[1], 1), close(fd[0]), close(fd[1]), freopen("/dev/null", "w", stderr);
+    else if (from) dup2(fd[1], 2), close(fd[0]), close(fd[1]);
     execvp(a->v[0], (char *const *)a->v);
     fprintf(stderr, "pacc: error: cannot run '%s': %s\n", a->v[0], strerror(errno));
     _exit(127);
   }
-  if (out) {
-    size_t got = 0, cap = 65536;
-    char *buf = malloc(cap);
-    close(fd[1]);
-    for (ssize_t r; (r = read(fd[0], buf + got, cap - 1 - got)) > 0 || (r < 0 && errno == EINTR);) {
-      if (r > 0) got += (size_t)r;
-      if (cap - 1 - got < 4096) buf = realloc(buf, cap *= 2);
-    }
-    buf[got] = 0;
-    close(fd[0]);
-    *out = buf;
-  }
-  int st;
-  while (waitpid(pid, &st, 0) < 0)
-    if (errno != EINTR) return 1;
-  if (WIFEXITED(st)) return WEXITSTATUS(st) ? 1 : 0;
-  fprintf(stderr, "pacc: error: '%s' was killed by signal %d\n", a->v[0], WTERMSIG(st));
-  return 1;
+  if (out || from) close(fd[1]);
+  if (out) *out = read_all(fd[0]);
+  else if (from) relay_stderr(fd[0], from, to);
+  return wait_for(pid, a->v[0]);
 }
+
+static int run_to(const pacc *p, const strv *a, char **out) { return run_full(p, a, out, NULL, NULL); }
 
 static int run(const pacc *p, const strv *a) { return run_to(p, a, NULL); }
 
@@ -579,7 +609,7 @@ static int compile(pacc *p, input *in, int k) {
   if (lang) push(&a, "-x"), push(&a, "none");
   if (p->mode == 'E' && p->out) push(&a, "-o"), push(&a, p->out);
   if (p->mode == 'c' || p->mode == 'l') push(&a, "-o"), push(&a, in->obj);
-  int rc = run(p, &a);
+  int rc = in->gen ? run_full(p, &a, NULL, in->gen, in->path) : run(p, &a);
   free(a.v);
   return rc;
 }

@@ -7,7 +7,8 @@
 # archive, run under MPIEXEC with 4 processes. CUDA (where nvcc exists): a
 # GPU program compiled to an object records "cuda"; linked with nvcc and the
 # CUDA runtime when it was built (running it without a GPU must stop with a
-# clear message, not crash), else refused with a message naming CUDA.
+# clear message, not crash), else refused with a message naming CUDA; nvcc's
+# diagnostics name the .pc file.
 set -u
 bin=$1 tests=$(cd "$2" && pwd) mpiexec=${3:-}
 pacc="$bin/pacc"
@@ -53,6 +54,12 @@ if command -v "$nvcc" >/dev/null 2>&1; then
   "$pacc" -c bad_gpu.pc -arch=sm_80 2>err || { cat err; fail "pacc -c bad_gpu.pc"; }
   readelf -p .parray.needs bad_gpu.o | grep -q 'pacc-needs: pthd cuda$' || fail "the GPU object does not say cuda"
   mkdir -p g && mv bad_gpu.o g/gpu.o
+  # nvcc's messages name the .pc file, never the temporary translation
+  printf '#parray {dmem float [4]} D\nint main(void) {\n  return undeclared_gpu;\n}\n' >g/err.pc
+  "$pacc" -c g/err.pc -arch=sm_80 2>err && fail "g/err.pc was accepted"
+  grep -q '^g/err.pc(3): error: identifier "undeclared_gpu"' err || fail "nvcc's error does not name g/err.pc: $(cat err)"
+  grep -q 'compilation of "g/err.pc"' err || fail "nvcc's summary does not name g/err.pc: $(cat err)"
+  grep -q '/tmp/pacc-' err && fail "a diagnostic names a temporary file: $(cat err)"
   if [ -f "$lib/libparray_cuda.a" ]; then
     "$pacc" -v g/gpu.o -arch=sm_80 -o gprog 2>err || { cat err; fail "linking the GPU object"; }
     grep -q "nvcc.* g/gpu.o .*-lparray_cuda" err || fail "not linked by nvcc with the CUDA runtime: $(cat err)"
