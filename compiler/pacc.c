@@ -504,11 +504,16 @@ static void dep_args(const pacc *p, strv *a, const input *in) {
   if (p->mode == 'M') push(a, p->md == 'D' ? "-M" : "-MM");
   else push(a, p->md == 'D' ? "-MD" : "-MMD");
   const char *file = p->mf ? p->mf : p->mode == 'M' ? p->out : NULL;
-  if (!file && p->mode == 'c') file = cat(own(strndup(in->obj, strlen(in->obj) - (ends(in->obj, ".o") ? 2 : 0))), ".d");
+  if (!file && p->mode == 'c') /* -c -o X.o: X.d */
+    file = cat(own(strndup(in->obj, strlen(in->obj) - (ends(in->obj, ".o") ? 2 : 0))), ".d");
   if (!file && p->mode == 'l') file = base_with(in->path, ".d");
   if (file) push(a, "-MF"), push(a, file);
+  const char *target = p->mode == 'c'   ? in->obj
+                       : p->mode != 'l' ? base_with(in->path, ".o")
+                       : p->out         ? p->out
+                                        : "a.out";
   if (p->mt.n) push_all(a, &p->mt);
-  else push(a, "-MT"), push(a, p->mode == 'c' ? in->obj : p->mode != 'l' ? base_with(in->path, ".o") : p->out ? p->out : "a.out");
+  else push(a, "-MT"), push(a, target);
   if (p->mp) push(a, "-MP");
 }
 
