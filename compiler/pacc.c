@@ -114,19 +114,31 @@ static void print_cmd(const strv *a, bool quote) {
   fputc('\n', stderr);
 }
 
-/* Copy the command's error output from fd to stderr, each `from` replaced
- * by `to`: the compilers name the translation's temporary file in a few
- * messages ("1 error detected in the compilation of ..."), the user
+/* Copy the command's error output from fd to stderr, each name in
+ * subst->v[2k] replaced by subst->v[2k+1]: the compilers and the linker name
+ * the translation's temporary files in a few messages ("1 error detected
+ * in the compilation of ...", "/tmp/pacc-.../0-x.o: in function"), the user
  * knows only the .pc file. */
-static void relay_stderr(int fd, const char *from, const char *to) {
+static void relay_stderr(int fd, const strv *subst) {
   FILE *f = fdopen(fd, "r");
   if (!f) return;
   char *line = NULL;
-  size_t cap = 0, fl = strlen(from);
+  size_t cap = 0;
   while (getline(&line, &cap, f) >= 0) {
-    const char *s = line;
-    for (const char *hit; (hit = strstr(s, from)); s = hit + fl) fprintf(stderr, "%.*s%s", (int)(hit - s), s, to);
-    fputs(s, stderr);
+    for (const char *s = line; *s;) {
+      const char *first = NULL;
+      int which = 0;
+      for (int k = 0; k + 1 < subst->n; k += 2) {
+        const char *hit = strstr(s, subst->v[k]);
+        if (hit && (!first || hit < first)) first = hit, which = k;
+      }
+      if (!first) {
+        fputs(s, stderr);
+        break;
+      }
+      fprintf(stderr, "%.*s%s", (int)(first - s), s, subst->v[which + 1]);
+      s = first + strlen(subst->v[which]);
+    }
   }
   free(line);
   fclose(f);
@@ -157,8 +169,8 @@ static char *read_all(int fd) {
 /* Run a command (print it first with -v; only print it with -###). With
  * `out`, its standard output is read into *out (malloc'd) and its standard
  * error dropped: commands that inspect files run with -### too. With
- * `from`, its error output is relayed with `from` replaced by `to`. */
-static int run_full(const pacc *p, const strv *a, char **out, const char *from, const char *to) {
+ * `from`, its error output is relayed with names replaced (relay_stderr). */
+static int run_full(const pacc *p, const strv *a, char **out, const strv *from) {
   if (p->verbose || p->dry) print_cmd(a, p->dry);
   if (p->dry && !out) return 0;
   int fd[2] = {-1, -1};
@@ -178,11 +190,11 @@ static int run_full(const pacc *p, const strv *a, char **out, const char *from, 
   }
   if (out || from) close(fd[1]);
   if (out) *out = read_all(fd[0]);
-  else if (from) relay_stderr(fd[0], from, to);
+  else if (from) relay_stderr(fd[0], from);
   return wait_for(pid, a->v[0]);
 }
 
-static int run_to(const pacc *p, const strv *a, char **out) { return run_full(p, a, out, NULL, NULL); }
+static int run_to(const pacc *p, const strv *a, char **out) { return run_full(p, a, out, NULL); }
 
 static int run(const pacc *p, const strv *a) { return run_to(p, a, NULL); }
 
@@ -602,6 +614,13 @@ static int compile(pacc *p, input *in, int k) {
   compiler_head(p, &a, cuda, mpi);
   push_quote_dirs(p, &a, cuda);
   push(&a, cat("-I", p->incdir));
+  char cwd[PATH_MAX];
+  if (in->gen && getcwd(cwd, sizeof cwd) && !strchr(cwd, ',')) {
+    /* debug information names the .pc file from the working folder (its
+     * #line names are relative to the translation's temporary folder) */
+    const char *map = cat(cat(cat("-fdebug-prefix-map=", p->tmp), "="), cwd);
+    push(&a, cuda ? cat("-Xcompiler=", map) : map);
+  }
   if (!in->gen) dep_args(p, &a, in);
   if (p->mode == 'E' || p->mode == 'M') {
     if (p->mode == 'E') push(&a, "-E");
@@ -614,7 +633,10 @@ static int compile(pacc *p, input *in, int k) {
   if (lang) push(&a, "-x"), push(&a, "none");
   if (p->mode == 'E' && p->out) push(&a, "-o"), push(&a, p->out);
   if (p->mode == 'c' || p->mode == 'l') push(&a, "-o"), push(&a, in->obj);
-  int rc = in->gen ? run_full(p, &a, NULL, in->gen, in->path) : run(p, &a);
+  strv subst = {0};
+  if (in->gen) push(&subst, in->gen), push(&subst, in->path);
+  int rc = in->gen ? run_full(p, &a, NULL, &subst) : run(p, &a);
+  free(subst.v);
   free(a.v);
   return rc;
 }
@@ -668,7 +690,14 @@ static int link_all(pacc *p) {
   if (p->cuda && p->mpi) mpi_flags_for_nvcc(p, &a, "link");
   push(&a, p->cuda ? "-Xcompiler=-pthread" : "-pthread");
   push(&a, "-lm");
-  int rc = ok ? run(p, &a) : 1;
+  strv subst = {0}; /* the temporary objects and the translations' names in them */
+  for (int i = 0; i < p->nin; i++)
+    if (p->in[i].kind != K_OBJ) {
+      push(&subst, p->in[i].obj), push(&subst, p->in[i].path);
+      if (p->in[i].gen) push(&subst, strrchr(p->in[i].gen, '/') + 1), push(&subst, p->in[i].path);
+    }
+  int rc = ok ? run_full(p, &a, NULL, &subst) : 1;
+  free(subst.v);
   free(a.v);
   return rc;
 }

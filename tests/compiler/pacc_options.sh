@@ -150,6 +150,15 @@ bad "$pacc" src/err.pc -o e
 grep -q '^src/err.pc:4:.*undeclared_name' err || fail "cc's error does not name src/err.pc:4: $(cat err)"
 grep -q '/tmp/pacc-' err && fail "a diagnostic names a temporary file: $(cat err)"
 
+# the linker's messages too (with -g through the debug information)
+printf 'int missing_fn(void);\n#parray {paged int [2]} Q\nint main(void) { return missing_fn(); }\n' >src/lk.pc
+bad "$pacc" src/lk.pc -o lk
+grep -q "undefined reference to .missing_fn" err || fail "no link error: $(cat err)"
+grep -q '/tmp/pacc-\|gen\.c' err && fail "the linker's message names a temporary file: $(cat err)"
+bad "$pacc" -g src/lk.pc -o lk
+grep -q "src/lk.pc:3: undefined reference to .missing_fn" err || fail "-g: the link error is not at src/lk.pc:3: $(cat err)"
+grep -q '/tmp/pacc-' err && fail "-g: the linker's message names a temporary file: $(cat err)"
+
 # nvcc's options go to nvcc, never to cc (-lineinfo is not -l)
 ok "$pacc" '-###' --emit=cuda src/a.pc -c -arch=sm_90 -lineinfo -G --use_fast_math -Xptxas -v \
   -Xcompiler -O3 -ccbin g++ -rdc=true --std c++17
