@@ -387,7 +387,8 @@ static void write_sbuf(FILE *f, const void *ctx) {
 }
 
 /* Write the dependency rule: to -MF's file, to stdout with -M/-MM, else to
- * OUT.d (the output's name with its suffix replaced). Atomically. */
+ * OUT.d (the output's name with its suffix replaced; FILE.d with -o -).
+ * Atomically. */
 static int write_deps(tstate *t) {
   const pac_deps *d = t->io->deps;
   char *path = NULL;
@@ -397,6 +398,7 @@ static int write_deps(tstate *t) {
     path = strdup("-");
   } else {
     char *o = out_name(t);
+    if (!strcmp(o, "-")) free(o), o = strdup(t->opt.input); /* -o -: FILE.d beside FILE.pc */
     char *dot = strrchr(o, '.'), *sl = strrchr(o, '/');
     if (dot && (!sl || dot > sl)) *dot = 0;
     path = malloc(strlen(o) + 3);

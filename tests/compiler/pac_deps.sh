@@ -51,6 +51,11 @@ for p in sub/lib.pc sub/lib2.pc my.h inc/other.h; do
 done
 grep -q '^a.pc:$' out.d && fail "-MP: a phony rule for the main file"
 
+# -o - (stdout): the rule goes to FILE.d beside FILE.pc
+"$pac" a.pc -Iinc -o - -MMD >stdout.c 2>err || { cat err; fail "-o - -MMD"; }
+grep -q '^-: a.pc \\$' a.d || { cat a.d; fail "-o - -MMD: a.d"; }
+grep -q 'int main' stdout.c || fail "-o - -MMD: no translation on stdout"
+
 # -MQ quotes for make
 "$pac" a.pc -Iinc -o out.c -MMD -MF q.d -MQ 'a$b c.o' 2>err || { cat err; fail "-MQ"; }
 head -n 1 q.d | grep -q '^a\$\$b\\ c.o: a.pc \\$' || { cat q.d; fail "-MQ: target not quoted"; }
