@@ -25,51 +25,122 @@ static void usage(FILE *f) {
           "  --typedef NAME   treat NAME as a type name\n"
           "  --cpp CMD        preprocessor command (default: \"cc -E\")\n"
           "  --no-cpp         do not run the preprocessor\n"
+          "  -MD, -MMD        also write a make rule of the files read (-MMD: without system headers)\n"
+          "  -M, -MM          print that rule to stdout (or -MF's file) and translate nothing\n"
+          "  -MF FILE         write the rule to FILE (default OUT.d, OUT's suffix replaced)\n"
+          "  -MT TARGET       the rule's target (default OUT); -MQ TARGET: the same, quoted for make\n"
+          "  -MP              add an empty rule for each prerequisite but the main file\n"
+          "  -Werror          treat warnings as errors (nothing is written)\n"
           "  --version\n");
 }
 
-int main(int argc, char **argv) {
-  pac_options opt = {.target = TARGET_AUTO, .lines = true, .cpp = getenv("PAC_CPP") ? getenv("PAC_CPP") : "cc -E"};
-  const char **cpp_args = calloc((size_t)argc * 2 + 8, sizeof *cpp_args);
-  const char **tds = calloc((size_t)argc + 1, sizeof *tds);
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "-o") && i + 1 < argc) opt.output = argv[++i];
-    else if (!strncmp(a, "-o", 2) && a[2]) opt.output = a + 2;
-    else if (!strcmp(a, "--emit=c")) opt.target = TARGET_C;
-    else if (!strcmp(a, "--emit=cuda")) opt.target = TARGET_CUDA;
-    else if (!strcmp(a, "--no-line")) opt.lines = false;
-    else if (!strcmp(a, "--layout") && i + 1 < argc) opt.layout = argv[++i];
-    else if (!strcmp(a, "--typedef") && i + 1 < argc) tds[opt.ntypedefs++] = argv[++i];
-    else if (!strcmp(a, "--cpp") && i + 1 < argc) opt.cpp = argv[++i];
-    else if (!strcmp(a, "--no-cpp")) opt.no_cpp = true;
-    else if ((!strcmp(a, "-I") || !strcmp(a, "-D") || !strcmp(a, "-U")) && i + 1 < argc) {
-      cpp_args[opt.ncpp_args++] = a;
-      cpp_args[opt.ncpp_args++] = argv[++i];
-    } else if (!strncmp(a, "-I", 2) || !strncmp(a, "-D", 2) || !strncmp(a, "-U", 2)) {
-      cpp_args[opt.ncpp_args++] = a;
-    } else if (!strcmp(a, "--version")) {
-      printf("pac %s\n", PAC_VERSION);
-      return 0;
-    } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout);
-      return 0;
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "pac: error: unknown option '%s'\n", a);
-      usage(stderr);
-      return 2;
-    } else if (!opt.input) {
-      opt.input = a;
-    } else {
-      fprintf(stderr, "pac: error: more than one input file ('%s' and '%s')\n", opt.input, a);
-      return 2;
-    }
+/* -MQ's target: '$' doubled, blanks and '#' escaped, as make reads them */
+static char *make_quote(const char *s) {
+  char *q = malloc(strlen(s) * 2 + 1), *o = q;
+  for (; *s; s++) {
+    if (*s == ' ' || *s == '\t' || *s == '#') *o++ = '\\';
+    if (*s == '$') *o++ = '$';
+    *o++ = *s;
   }
-  if (!opt.input) {
+  *o = 0;
+  return q;
+}
+
+/* The dependency options; returns 1 when argv[*i] was one (consuming its
+ * value), -1 when its value is missing, 0 when it is another option. */
+static int dep_option(int argc, char **argv, int *i, pac_deps *d, bool *want, char **quoted) {
+  const char *a = argv[*i];
+  if (!strcmp(a, "-M") || !strcmp(a, "-MM")) d->only = true, d->system = !a[2];
+  else if (!strcmp(a, "-MD") || !strcmp(a, "-MMD")) d->system = a[2] == 'D';
+  else if (!strcmp(a, "-MP")) d->phony = true;
+  else if (!strcmp(a, "-MF") || !strcmp(a, "-MT") || !strcmp(a, "-MQ")) {
+    if (*i + 1 >= argc) return -1;
+    const char *v = argv[++*i];
+    if (a[2] == 'F') d->file = v;
+    else if (a[2] == 'T') d->target = v;
+    else free(*quoted), d->target = *quoted = make_quote(v);
+    return 1;
+  } else return 0;
+  if (a[2] != 'P') *want = true;
+  return 1;
+}
+
+/* The command line, as read. */
+typedef struct cmdline {
+  pac_options opt;
+  pac_deps deps;
+  bool want_deps, werror;
+  char *quoted; /* -MQ's target, quoted */
+} cmdline;
+
+/* One argument (and its value); returns -1 to go on, else the status to
+ * exit with (0 after --help and --version). */
+static int parse_one(cmdline *c, int argc, char **argv, int *i, const char **cpp_args, const char **tds) {
+  pac_options *opt = &c->opt;
+  const char *a = argv[*i];
+  int dk = !strncmp(a, "-M", 2) ? dep_option(argc, argv, i, &c->deps, &c->want_deps, &c->quoted) : 0;
+  if (dk < 0) {
+    fprintf(stderr, "pac: error: missing argument to '%s'\n", a);
+    return 2;
+  }
+  if (dk) return -1;
+  if (!strcmp(a, "-Werror")) c->werror = true;
+  else if (!strcmp(a, "-o") && *i + 1 < argc) opt->output = argv[++*i];
+  else if (!strncmp(a, "-o", 2) && a[2]) opt->output = a + 2;
+  else if (!strcmp(a, "--emit=c")) opt->target = TARGET_C;
+  else if (!strcmp(a, "--emit=cuda")) opt->target = TARGET_CUDA;
+  else if (!strcmp(a, "--no-line")) opt->lines = false;
+  else if (!strcmp(a, "--layout") && *i + 1 < argc) opt->layout = argv[++*i];
+  else if (!strcmp(a, "--typedef") && *i + 1 < argc) tds[opt->ntypedefs++] = argv[++*i];
+  else if (!strcmp(a, "--cpp") && *i + 1 < argc) opt->cpp = argv[++*i];
+  else if (!strcmp(a, "--no-cpp")) opt->no_cpp = true;
+  else if ((!strcmp(a, "-I") || !strcmp(a, "-D") || !strcmp(a, "-U")) && *i + 1 < argc) {
+    cpp_args[opt->ncpp_args++] = a;
+    cpp_args[opt->ncpp_args++] = argv[++*i];
+  } else if (!strncmp(a, "-I", 2) || !strncmp(a, "-D", 2) || !strncmp(a, "-U", 2)) {
+    cpp_args[opt->ncpp_args++] = a;
+  } else if (!strcmp(a, "--version")) {
+    printf("pac %s\n", PAC_VERSION);
+    return 0;
+  } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    usage(stdout);
+    return 0;
+  } else if (a[0] == '-' && a[1]) {
+    fprintf(stderr, "pac: error: unknown option '%s'\n", a);
+    usage(stderr);
+    return 2;
+  } else if (!opt->input) {
+    opt->input = a;
+  } else {
+    fprintf(stderr, "pac: error: more than one input file ('%s' and '%s')\n", opt->input, a);
+    return 2;
+  }
+  return -1;
+}
+
+/* Read the command line into c; returns -1 to go on, else the exit status. */
+static int parse_args(cmdline *c, int argc, char **argv, const char **cpp_args, const char **tds) {
+  for (int i = 1; i < argc; i++) {
+    int rc = parse_one(c, argc, argv, &i, cpp_args, tds);
+    if (rc >= 0) return rc;
+  }
+  if (!c->opt.input) {
     usage(stderr);
     return 2;
   }
-  opt.cpp_args = cpp_args, opt.typedefs = tds;
+  c->opt.cpp_args = cpp_args, c->opt.typedefs = tds;
+  return -1;
+}
+
+int main(int argc, char **argv) {
+  cmdline c = {.opt = {.target = TARGET_AUTO, .lines = true, .cpp = getenv("PAC_CPP") ? getenv("PAC_CPP") : "cc -E"}};
+  const char **cpp_args = calloc((size_t)argc * 2 + 8, sizeof *cpp_args);
+  const char **tds = calloc((size_t)argc + 1, sizeof *tds);
+  int status = parse_args(&c, argc, argv, cpp_args, tds);
+  if (status >= 0) {
+    free(c.quoted), free(cpp_args), free(tds);
+    return status;
+  }
 
   /* pac's own include folder (bin/../include) holds the shipped .pc libraries */
   char selfinc[PATH_MAX] = "";
@@ -79,8 +150,10 @@ int main(int argc, char **argv) {
     char *sl2 = strrchr(selfinc, '/');
     if (sl2) strcpy(sl2, "/../include");
   }
-  pac_io io = {.err = stderr, .selfinc = selfinc[0] ? selfinc : NULL};
-  int status = pac_translate(&opt, &io);
+  pac_io io = {.err = stderr, .selfinc = selfinc[0] ? selfinc : NULL, .deps = c.want_deps ? &c.deps : NULL,
+               .werror = c.werror};
+  status = pac_translate(&c.opt, &io);
+  free(c.quoted);
   free(cpp_args);
   free(tds);
   return status;

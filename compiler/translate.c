@@ -34,6 +34,7 @@ typedef struct tstate {
   lw w;
   hdrinfo hdr;
   int target;
+  sbuf hdrdeps; /* the headers the preprocessor read, make-quoted, one a line */
 } tstate;
 
 /* The .pc file an #include line names (ppc_loader): "x.pc" in the including
@@ -142,6 +143,30 @@ static void collect_pp(srcfile *f, const parse_notes *notes, sbuf *out) {
   }
 }
 
+/* The headers in the rule the preprocessor wrote (-MD -MF PATH -MT x):
+ * every prerequisite but the first, the temporary file it was given. They
+ * stay quoted as the preprocessor quoted them for make. */
+static void read_cpp_deps(tstate *t, const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  sbuf all;
+  sb_init(&all);
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_write(&all, buf, n);
+  fclose(f);
+  const char *p = all.s ? strchr(all.s, ':') : NULL;
+  for (int k = 0; p && *++p;) {
+    if (*p == ' ' || *p == '\t' || *p == '\n' || (*p == '\\' && p[1] == '\n')) continue;
+    const char *b = p;
+    while (p[0] && p[0] != ' ' && p[0] != '\t' && p[0] != '\n' && !(p[0] == '\\' && p[1] == '\n'))
+      p += p[0] == '\\' && p[1] ? 2 : 1;
+    if (k++ > 0) sb_write(&t->hdrdeps, b, (size_t)(p - b)), sb_putc(&t->hdrdeps, '\n');
+    p--;
+  }
+  sb_free(&all);
+}
+
 /* Learn the type names and macros of the #include'd headers by running the
  * preprocessor over the file's preprocessor lines; with --no-cpp, only the
  * file's own #defines. */
@@ -172,10 +197,20 @@ static void learn_headers(tstate *t, const sbuf *pp) {
   if (t->target == TARGET_CUDA) args[na++] = "-I" PAC_CUDA_INCLUDE;
 #endif
   for (int i = 0; i < opt->ncpp_args && na < 1000; i++) args[na++] = opt->cpp_args[i];
+  char deptmp[] = "/tmp/pac-dep-XXXXXX";
+  int dfd = t->io->deps ? mkstemp(deptmp) : -1;
+  if (dfd >= 0) {
+    close(dfd);
+    args[na++] = t->io->deps->system ? "-MD" : "-MMD";
+    args[na++] = "-MF", args[na++] = deptmp, args[na++] = "-MT", args[na++] = "x";
+  }
   char err[512];
   if (hdr_learn(&t->hdr, opt->cpp, args, na, in.s ? in.s : "", err, sizeof err))
-    fprintf(t->err, "pac: warning: could not read the #include'd headers (%s); type names they declare are "
-                    "unknown (use --typedef NAME)\n", err);
+    diag_plain_warning(&t->dg, "could not read the #include'd headers (%s); type names they declare are "
+                               "unknown (use --typedef NAME)", err);
+  else if (dfd >= 0)
+    read_cpp_deps(t, deptmp);
+  if (dfd >= 0) unlink(deptmp);
   free(dir);
   sb_free(&in);
 }
@@ -295,6 +330,95 @@ static void write_output(FILE *f, const void *ctx) {
   if (o->epilogue->len) fwrite(o->epilogue->s, 1, o->epilogue->len, f);
 }
 
+/* The output's name (malloc'd): -o's, or FILE.c / FILE.cu beside FILE.pc. */
+static char *out_name(const tstate *t) {
+  if (t->opt.output) return strdup(t->opt.output);
+  size_t n = strlen(t->opt.input);
+  char *def = malloc(n + 4);
+  memcpy(def, t->opt.input, n + 1);
+  if (n > 3 && !strcmp(def + n - 3, ".pc")) def[n - 3] = 0;
+  strcat(def, t->target == TARGET_CUDA ? ".cu" : ".c");
+  return def;
+}
+
+/* A file name quoted for make: blanks and '#' get a backslash, '$' is doubled. */
+static void dep_quote(sbuf *b, const char *s) {
+  for (; *s; s++) {
+    if (*s == ' ' || *s == '\t' || *s == '#') sb_putc(b, '\\');
+    if (*s == '$') sb_putc(b, '$');
+    sb_putc(b, *s);
+  }
+}
+
+/* The rule "TARGET: FILE.pc INCLUDED.pc... HEADERS..." and, with -MP, an
+ * empty rule for each prerequisite but the main file. */
+static void dep_rule(const tstate *t, sbuf *b) {
+  const pac_deps *d = t->io->deps;
+  sbuf pre;
+  sb_init(&pre);
+  for (int k = 0; k < t->src.nsegs; k++) dep_quote(&pre, t->src.segs[k].name), sb_putc(&pre, '\n');
+  if (t->hdrdeps.len) sb_write(&pre, t->hdrdeps.s, t->hdrdeps.len);
+  if (d->target) {
+    sb_puts(b, d->target);
+  } else {
+    char *o = out_name(t);
+    dep_quote(b, o);
+    free(o);
+  }
+  sb_putc(b, ':');
+  const char *p = pre.s ? pre.s : "";
+  for (const char *e; (e = strchr(p, '\n')); p = e + 1) {
+    sb_puts(b, p == pre.s ? " " : " \\\n  ");
+    sb_write(b, p, (size_t)(e - p));
+  }
+  sb_putc(b, '\n');
+  p = pre.s ? strchr(pre.s, '\n') : NULL;
+  for (const char *e; d->phony && p && (e = strchr(p + 1, '\n')); p = e) {
+    sb_putc(b, '\n');
+    sb_write(b, p + 1, (size_t)(e - p - 1));
+    sb_puts(b, ":\n");
+  }
+  sb_free(&pre);
+}
+
+static void write_sbuf(FILE *f, const void *ctx) {
+  const sbuf *b = ctx;
+  if (b->len) fwrite(b->s, 1, b->len, f);
+}
+
+/* Write the dependency rule: to -MF's file, to stdout with -M/-MM, else to
+ * OUT.d (the output's name with its suffix replaced; FILE.d with -o -).
+ * Atomically. */
+static int write_deps(tstate *t) {
+  const pac_deps *d = t->io->deps;
+  char *path = NULL;
+  if (d->file) {
+    path = strdup(d->file);
+  } else if (d->only) {
+    path = strdup("-");
+  } else {
+    char *o = out_name(t);
+    if (!strcmp(o, "-")) free(o), o = strdup(t->opt.input); /* -o -: FILE.d beside FILE.pc */
+    char *dot = strrchr(o, '.'), *sl = strrchr(o, '/');
+    if (dot && (!sl || dot > sl)) *dot = 0;
+    path = malloc(strlen(o) + 3);
+    sprintf(path, "%s.d", o);
+    free(o);
+  }
+  sbuf b;
+  sb_init(&b);
+  dep_rule(t, &b);
+  char err[1024];
+  int status = 0;
+  if (out_write_file(path, t->opt.input, write_sbuf, &b, err, sizeof err)) {
+    fprintf(t->err, "pac: error: %s\n", err);
+    status = 1;
+  }
+  sb_free(&b);
+  free(path);
+  return status;
+}
+
 /* Write the translation to io->out, -o's file, or FILE.c / FILE.cu. */
 static int emit(tstate *t) {
   lw *w = &t->w;
@@ -314,16 +438,8 @@ static int emit(tstate *t) {
     status = fflush(t->io->out) || ferror(t->io->out);
     if (status) fprintf(t->err, "pac: error: cannot write the output: %s\n", strerror(errno));
   } else {
-    const char *path = t->opt.output;
-    char *def = NULL;
-    if (!path) {
-      size_t n = strlen(t->opt.input);
-      def = malloc(n + 4);
-      memcpy(def, t->opt.input, n + 1);
-      if (n > 3 && !strcmp(def + n - 3, ".pc")) def[n - 3] = 0;
-      strcat(def, t->target == TARGET_CUDA ? ".cu" : ".c");
-      path = def;
-    }
+    char *def = out_name(t);
+    const char *path = def;
     char err[1024];
     if (out_write_file(path, t->io->text ? NULL : t->opt.input, write_output, &o, err, sizeof err)) {
       fprintf(t->err, "pac: error: %s\n", err);
@@ -349,6 +465,7 @@ static void free_state(tstate *t) {
   arena_free(&w->scratch);
   arena_free(&t->ar);
   src_free(&t->src);
+  sb_free(&t->hdrdeps);
 }
 
 int pac_translate(const pac_options *opt, const pac_io *io) {
@@ -364,10 +481,16 @@ int pac_translate(const pac_options *opt, const pac_io *io) {
   }
   diag_init(&t->dg, &t->src, t->err);
   arena_init(&t->ar);
+  sb_init(&t->hdrdeps);
+  const pac_deps *deps = t->opt.layout ? NULL : io->deps;
   int rc = parse_all(t);
-  if (!rc) rc = lower_all(t);
+  if (!rc) rc = lower_all(t); /* with -M too: a file with errors gets no rule */
   int status = 1;
-  if (!rc && !t->dg.errors) status = t->opt.layout ? print_layout(t) : emit(t);
+  if (!rc && !t->dg.errors && io->werror && t->dg.warnings)
+    fprintf(t->err, "pac: error: warnings are errors (-Werror); nothing written\n");
+  else if (!rc && !t->dg.errors)
+    status = t->opt.layout ? print_layout(t) : deps && deps->only ? write_deps(t) : emit(t);
+  if (!status && deps && !deps->only) status = write_deps(t);
   free_state(t);
   free(t);
   return status;

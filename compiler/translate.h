@@ -6,10 +6,22 @@
 #ifndef PAC_TRANSLATE_H
 #define PAC_TRANSLATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "lower.h"
+
+/* Dependency output (-M, -MM, -MD, -MMD, -MF, -MT, -MQ, -MP): a make rule
+ * naming the main file, every .pc file read and the headers the C
+ * preprocessor read. */
+typedef struct pac_deps {
+  bool only;          /* -M / -MM: print the rule, translate nothing */
+  bool system;        /* list system headers too (-M, -MD) */
+  bool phony;         /* -MP: a phony target for each prerequisite */
+  const char *file;   /* -MF: where the rule goes (NULL: stdout with -M, else OUT.d) */
+  const char *target; /* -MT / -MQ, already quoted; NULL: the output file */
+} pac_deps;
 
 typedef struct pac_io {
   /* The text of opt->input, or NULL to read the file opt->input. The name
@@ -22,6 +34,8 @@ typedef struct pac_io {
   FILE *out;
   FILE *err;           /* diagnostics; NULL: stderr */
   const char *selfinc; /* pac's own include folder (shipped .pc files), or NULL */
+  const pac_deps *deps; /* write a dependency rule too, or NULL */
+  bool werror;          /* warnings are errors: nothing is written when there are any */
 } pac_io;
 
 /* Translate opt->input. Returns 0 when the translation was written, 1 when
