@@ -300,6 +300,8 @@ int main(int argc, char **argv) {
     if (out) push(&a, "-o"), push(&a, out);
     if (!compile_only) {
       push(&a, cat("-L", libdir));
+      /* an installed lib/ holds the shared runtime too: find it when run */
+      push(&a, cat(cuda ? "-Xlinker=-rpath," : "-Wl,-rpath,", libdir));
       for (int i = 0; i < ldopts.n; i++) push(&a, ldopts.v[i]);
       if (cuda) {
         if (!is_file(cat(libdir, "/libparray_cuda.a"))) {
