@@ -1,30 +1,22 @@
-# ParrayShared.cmake - parray_add_shared_twin(NAME): a shared library NAME_shared
-# built from the same sources, include folders, definitions and options as
-# the static library NAME, installed as libNAME.so.0.2 (soname
-# libNAME.so.MAJOR.MINOR: before 1.0 each minor version may change the ABI).
+# ParrayShared.cmake - parray_add_shared_twin(NAME): a shared library
+# NAME_shared made of the object files of the static library NAME (compiled
+# once, position-independent), installed as libNAME.so.0.2.0 with soname
+# libNAME.so.MAJOR.MINOR (before 1.0 each minor version may change the ABI).
 # In the build tree it lies in lib/shared, so that pacc run from the build
 # tree (which links with -L lib -lparray) keeps linking the static library.
 function(parray_add_shared_twin name)
+  set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  add_library(${name}_shared SHARED $<TARGET_OBJECTS:${name}>)
+  # the objects alone do not say how to link: as CUDA when any source is CUDA
   get_target_property(srcs ${name} SOURCES)
-  get_target_property(defs ${name} COMPILE_DEFINITIONS)
-  get_target_property(opts ${name} COMPILE_OPTIONS)
-  get_target_property(links ${name} LINK_LIBRARIES)
-  get_target_property(srcdir ${name} SOURCE_DIR)
-  set(abs "")
+  set(lang C)
   foreach(s IN LISTS srcs)
-    if(NOT IS_ABSOLUTE "${s}")
-      set(s "${srcdir}/${s}")
+    if(s MATCHES "\\.cu$")
+      set(lang CUDA)
     endif()
-    list(APPEND abs "${s}")
   endforeach()
-  add_library(${name}_shared SHARED ${abs})
-  if(defs)
-    target_compile_definitions(${name}_shared PRIVATE ${defs})
-  endif()
-  if(opts)
-    target_compile_options(${name}_shared PRIVATE ${opts})
-  endif()
   # parray_mpi links parray: its twin links the twin
+  get_target_property(links ${name} LINK_LIBRARIES)
   set(shared_links "")
   foreach(l IN LISTS links)
     if(l MATCHES "^parray(_mpi|_cuda)?$")
@@ -39,9 +31,8 @@ function(parray_add_shared_twin name)
   endif()
   set_target_properties(${name}_shared PROPERTIES
     OUTPUT_NAME ${name}
+    LINKER_LANGUAGE ${lang}
     VERSION ${PROJECT_VERSION}
     SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
-    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/shared
-    POSITION_INDEPENDENT_CODE ON
-    C_VISIBILITY_PRESET default)
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/shared)
 endfunction()
