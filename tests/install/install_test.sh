@@ -50,6 +50,14 @@ fi
 version=$(pac --version | sed -n 's/^pac \([0-9.]*\).*/\1/p')
 [ -n "$version" ] || fail "pac --version printed no version"
 
+# the installed pac finds the shipped .pc libraries beside itself
+printf '#include <parray/sgemm.pc>\n#parray {dmem float [128][128]} M\nvoid mul(float *a, float *b, float *c) {\n  #insert SGEMM(a, b, c, M)\n}\n' >sg.pc
+if pac sg.pc -o sg.cu 2>"$tmp/err" && grep -q '__global__' sg.cu; then
+  ok "pac finds parray/sgemm.pc"
+else
+  cat "$tmp/err"; fail "pac cannot translate a file including <parray/sgemm.pc>"
+fi
+
 # run NAME EXPECTED CMD...: CMD's output must be EXPECTED
 run() {
   name=$1 want=$2
