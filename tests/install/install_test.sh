@@ -57,6 +57,14 @@ if pac sg.pc -o sg.cu 2>"$tmp/err" && grep -q '__global__' sg.cu; then
 else
   cat "$tmp/err"; fail "pac cannot translate a file including <parray/sgemm.pc>"
 fi
+# PARRAY_HOME overrides the place beside pac: an empty one hides the library
+mkdir -p "$tmp/nohome/include"
+if PARRAY_HOME="$tmp/nohome" pac sg.pc -o sg2.cu 2>"$tmp/err"; then
+  fail "pac ignored PARRAY_HOME"
+else
+  grep -q "cannot find the Parray file 'parray/sgemm.pc'" "$tmp/err" && ok "PARRAY_HOME overrides" ||
+    { cat "$tmp/err"; fail "pac's message without the library"; }
+fi
 
 # run NAME EXPECTED CMD...: CMD's output must be EXPECTED
 run() {
