@@ -11,7 +11,7 @@
 # the target is then linked with the runtime pieces it needs.
 
 # pac writes make-style dependency files when its --help names -MF
-if(NOT DEFINED Parray_PAC_HAS_DEPFILE)
+if(NOT DEFINED Parray_PAC_HAS_DEPFILE AND EXISTS "${Parray_PAC_EXECUTABLE}")
   execute_process(COMMAND ${Parray_PAC_EXECUTABLE} --help OUTPUT_VARIABLE _parray_help
                   ERROR_VARIABLE _parray_help RESULT_VARIABLE _parray_rc)
   if(_parray_help MATCHES "-MF")
@@ -24,6 +24,10 @@ endif()
 # _parray_probe(FILE TARGET OUT_CUDA OUT_MPI): translate FILE once at
 # configure time and read which target and runtime pieces it needs.
 function(_parray_probe file target out_cuda out_mpi)
+  if(NOT EXISTS "${Parray_PAC_EXECUTABLE}")
+    message(FATAL_ERROR "Parray: ${file} needs pac, but this Parray was installed without it "
+                        "(no ${Parray_PAC_EXECUTABLE})")
+  endif()
   get_target_property(incs ${target} INCLUDE_DIRECTORIES)
   get_filename_component(dir "${file}" DIRECTORY)
   set(args -I${dir} -I${Parray_INCLUDE_DIR})
