@@ -18,6 +18,11 @@ foreach(part mpi cuda)
     set_target_properties(parray_${part}_shared PROPERTIES EXPORT_NAME ${part}_shared)
   endif()
 endforeach()
+if(PARRAY_SANITIZE)
+  # an instrumented runtime needs instrumented programs: say so to users
+  target_link_options(parray INTERFACE $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
+  target_link_options(parray_shared INTERFACE $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
+endif()
 install(TARGETS ${_parray_libs} EXPORT ParrayTargets
         ARCHIVE DESTINATION lib LIBRARY DESTINATION lib
         INCLUDES DESTINATION include)

@@ -45,7 +45,8 @@ unset PARRAY_HOME CMAKE_PREFIX_PATH CPATH C_INCLUDE_PATH LIBRARY_PATH LD_LIBRARY
 nvdir=$(dirname "$(command -v nvcc 2>/dev/null || echo /nonexistent/nvcc)")
 export HOME="$tmp/home" PATH="$P/bin:/usr/local/bin:/usr/bin:/bin:$nvdir" PKG_CONFIG_PATH="$P/lib/pkgconfig"
 if [ "$sanitize" = ON ]; then # the installed runtime is instrumented: so must its users be
-  export CFLAGS="-fsanitize=address,undefined" LDFLAGS="-fsanitize=address,undefined" ASAN_OPTIONS=detect_leaks=0
+  # (the CMake package says so itself; the Makefile needs it in LDFLAGS)
+  export LDFLAGS="-fsanitize=address,undefined" ASAN_OPTIONS=detect_leaks=0
 fi
 version=$(pac --version | sed -n 's/^pac \([0-9.]*\).*/\1/p')
 [ -n "$version" ] || fail "pac --version printed no version"
@@ -110,7 +111,7 @@ depcheck() { # depcheck GEN BUILD: touch files, build, see what was rebuilt
 cmake_project() { # cmake_project GENERATOR DIR [CMAKE ARGS]
   gen=$1 b=$2
   shift 2
-  if ! cmake -S cmake_project -B "$b" -G "$gen" "$@" >"$tmp/cfg.log" 2>&1; then
+  if ! LDFLAGS= cmake -S cmake_project -B "$b" -G "$gen" "$@" >"$tmp/cfg.log" 2>&1; then
     cat "$tmp/cfg.log"; fail "$gen: configuring the CMake project"; return
   fi
   if ! cmake --build "$b" >"$tmp/build.log" 2>&1; then
