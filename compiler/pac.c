@@ -142,11 +142,15 @@ int main(int argc, char **argv) {
     return status;
   }
 
-  /* pac's own include folder (bin/../include) holds the shipped .pc libraries */
+  /* pac's own include folder (bin/../include) holds the shipped .pc
+   * libraries; PARRAY_HOME/include instead when set, as for pacc */
   char selfinc[PATH_MAX] = "";
-  ssize_t sl = readlink("/proc/self/exe", selfinc, sizeof selfinc - 20);
-  if (sl > 0) {
-    selfinc[sl] = 0;
+  const char *home = getenv("PARRAY_HOME");
+  if (home && *home) {
+    snprintf(selfinc, sizeof selfinc, "%s/include", home);
+  } else {
+    ssize_t sl = readlink("/proc/self/exe", selfinc, sizeof selfinc - 20);
+    selfinc[sl > 0 ? sl : 0] = 0;
     char *sl2 = strrchr(selfinc, '/');
     if (sl2) strcpy(sl2, "/../include");
   }

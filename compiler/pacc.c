@@ -504,9 +504,9 @@ static const char *base_with(const char *path, const char *suffix) {
   const char *b = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   const char *dot = strrchr(b, '.');
   size_t n = dot && dot != b ? (size_t)(dot - b) : strlen(b);
-  char *s = own(malloc(n + strlen(suffix) + 1));
+  char *s = malloc(n + strlen(suffix) + 1);
   sprintf(s, "%.*s%s", (int)n, b, suffix);
-  return s;
+  return own(s);
 }
 
 /* The dependency options for one source (to pac or the compiler): -MD or
@@ -561,9 +561,9 @@ static void set_obj(const pacc *p, input *in, int k) {
   if (p->mode == 'c') {
     in->obj = p->out ? p->out : base_with(in->path, ".o");
   } else {
-    char *o = own(malloc(strlen(p->tmp) + strlen(in->path) + 32));
+    char *o = malloc(strlen(p->tmp) + strlen(in->path) + 32);
     sprintf(o, "%s/%d-%s", p->tmp, k, base_with(in->path, ".o"));
-    in->obj = o;
+    in->obj = own(o);
   }
 }
 
@@ -681,6 +681,8 @@ static int link_all(pacc *p) {
   for (int i = 0; i < p->nin; i++) push(&a, p->in[i].kind == K_OBJ ? p->in[i].path : p->in[i].obj);
   push(&a, "-o"), push(&a, p->out ? p->out : "a.out");
   push(&a, cat("-L", p->libdir));
+  /* an installed lib/ holds the shared runtime too: find it when run */
+  push(&a, cat(p->cuda ? "-Xlinker=-rpath," : "-Wl,-rpath,", p->libdir));
   for (int i = 0; i < p->ldopts.n; i++) {
     const char *o = p->ldopts.v[i];
     push(&a, p->cuda && !strncmp(o, "-Wl,", 4) ? cat("-Xlinker=", o + 4) : o);

@@ -1,0 +1,75 @@
+# ParrayInstall.cmake - what `cmake --install` puts under the prefix, laid out
+# as pacc and pac expect relative to their own folder (bin/../include,
+# bin/../lib): programs, static and shared runtime libraries, public headers
+# and .pc libraries, man pages and docs, the CMake package
+# (lib/cmake/Parray) and the pkg-config files (lib/pkgconfig). Every path
+# written into the installed files is relative, so the tree can be moved.
+include(CMakePackageConfigHelpers)
+set(PARRAY_INSTALL_CMAKEDIR lib/cmake/Parray)
+
+# libraries: Parray::parray (static), Parray::parray_shared, Parray::mpi, Parray::cuda
+set(_parray_libs parray parray_shared)
+set_target_properties(parray PROPERTIES EXPORT_NAME parray)
+set_target_properties(parray_shared PROPERTIES EXPORT_NAME parray_shared)
+foreach(part mpi cuda)
+  if(TARGET parray_${part})
+    list(APPEND _parray_libs parray_${part} parray_${part}_shared)
+    set_target_properties(parray_${part} PROPERTIES EXPORT_NAME ${part})
+    set_target_properties(parray_${part}_shared PROPERTIES EXPORT_NAME ${part}_shared)
+  endif()
+endforeach()
+if(PARRAY_SANITIZE)
+  # an instrumented runtime needs instrumented programs: say so to users
+  target_link_options(parray INTERFACE $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
+  target_link_options(parray_shared INTERFACE $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
+endif()
+install(TARGETS ${_parray_libs} EXPORT ParrayTargets
+        ARCHIVE DESTINATION lib LIBRARY DESTINATION lib
+        INCLUDES DESTINATION include)
+install(EXPORT ParrayTargets NAMESPACE Parray:: DESTINATION ${PARRAY_INSTALL_CMAKEDIR})
+
+# headers and .pc libraries, and the generated version header
+install(DIRECTORY include/ DESTINATION include
+        FILES_MATCHING PATTERN "*.h" PATTERN "*.cuh" PATTERN "*.pc")
+install(FILES ${PARRAY_GENERATED_INCLUDE}/parray/version.h DESTINATION include/parray)
+
+# man pages and documentation (the man pages are optional: written elsewhere)
+file(GLOB _parray_man1 ${PROJECT_SOURCE_DIR}/docs/man/*.1)
+if(_parray_man1)
+  install(FILES ${_parray_man1} DESTINATION share/man/man1)
+endif()
+install(FILES README.md DESTINATION share/doc/parray)
+install(DIRECTORY docs/ DESTINATION share/doc/parray FILES_MATCHING PATTERN "*.md")
+
+# the CMake package
+set(PARRAY_PKG_HAVE_MPI OFF)
+set(PARRAY_PKG_HAVE_CUDA OFF)
+if(TARGET parray_mpi)
+  set(PARRAY_PKG_HAVE_MPI ON)
+endif()
+if(TARGET parray_cuda)
+  set(PARRAY_PKG_HAVE_CUDA ON)
+endif()
+configure_package_config_file(cmake/ParrayConfig.cmake.in ${CMAKE_BINARY_DIR}/ParrayConfig.cmake
+                              INSTALL_DESTINATION ${PARRAY_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/ParrayConfigVersion.cmake
+                                 VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/ParrayConfig.cmake ${CMAKE_BINARY_DIR}/ParrayConfigVersion.cmake
+              cmake/ParrayHelpers.cmake
+        DESTINATION ${PARRAY_INSTALL_CMAKEDIR})
+
+# pkg-config: parray, and parray-mpi / parray-cuda where built
+if(TARGET parray_cuda)
+  set(PARRAY_CUDART_DIR ${CUDAToolkit_LIBRARY_DIR})
+endif()
+set(PARRAY_PC_PARTS parray)
+if(TARGET parray_mpi)
+  list(APPEND PARRAY_PC_PARTS parray-mpi)
+endif()
+if(TARGET parray_cuda)
+  list(APPEND PARRAY_PC_PARTS parray-cuda)
+endif()
+foreach(pc IN LISTS PARRAY_PC_PARTS)
+  configure_file(cmake/${pc}.pc.in ${CMAKE_BINARY_DIR}/pkgconfig/${pc}.pc @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/pkgconfig/${pc}.pc DESTINATION lib/pkgconfig)
+endforeach()

@@ -1,0 +1,2 @@
+/* scale.h - included by scale.c only. */
+#define FACTOR 3.0
