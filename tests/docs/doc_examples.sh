@@ -82,7 +82,7 @@ while read -r what a b c d; do
     orphan) echo "FAIL $b:$c: a \`\`\`$a block with no program before it"; fail=$((fail + 1)) ;;
     prog) run_prog "$a" "$b" "$(basename "$c"):$d"; eval "where_$a=\$(basename \"\$c\"):\$d" ;;
     layout)
-      eval "w=\$where_$a"
+      w=""; eval "w=\$where_$a"
       if "$bin/pac" --layout "$b" "$tmp/$a.pc" >"$tmp/$a.$c.got" 2>"$tmp/err"; then
         compare "$tmp/$a.$c.lay" "$tmp/$a.$c.got" 0 "$w (layout $b)" && echo "ok   $w (layout $b)"
       else
