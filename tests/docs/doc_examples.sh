@@ -8,28 +8,41 @@
 #                  when nvcc and the CUDA runtime are built; run (and its
 #                  ```output compared) only on a machine with a GPU
 #   ```layout T    the exact output of `pac --layout T` on the program before
+#   ```generated   lines that must appear, together and in this order, in what
+#                  pac writes for the program before (--emit=cuda for a gpu one)
+# A program block may name its file: ```c gpu file=fig13.pc (default prog.pc);
+# pac runs in the program's folder, so the generated code names that file.
 # Usage: doc_examples.sh BINDIR DOCSDIR   (BINDIR holds pac and pacc)
 set -u
-bin=$1
-docs=$2
+bin=$(cd "$1" && pwd)
+docs=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 progs=0
 
-# extract: one manifest line per block: "prog N KIND MD LINE", "out N SORTED",
-# "layout N TYPE M"; the block text goes to $tmp/N.pc, N.out, N.M.lay
+# extract: one manifest line per block: "prog N KIND MD LINE FILE", "out N
+# SORTED", "layout N TYPE M", "gen N M"; the program goes to $tmp/N/FILE, the
+# other blocks to $tmp/N.out, N.M.lay, N.M.gen
 extract() {
   awk -v dir="$tmp" -v md="$1" -v base="$2" '
     function start(f) { file = f; inblock = 1 }
-    !inblock && /^```c run[ \t]*$/ { n++; print "prog " base n " run " md " " FNR; start(dir "/" base n ".pc"); next }
-    !inblock && /^```c gpu[ \t]*$/ { n++; print "prog " base n " gpu " md " " FNR; start(dir "/" base n ".pc"); next }
+    function prog(kind,   f) {
+      f = "prog.pc"; if ($3 ~ /^file=[A-Za-z0-9_.-]+[.]pc$/) f = substr($3, 6)
+      n++; print "prog " base n " " kind " " md " " FNR " " f
+      system("mkdir -p \"" dir "/" base n "\""); start(dir "/" base n "/" f)
+    }
+    !inblock && /^```c run( file=[^ ]*)?[ \t]*$/ { prog("run"); next }
+    !inblock && /^```c gpu( file=[^ ]*)?[ \t]*$/ { prog("gpu"); next }
     !inblock && /^```output( sorted)?[ \t]*$/ {
       if (n == 0) { print "orphan output " md " " FNR; start("/dev/null"); next }
       print "out " base n " " ($2 == "sorted"); start(dir "/" base n ".out"); next }
     !inblock && /^```layout [A-Za-z_][A-Za-z0-9_]*[ \t]*$/ {
       if (n == 0) { print "orphan layout " md " " FNR; start("/dev/null"); next }
       m++; print "layout " base n " " $2 " " m; start(dir "/" base n "." m ".lay"); next }
+    !inblock && /^```generated[ \t]*$/ {
+      if (n == 0) { print "orphan generated " md " " FNR; start("/dev/null"); next }
+      m++; print "gen " base n " " m; start(dir "/" base n "." m ".gen"); next }
     !inblock && /^```/ { inblock = 1; file = ""; next }
     inblock && /^```[ \t]*$/ { inblock = 0; if (file != "" && file != "/dev/null") close(file); next }
     inblock && file != "" { print > file }
@@ -48,16 +61,17 @@ compare() {
   fi
 }
 
-run_prog() { # N KIND WHERE
-  n=$1; kind=$2; where=$3
+run_prog() { # N KIND WHERE FILE
+  n=$1; kind=$2; where=$3; file=$4
   progs=$((progs + 1))
-  if [ "$kind" = gpu ]; then
-    if ! "$bin/pac" --emit=cuda "$tmp/$n.pc" -o "$tmp/$n.cu" 2>"$tmp/err"; then
-      echo "FAIL $where: pac rejects the example:"; cat "$tmp/err"; fail=$((fail + 1)); return
-    fi
-    if ! have_gpu_build; then echo "ok   $where (translated; no CUDA build: not compiled)"; return; fi
+  emit=c; [ "$kind" = gpu ] && emit=cuda
+  if ! (cd "$tmp/$n" && "$bin/pac" --emit=$emit "$file" -o "$tmp/$n.gen") 2>"$tmp/err"; then
+    echo "FAIL $where: pac rejects the example:"; cat "$tmp/err"; fail=$((fail + 1)); return
   fi
-  if ! "$bin/pacc" "$tmp/$n.pc" -o "$tmp/$n.exe" 2>"$tmp/err"; then
+  if [ "$kind" = gpu ] && ! have_gpu_build; then
+    echo "ok   $where (translated; no CUDA build: not compiled)"; return
+  fi
+  if ! (cd "$tmp/$n" && "$bin/pacc" "$file" -o "$tmp/$n.exe") 2>"$tmp/err"; then
     echo "FAIL $where: pacc cannot build the example:"; cat "$tmp/err"; fail=$((fail + 1)); return
   fi
   if [ "$kind" = gpu ] && ! have_gpu; then echo "ok   $where (compiled; no GPU: not run)"; return; fi
@@ -77,13 +91,22 @@ for md in "$docs"/*.md; do
 done
 # the sorted flag of each output block
 grep '^out ' "$tmp/manifest" | while read -r _ n s; do echo "$s" >"$tmp/$n.sorted"; done
-while read -r what a b c d; do
+while read -r what a b c d e; do
   case $what in
     orphan) echo "FAIL $b:$c: a \`\`\`$a block with no program before it"; fail=$((fail + 1)) ;;
-    prog) run_prog "$a" "$b" "$(basename "$c"):$d"; eval "where_$a=\$(basename \"\$c\"):\$d" ;;
-    layout)
+    prog) run_prog "$a" "$b" "$(basename "$c"):$d" "$e"; eval "where_$a=\$(basename \"\$c\"):\$d file_$a=\$e" ;;
+    gen)
       w=""; eval "w=\$where_$a"
-      if "$bin/pac" --layout "$b" "$tmp/$a.pc" >"$tmp/$a.$c.got" 2>"$tmp/err"; then
+      if awk 'FNR == 1 { k++ } k == 1 { want = want $0 "\n"; next } { got = got $0 "\n" }
+              END { exit !(index(got, want) > 0) }' "$tmp/$a.$b.gen" "$tmp/$a.gen"; then
+        echo "ok   $w (generated code)"
+      else
+        echo "FAIL $w: these lines are not in what pac generates:"; cat "$tmp/$a.$b.gen"
+        echo "--- pac generates:"; cat "$tmp/$a.gen"; fail=$((fail + 1))
+      fi ;;
+    layout)
+      w=""; f=""; eval "w=\$where_$a f=\$file_$a"
+      if (cd "$tmp/$a" && "$bin/pac" --layout "$b" "$f") >"$tmp/$a.$c.got" 2>"$tmp/err"; then
         compare "$tmp/$a.$c.lay" "$tmp/$a.$c.got" 0 "$w (layout $b)" && echo "ok   $w (layout $b)"
       else
         echo "FAIL $w: pac --layout $b fails:"; cat "$tmp/err"; fail=$((fail + 1))
