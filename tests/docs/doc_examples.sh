@@ -4,6 +4,8 @@
 #   ```c run       a complete program; it must build, exit 0 and print what
 #                  the next ```output block holds (```output sorted: the lines
 #                  in any order, for thread arrays)
+#   ```c mpi=N     a complete program with mpi thread arrays, run on N
+#                  processes with mpirun (translated only without mpirun)
 #   ```c gpu       a complete CUDA program: always translated by pac; compiled
 #                  when nvcc and the CUDA runtime are built; run (and its
 #                  ```output compared) only on a machine with a GPU
@@ -32,8 +34,7 @@ extract() {
       n++; print "prog " base n " " kind " " md " " FNR " " f
       system("mkdir -p \"" dir "/" base n "\""); start(dir "/" base n "/" f)
     }
-    !inblock && /^```c run( file=[^ ]*)?[ \t]*$/ { prog("run"); next }
-    !inblock && /^```c gpu( file=[^ ]*)?[ \t]*$/ { prog("gpu"); next }
+    !inblock && /^```c (run|gpu|mpi=[0-9]+)( file=[^ ]*)?[ \t]*$/ { prog($2); next }
     !inblock && /^```output( sorted)?[ \t]*$/ {
       if (n == 0) { print "orphan output " md " " FNR; start("/dev/null"); next }
       print "out " base n " " ($2 == "sorted"); start(dir "/" base n ".out"); next }
@@ -71,6 +72,11 @@ run_prog() { # N KIND WHERE FILE
   if [ "$kind" = gpu ] && ! have_gpu_build; then
     echo "ok   $where (translated; no CUDA build: not compiled)"; return
   fi
+  launch=""
+  case $kind in mpi=*)
+    if ! command -v mpirun >/dev/null 2>&1; then echo "ok   $where (translated; no mpirun)"; return; fi
+    launch="mpirun --allow-run-as-root --oversubscribe -np ${kind#mpi=}" ;;
+  esac
   if ! (cd "$tmp/$n" && "$bin/pacc" "$file" -o "$tmp/$n.exe") 2>"$tmp/err"; then
     echo "FAIL $where: pacc cannot build the example:"; cat "$tmp/err"; fail=$((fail + 1)); return
   fi
@@ -78,7 +84,8 @@ run_prog() { # N KIND WHERE FILE
   if ! [ -e "$tmp/$n.out" ]; then
     echo "FAIL $where: no \`\`\`output block follows the program"; fail=$((fail + 1)); return
   fi
-  if ! (cd "$tmp" && timeout 60 "./$n.exe") >"$tmp/$n.got" 2>"$tmp/err"; then
+  # shellcheck disable=SC2086 # $launch is a command with arguments
+  if ! (cd "$tmp" && timeout 120 $launch "./$n.exe") >"$tmp/$n.got" 2>"$tmp/err"; then
     echo "FAIL $where: the program failed:"; cat "$tmp/err"; fail=$((fail + 1)); return
   fi
   compare "$tmp/$n.out" "$tmp/$n.got" "$(cat "$tmp/$n.sorted" 2>/dev/null || echo 0)" "$where" &&
