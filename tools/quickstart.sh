@@ -16,16 +16,16 @@ else
   sh tools/deps.sh # not root and no sudo: it lists what is missing
 fi
 
-# build, showing progress; the whole log is kept in build.log
-step() { # LABEL COMMAND...: run COMMAND into build.log and the terminal, stop on failure
+# build, showing progress; the whole log is kept in build/quickstart.log
+step() { # LABEL COMMAND...: run COMMAND into the log and the terminal, stop on failure
   label=$1; shift
   echo "== $label"
   rcfile=$(mktemp)
-  { "$@" 2>&1; echo $? >"$rcfile"; } | tee -a build.log
+  { if "$@" 2>&1; then r=0; else r=$?; fi; echo "$r" >"$rcfile"; } | tee -a build/quickstart.log
   rc=$(cat "$rcfile"); rm -f "$rcfile"
-  [ "$rc" = 0 ] || { echo "quickstart: $label failed (exit $rc); the log is in build.log" >&2; exit 1; }
+  [ "$rc" = 0 ] || { echo "quickstart: $label failed (exit $rc); the log is in build/quickstart.log" >&2; exit 1; }
 }
-: >build.log
+mkdir -p build && : >build/quickstart.log
 step "configure" cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 step "build (pac, pacc, libparray)" cmake --build build
 echo "built: build/bin/pac, build/bin/pacc"
