@@ -1,4 +1,4 @@
-/* lower_detour.c - thread arrays (LANGUAGE.md section 6): a #detour body is
+/* lower_detour.c - thread arrays (docs/threads.md): a #detour body is
  * outlined into a function at file scope -- a pthread body, an MPI body or a
  * CUDA kernel -- and replaced by the code that runs it and waits for it.
  * Variables of the enclosing scopes that the body uses are found through the

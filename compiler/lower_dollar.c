@@ -1,5 +1,5 @@
 /* lower_dollar.c - $...$ expressions: offsets $T[..]$, $dim(T)$, $dim_p(T)$,
- * $size(T)$, $cnt(T)$ (LANGUAGE.md section 4), plus the evaluation of the C
+ * $size(T)$, $cnt(T)$ (docs/language.md), plus the evaluation of the C
  * expressions inside them and inside dimension sizes. */
 #include "lower.h"
 

@@ -1,5 +1,5 @@
 /* lower_mem.c - storage and data movement: #create and #destroy for every
- * memory kind (LANGUAGE.md section 5) and #copy (section 7): per-thread
+ * memory kind (docs/language.md, Storage) and #copy: per-thread
  * loops inside detours; at host level memcpy for contiguous layouts, the
  * runtime's strided copy engine after merging dimensions otherwise, and the
  * CUDA copy paths for device memory. */

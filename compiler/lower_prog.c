@@ -1,7 +1,7 @@
 /* lower_prog.c - program structure: #parray declarations, #mainhost (the
  * program's entry), #subprog templates and their #insert instances with
- * private names, and #global blocks hoisted to file scope (LANGUAGE.md
- * sections 2, 6 and 9). */
+ * private names, and #global blocks hoisted to file scope (docs/language.md:
+ * types, #mainhost, subprograms). */
 #include "emit.h"
 
 #include <string.h>

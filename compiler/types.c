@@ -1,6 +1,6 @@
 /* types.c - building dimension trees from #parray bodies: defaults for memory
  * kind and element type, references to other types' dimensions, sizes,
- * sibling weights and the strides of natural leaves (LANGUAGE.md 2 and 3). */
+ * sibling weights and the strides of natural leaves (docs/language.md). */
 #include "types.h"
 
 #include <limits.h>

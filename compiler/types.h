@@ -1,5 +1,5 @@
 /* types.h - the Parray array-type engine. A type is a tree of dimension
- * nodes; every node has a size and an offset function (LANGUAGE.md section 3).
+ * nodes; every node has a size and an offset function (docs/language.md).
  * Where possible the offset function is kept as a flat layout (CuTe style): a
  * list of modes (size, stride), outermost first, meaning
  *     f(i) = sum_t ((i / W_t) % n_t) * d_t,   W_t = n_(t+1) * ... * n_last,

@@ -1,4 +1,4 @@
-/* mpi.c - the runtime of mpi thread arrays (LANGUAGE.md sections 6 and 8):
+/* mpi.c - the runtime of mpi thread arrays (docs/threads.md):
  * program start (parray_mpi_main), the command dispatcher that processes
  * other than 0 run while process 0 executes #mainhost, detours and #sync,
  * and the table of distributed arrays. The collective #copy is in

@@ -95,7 +95,7 @@ typedef enum parray_dtype {
 PARRAY_API parray_size_t parray_dtype_size(parray_dtype t);
 PARRAY_API const char *parray_dtype_name(parray_dtype t);
 
-/* Memory kinds of LANGUAGE.md section 2. */
+/* Memory kinds (docs/language.md, Memory kinds). */
 typedef enum parray_memkind {
   PARRAY_PAGED = 0,
   PARRAY_PINNED,

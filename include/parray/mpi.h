@@ -1,5 +1,5 @@
 /* parray/mpi.h - the runtime of mpi thread arrays and distributed arrays
- * (LANGUAGE.md sections 6 to 8) on Open MPI. Every process runs the same
+ * (docs/threads.md) on Open MPI. Every process runs the same
  * program; process 0 runs the #mainhost code and drives the others, which
  * serve its commands (detours, collective creation, copies) until the end.
  * Generated code calls these functions on process 0 only, except

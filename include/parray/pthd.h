@@ -1,4 +1,4 @@
-/* parray/pthd.h - the runtime of pthd thread arrays (LANGUAGE.md section 6):
+/* parray/pthd.h - the runtime of pthd thread arrays (docs/threads.md):
  * a persistent pool of POSIX threads that runs a detour body once per thread
  * index, and the barrier behind #sync.  The translator outlines each
  * `#detour T { body }` over a `{pthd DIMS}` type into a parray_pthd_body and

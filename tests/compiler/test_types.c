@@ -1,6 +1,6 @@
 /* test_types.c - unit tests of the array-type engine. Every offset the
  * engine generates (flat layouts, coalescing, composition, the simplifier)
- * is checked against a direct interpretation of LANGUAGE.md section 3 for
+ * is checked against a direct interpretation of the offset rules of docs/language.md for
  * every index of small shapes, with the index both as a constant and as a
  * symbolic atom evaluated afterwards. */
 #include "cexpr.h"
