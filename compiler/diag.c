@@ -359,6 +359,7 @@ void diag_error(diag *d, loc l, const char *fmt, ...) {
 }
 
 void diag_warning(diag *d, loc l, const char *fmt, ...) {
+  if (d->no_warnings) return;
   d->warnings++;
   va_list ap;
   va_start(ap, fmt);
@@ -386,6 +387,7 @@ void diag_plain_error(diag *d, const char *fmt, ...) {
 }
 
 void diag_plain_warning(diag *d, const char *fmt, ...) {
+  if (d->no_warnings) return;
   d->warnings++;
   va_list ap;
   va_start(ap, fmt);

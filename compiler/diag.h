@@ -6,6 +6,7 @@
 #ifndef PAC_DIAG_H
 #define PAC_DIAG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -80,6 +81,7 @@ typedef struct diag {
   FILE *out;
   int errors, warnings;
   int max_errors; /* stop printing after this many (0: unlimited) */
+  bool no_warnings; /* -w: warnings are neither printed nor counted */
   /* "in instance of X inserted here" notes printed after each message */
   struct {
     loc at;

@@ -31,6 +31,7 @@ static void usage(FILE *f) {
           "  -MT TARGET       the rule's target (default OUT); -MQ TARGET: the same, quoted for make\n"
           "  -MP              add an empty rule for each prerequisite but the main file\n"
           "  -Werror          treat warnings as errors (nothing is written)\n"
+          "  -w               no warnings\n"
           "  --version\n");
 }
 
@@ -69,7 +70,7 @@ static int dep_option(int argc, char **argv, int *i, pac_deps *d, bool *want, ch
 typedef struct cmdline {
   pac_options opt;
   pac_deps deps;
-  bool want_deps, werror;
+  bool want_deps, werror, nowarn;
   char *quoted; /* -MQ's target, quoted */
 } cmdline;
 
@@ -85,6 +86,7 @@ static int parse_one(cmdline *c, int argc, char **argv, int *i, const char **cpp
   }
   if (dk) return -1;
   if (!strcmp(a, "-Werror")) c->werror = true;
+  else if (!strcmp(a, "-w")) c->nowarn = true;
   else if (!strcmp(a, "-o") && *i + 1 < argc) opt->output = argv[++*i];
   else if (!strncmp(a, "-o", 2) && a[2]) opt->output = a + 2;
   else if (!strcmp(a, "--emit=c")) opt->target = TARGET_C;
@@ -155,7 +157,7 @@ int main(int argc, char **argv) {
     if (sl2) strcpy(sl2, "/../include");
   }
   pac_io io = {.err = stderr, .selfinc = selfinc[0] ? selfinc : NULL, .deps = c.want_deps ? &c.deps : NULL,
-               .werror = c.werror};
+               .werror = c.werror, .no_warnings = c.nowarn};
   status = pac_translate(&c.opt, &io);
   free(c.quoted);
   free(cpp_args);

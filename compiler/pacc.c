@@ -579,6 +579,7 @@ static int translate(pacc *p, input *in, int k) {
       push(&a, p->ccopts.v[i]);
   push(&a, cat("-I", p->incdir)); /* the runtime's headers, as the compiler will see them */
   if (p->werror) push(&a, "-Werror");
+  if (p->nowarn) push(&a, "-w");
   dep_args(p, &a, in);
   push(&a, in->path);
   char *gen = own(malloc(strlen(p->tmp) + strlen(in->path) + 32));

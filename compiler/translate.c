@@ -480,6 +480,7 @@ int pac_translate(const pac_options *opt, const pac_io *io) {
     return 1;
   }
   diag_init(&t->dg, &t->src, t->err);
+  t->dg.no_warnings = io->no_warnings;
   arena_init(&t->ar);
   sb_init(&t->hdrdeps);
   const pac_deps *deps = t->opt.layout ? NULL : io->deps;

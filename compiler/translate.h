@@ -35,7 +35,8 @@ typedef struct pac_io {
   FILE *err;           /* diagnostics; NULL: stderr */
   const char *selfinc; /* pac's own include folder (shipped .pc files), or NULL */
   const pac_deps *deps; /* write a dependency rule too, or NULL */
-  bool werror;          /* warnings are errors: nothing is written when there are any */
+  bool werror;
+  bool no_warnings;     /* -w: no warnings at all */          /* warnings are errors: nothing is written when there are any */
 } pac_io;
 
 /* Translate opt->input. Returns 0 when the translation was written, 1 when

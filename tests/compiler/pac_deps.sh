@@ -90,6 +90,10 @@ grep -q "^pac: warning: could not read" err || { cat err; fail "no warning witho
 "$pac" a.pc -Iinc -o w2.c --cpp /nonexistent/cpp -Werror 2>err && fail "-Werror: the warning passed"
 grep -q "^pac: error: warnings are errors" err || { cat err; fail "-Werror: no message"; }
 [ -e w2.c ] && fail "-Werror: the translation was written"
+# -w: no warning printed, none counted for -Werror
+"$pac" a.pc -Iinc -o w3.c --cpp /nonexistent/cpp -w -Werror 2>err || { cat err; fail "-w -Werror: failed"; }
+[ -s err ] && { cat err; fail "-w: a warning was printed"; }
+[ -e w3.c ] || fail "-w -Werror: nothing written"
 
 # --version names the project's version
 "$pac" --version | grep -Eq '^pac [0-9]+\.[0-9]+\.[0-9]+$' || fail "pac --version"
