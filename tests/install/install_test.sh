@@ -133,6 +133,11 @@ if [ $cuda = ON ]; then
      cmake --build build-cuda --target cuda_app >"$tmp/build.log" 2>&1; then
     [ -x build-cuda/cuda_app ] && grep -q 'cuda_app.pc.cu' "$tmp/build.log" && ok "CUDA program compiled" ||
       fail "cuda_app was not built from a .cu translation"
+    if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+      run "CUDA program run on the GPU" "PASS" build-cuda/cuda_app
+    else
+      echo "note: no GPU here: the CUDA program was compiled, not run"
+    fi
   else
     cat "$tmp/cfg.log" "$tmp/build.log"; fail "building the CUDA program"
   fi
