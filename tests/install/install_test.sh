@@ -42,8 +42,16 @@ cp -R "$cases/cmake_project" "$cases/make_project" "$cases/separate" "$tmp/"
 mkdir "$tmp/home"
 cd "$tmp" || exit 1
 unset PARRAY_HOME CMAKE_PREFIX_PATH CPATH C_INCLUDE_PATH LIBRARY_PATH LD_LIBRARY_PATH MAKEFLAGS
-nvdir=$(dirname "$(command -v nvcc 2>/dev/null || echo /nonexistent/nvcc)")
-export HOME="$tmp/home" PATH="$P/bin:/usr/local/bin:/usr/bin:/bin:$nvdir" PKG_CONFIG_PATH="$P/lib/pkgconfig"
+# the folders of the tools a user has (wherever this system keeps them), never
+# the build tree's: pac and pacc come from the prefix alone
+tooldirs=""
+for t in nvcc cmake ninja make pkg-config cc mpicc mpirun; do
+  d=$(dirname "$(command -v "$t" 2>/dev/null || echo /nonexistent/x)")
+  case ":$tooldirs:$build/bin:" in *":$d:"*) ;; *) tooldirs="$tooldirs:$d" ;; esac
+done
+export HOME="$tmp/home" PATH="$P/bin:/usr/local/bin:/usr/bin:/bin$tooldirs" PKG_CONFIG_PATH="$P/lib/pkgconfig"
+[ "$(command -v pac)" = "$P/bin/pac" ] && [ "$(command -v pacc)" = "$P/bin/pacc" ] ||
+  fail "pac and pacc on PATH are not the installed ones: $(command -v pac) $(command -v pacc)"
 if [ "$sanitize" = ON ]; then # the installed runtime is instrumented: so must its users be
   # (the CMake package says so itself; the Makefile needs it in LDFLAGS)
   export LDFLAGS="-fsanitize=address,undefined" ASAN_OPTIONS=detect_leaks=0
