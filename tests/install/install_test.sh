@@ -168,6 +168,21 @@ else
   cat "$tmp/sep.log"; fail "separate compilation"
 fi
 
+# 5b. an MPI object from pacc -c linked by the user's own mpicc, with the
+# libraries pkg-config names (no pacc at the link)
+if [ $mpi = ON ]; then
+  cp cmake_project/mpi_app.pc sepmpi.pc
+  # shellcheck disable=SC2046 # pkg-config prints several words
+  if pacc -c sepmpi.pc -o sepmpi.o >"$tmp/sepmpi.log" 2>&1 &&
+     mpicc sepmpi.o ${LDFLAGS:-} -Wl,-rpath,"$(pkg-config --variable=libdir parray)" $(pkg-config --libs parray-mpi) \
+       -o sepmpi >>"$tmp/sepmpi.log" 2>&1; then
+    run "mpicc + pkg-config link of a pacc -c object (mpirun -np 2)" "PASS" \
+      timeout 120 "$mpiexec" --allow-run-as-root --oversubscribe -np 2 ./sepmpi
+  else
+    cat "$tmp/sepmpi.log"; fail "linking a pacc -c MPI object with mpicc and pkg-config"
+  fi
+fi
+
 # 6. nothing the user's builds wrote names the source or build tree
 refs=$(grep -rIlF -e "$src" -e "$build" "$tmp" 2>/dev/null)
 [ -z "$refs" ] && ok "no file names the source or build tree" || fail "files naming the source or build tree: $refs"
