@@ -376,13 +376,18 @@ void diag_note(diag *d, loc l, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* "pac: KIND: message", with no source position */
+static void vplain(diag *d, const char *kind, const char *fmt, va_list ap) {
+  fprintf(d->out, "pac: %s: ", kind);
+  vfprintf(d->out, fmt, ap);
+  fputc('\n', d->out);
+}
+
 void diag_plain_error(diag *d, const char *fmt, ...) {
   d->errors++;
   va_list ap;
   va_start(ap, fmt);
-  fprintf(d->out, "pac: error: ");
-  vfprintf(d->out, fmt, ap);
-  fputc('\n', d->out);
+  vplain(d, "error", fmt, ap);
   va_end(ap);
 }
 
@@ -391,9 +396,7 @@ void diag_plain_warning(diag *d, const char *fmt, ...) {
   d->warnings++;
   va_list ap;
   va_start(ap, fmt);
-  fprintf(d->out, "pac: warning: ");
-  vfprintf(d->out, fmt, ap);
-  fputc('\n', d->out);
+  vplain(d, "warning", fmt, ap);
   va_end(ap);
 }
 
