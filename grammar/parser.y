@@ -1,6 +1,6 @@
 /* parser.y - the grammar of .pc files: C text as located tokens and bracket
  * groups, with Parray directives and $...$ expressions as nodes. Every action
- * is one constructor call (compiler/ast.c). */
+ * is one constructor call (compiler/front/ast.c). */
 %define api.pure full
 %define api.prefix {parse_}
 %define parse.error detailed

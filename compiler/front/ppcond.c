@@ -7,7 +7,7 @@
  * decides the groups after it. */
 #include "ppcond.h"
 
-#include "headers.h"
+#include "cpp.h"
 #include "ppeval.h"
 
 #include <stdio.h>
@@ -363,7 +363,7 @@ static int decide_cpp(ppc *c, char *err, size_t errlen) {
     args[na++] = dirs[s];
   }
   for (int i = 0; i < c->o->nargs; i++) args[na++] = c->o->args[i];
-  int rc = hdr_run_cpp(c->o->cpp, args, na, in.s ? in.s : "", &out, err, errlen);
+  int rc = cpp_run(c->o->cpp, args, na, in.s ? in.s : "", &out, err, errlen);
   if (!rc) {
     clear_marks(c);
     read_marks(c, out.s ? out.s : "", out.len);

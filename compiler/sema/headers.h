@@ -26,9 +26,6 @@ void hdr_free(hdrinfo *h);
  * On failure the reason is written to err. */
 int hdr_learn(hdrinfo *h, const char *cpp_cmd, const char *const *args, int nargs, const char *pp_text,
               char *err, size_t errlen);
-/* Run cpp_cmd with args over text, its output appended to out; 0 on success. */
-int hdr_run_cpp(const char *cpp_cmd, const char *const *args, int nargs, const char *text, sbuf *out, char *err,
-                size_t errlen);
 /* Read the output of a preprocessor (also used directly by tests). */
 void hdr_scan(hdrinfo *h, const char *text, size_t len);
 void hdr_add_define(hdrinfo *h, const char *line, size_t len);

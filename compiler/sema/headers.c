@@ -5,6 +5,7 @@
 #include "headers.h"
 
 #include "cdecl.h"
+#include "cpp.h"
 #include "parse.h"
 
 #include <errno.h>
@@ -120,69 +121,6 @@ void hdr_scan(hdrinfo *h, const char *text, size_t len) {
   src_free(&f);
 }
 
-/* Run cpp_cmd (its words split at blanks) with args over text; its standard
- * output goes to out. Returns 0, or -1 with the reason in err. */
-int hdr_run_cpp(const char *cpp_cmd, const char *const *args, int nargs, const char *text, sbuf *out, char *err,
-                size_t errlen) {
-  char tmpl[] = "/tmp/pac-cpp-XXXXXX.c";
-  int fd = mkstemps(tmpl, 2);
-  if (fd < 0) {
-    snprintf(err, errlen, "cannot create a temporary file: %s", strerror(errno));
-    return -1;
-  }
-  size_t n = strlen(text);
-  if (write(fd, text, n) != (ssize_t)n) {
-    close(fd);
-    unlink(tmpl);
-    snprintf(err, errlen, "cannot write a temporary file");
-    return -1;
-  }
-  close(fd);
-  /* argv: the words of cpp_cmd, the args, the file */
-  char *cmd = strdup(cpp_cmd);
-  const char **argv = malloc(sizeof *argv * (size_t)(nargs + 404));
-  int ac = 0;
-  for (char *tok = strtok(cmd, " \t"); tok && ac < 400; tok = strtok(NULL, " \t")) argv[ac++] = tok;
-  bool have_cmd = ac > 0;
-  for (int i = 0; i < nargs; i++) argv[ac++] = args[i];
-  argv[ac++] = tmpl;
-  argv[ac] = NULL;
-  int pfd[2];
-  if (!have_cmd || pipe(pfd) < 0) {
-    free(cmd);
-    free(argv);
-    unlink(tmpl);
-    snprintf(err, errlen, "cannot run the preprocessor");
-    return -1;
-  }
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(pfd[1], 1);
-    close(pfd[0]);
-    close(pfd[1]);
-    int nul = open("/dev/null", O_WRONLY);
-    if (nul >= 0) dup2(nul, 2);
-    execvp(argv[0], (char *const *)argv);
-    _exit(127);
-  }
-  close(pfd[1]);
-  char buf[65536];
-  ssize_t got;
-  while (pid > 0 && (got = read(pfd[0], buf, sizeof buf)) > 0) sb_write(out, buf, (size_t)got);
-  close(pfd[0]);
-  int status = 0;
-  if (pid > 0) waitpid(pid, &status, 0);
-  unlink(tmpl);
-  free(cmd);
-  free(argv);
-  if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    snprintf(err, errlen, "'%s' failed (exit status %d)", cpp_cmd, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    return -1;
-  }
-  return 0;
-}
-
 int hdr_learn(hdrinfo *h, const char *cpp_cmd, const char *const *args, int nargs, const char *pp_text, char *err,
               size_t errlen) {
   const char **a = malloc(sizeof *a * (size_t)(nargs + 1));
@@ -190,7 +128,7 @@ int hdr_learn(hdrinfo *h, const char *cpp_cmd, const char *const *args, int narg
   for (int i = 0; i < nargs; i++) a[i + 1] = args[i];
   sbuf out;
   sb_init(&out);
-  int rc = hdr_run_cpp(cpp_cmd, a, nargs + 1, pp_text, &out, err, errlen);
+  int rc = cpp_run(cpp_cmd, a, nargs + 1, pp_text, &out, err, errlen);
   if (!rc) hdr_scan(h, out.s ? out.s : "", out.len);
   sb_free(&out);
   free(a);
