@@ -1,20 +1,77 @@
-/* emit.h - the target emitters used by the lowering: CUDA kernels, launches,
- * thread indices and device memory (emit_cuda.c). */
+/* emit.h - the emitters: one per target behind one table of functions. Each
+ * function prints a plan (plan.h) and returns the C or CUDA text that
+ * replaces the construct; code that must live at file scope (outlined
+ * bodies, kernels, capture structs) it hoists through the printer. Every
+ * call of the runtime library that generated code makes is printed here.
+ * Emitters read plans and print; they never call the lowering.
+ *   emit_c.c     host code: pthreads and MPI detours, host memory, copies, the entry
+ *   emit_cuda.c  kernels and launches, device memory and copies; the rest as emit_c.c
+ *   emit.c       what both share: the table for a target, run-time error sites */
 #ifndef PAC_EMIT_H
 #define PAC_EMIT_H
 
-#include "lower.h"
+#include "plan.h"
+#include "printer.h"
 
-void emit_cuda_detour(lw *w, item *it, region *r);
-void emit_cuda_sync(lw *w, item *it, region *r, const char *path);
-ex *emit_cuda_tid(lw *w, region *r, dnode *p);
-/* validate a cuda thread array type (two top-level dimensions, hardware limits) */
-bool emit_cuda_check_type(lw *w, ptype *T, loc at);
+typedef struct emitter emitter;
 
-/* from lower_detour.c */
-char *lower_walk_body(lw *w, item *it, region *r, cd_stmt *params);
-const char *lower_capture_init(lw *w, region *r, capture *c);
-char *lower_field_decl(lw *w, sym *s, cap_mode mode, const char *field);
-const char *lower_fresh_name(lw *w, const char *what, const char *type, loc at);
+typedef struct emit_ops {
+  const char *target; /* "c", "cuda" */
+  char *(*detour)(emitter *e, const plan_detour *p);
+  char *(*sync)(emitter *e, plan_kind k, plan_sync s);
+  char *(*alloc)(emitter *e, const plan_alloc *p);
+  char *(*destroy)(emitter *e, const plan_destroy *p);
+  char *(*copy)(emitter *e, const plan_copy *p);
+  /* the program's main(), after everything else */
+  char *(*entry)(emitter *e, const plan_entry *p);
+} emit_ops;
+
+struct emitter {
+  const emit_ops *ops;
+  printer *pr; /* hoisting; the file and line of a site */
+  srcfile *src;
+  exctx *ex;   /* printing expressions */
+  arena *ar;   /* the texts returned */
+};
+
+extern const emit_ops emit_c_ops, emit_cuda_ops;
+
+/* the emitter of target "c" or "cuda" */
+void emit_init(emitter *e, bool cuda, printer *pr, srcfile *src, exctx *ex, arena *ar);
+
+/* #mainhost: what replaces the keyword, what opens its body, what ends it */
+extern const char *const emit_mainhost_head, *const emit_mainhost_open, *const emit_mainhost_close;
+
+/* ---- shared by the emitters (emit.c) ---- */
+/* file, line, "what": the arguments of the runtime's error calls */
+char *emit_site(emitter *e, const plan_site *s);
+/* a declaration of name */
+char *emit_decl(emitter *e, plan_decl d, const char *name);
+/* e as C, 64-bit when it may need it */
+char *emit_ex(emitter *e, const ex *x);
+/* the byte count of an allocation */
+char *emit_bytes(emitter *e, const plan_bytes *b, const plan_site *s);
+/* "NAME[] = {v0, v1, ..}": an array of a strided copy */
+void emit_int64_array(emitter *e, sbuf *b, const char *name, ex **v, int n);
+/* the runtime's name of a memory kind (PARRAY_DMEM) */
+const char *emit_memkind(int mem);
+/* how the body of a detour of kind k names a captured variable; the
+ * outlined function or kernel that the emitter prints defines the names */
+const char *emit_capture_ref(emitter *e, plan_kind k, cap_mode m, const char *field);
+
+/* ---- the host emitter's pieces the CUDA emitter reuses (emit_c.c) ---- */
+char *emit_c_detour(emitter *e, const plan_detour *p);
+char *emit_c_sync(emitter *e, plan_kind k, plan_sync s);
+char *emit_c_alloc(emitter *e, const plan_alloc *p);
+char *emit_c_destroy(emitter *e, const plan_destroy *p);
+char *emit_c_copy(emitter *e, const plan_copy *p);
+char *emit_c_entry(emitter *e, const plan_entry *p);
+/* the size check and per-element loop of a #copy, used by both targets */
+void emit_copy_check(emitter *e, sbuf *b, const plan_copy *p, const char *site);
+void emit_copy_loop(emitter *e, sbuf *b, const plan_copy *p);
+/* "(parray_size_t)N": the element count of a contiguous copy */
+const char *emit_copy_count(emitter *e, const plan_copy *p);
+/* "{ const parray_int64_t parray__shape[] = .., parray__dstride[] = .., parray__sstride[] = ..;\n" */
+void emit_strided_arrays(emitter *e, sbuf *b, const plan_copy *p);
 
 #endif

@@ -149,6 +149,28 @@ char *pr_pop(printer *p, arena *ar) {
   return s;
 }
 
+void pr_outline_begin(printer *p, pr_outline *o, uint32_t at, uint32_t from) {
+  o->need_line = p->need_line;
+  o->at = at;
+  pr_src_to(p, at);
+  pr_push(p);
+  p->copied = from;
+  p->need_line = true;
+}
+
+char *pr_outline_end(printer *p, pr_outline *o, uint32_t to, arena *ar) {
+  pr_src_to(p, to);
+  char *text = pr_pop(p, ar);
+  p->copied = o->at;
+  p->need_line = o->need_line;
+  return text;
+}
+
+void pr_jump(printer *p, uint32_t off) {
+  p->copied = off;
+  p->need_line = true;
+}
+
 void pr_hoist(printer *p, const char *text) { sb_puts(&p->chunks[p->nchunks - 1].hoist, text); }
 
 /* fwrite that remembers the last byte written (for the newline decisions) */

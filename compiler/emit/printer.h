@@ -52,6 +52,20 @@ void pr_line_marker(printer *p, uint32_t off);
  * text, allocated in the arena. */
 void pr_push(printer *p);
 char *pr_pop(printer *p, arena *ar);
+/* Outlining: the source from `from` on is translated into a buffer of its
+ * own (an outlined detour body, an #insert, a #global block), while the
+ * enclosing output stands at `at` (copied up to there). pr_outline_end
+ * copies the source up to `to` into the buffer, returns its text and
+ * resumes the enclosing output at `at`, as it was. */
+typedef struct pr_outline {
+  uint32_t at;
+  bool need_line;
+} pr_outline;
+void pr_outline_begin(printer *p, pr_outline *o, uint32_t at, uint32_t from);
+char *pr_outline_end(printer *p, pr_outline *o, uint32_t to, arena *ar);
+/* Continue the output with the source from `off` (a .pc file included at
+ * file scope, and back), marking the jump with a #line. */
+void pr_jump(printer *p, uint32_t off);
 /* Append text to the hoisted area of the current top-level item. */
 void pr_hoist(printer *p, const char *text);
 /* Everything, in order, written to out. */

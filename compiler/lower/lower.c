@@ -114,13 +114,22 @@ typedef struct render {
   sbuf out;
   uint32_t cur;
   item *prev;
+  lw_subst *s;
 } render;
+
+static bool kept(const lw_subst *s, const item *it) {
+  for (int i = 0; s && i < s->nkeep; i++)
+    if (s->keep[i] == it) return true;
+  return false;
+}
 
 static void render_item(render *r, item *it) {
   lw *w = r->w;
+  lw_subst *s = r->s;
   const char *rep = NULL;
-  if (it == w->rsub_item) rep = w->rsub_text;
-  else if (it == w->rskip_item) rep = "";
+  if (s && it == s->sub) rep = s->sub_text;
+  else if (s && it == s->skip) rep = "";
+  else if (kept(s, it)) rep = NULL;
   else if (it->kind == IT_DOLLAR) rep = lower_dollar_text(w, it->dol);
   else if (is_ident(it) && !after_member_op(r->prev)) rep = lw_ident_replacement(w, it);
   else if (it->kind == IT_DIR) {
@@ -137,13 +146,17 @@ static void render_item(render *r, item *it) {
     sb_write(&r->out, w->src->text + r->cur, it->loc.b - r->cur);
     sb_puts(&r->out, rep);
     r->cur = it->loc.e;
+    if (s && it == s->sub) s->sub_pos = (int)r->out.len;
   }
   r->prev = it;
 }
 
-char *lw_items_text(lw *w, item *first, item *last) {
+char *lw_items_text(lw *w, item *first, item *last) { return lw_items_subst(w, first, last, NULL); }
+
+char *lw_items_subst(lw *w, item *first, item *last, lw_subst *s) {
+  if (s) s->sub_pos = -1;
   if (!first) return arena_strdup(w->ar, "");
-  render r = {.w = w, .cur = first->loc.b};
+  render r = {.w = w, .cur = first->loc.b, .s = s};
   char buf[1024];
   sb_init_in(&r.out, buf, sizeof buf);
   for (item *it = first; it; it = it->next) {
@@ -152,9 +165,9 @@ char *lw_items_text(lw *w, item *first, item *last) {
   }
   uint32_t end = last ? last->loc.e : first->loc.e;
   if (end > r.cur) sb_write(&r.out, w->src->text + r.cur, end - r.cur);
-  char *s = arena_strdup(w->ar, r.out.s ? r.out.s : "");
+  char *text = arena_strdup(w->ar, r.out.s ? r.out.s : "");
   sb_free(&r.out);
-  return s;
+  return text;
 }
 
 char *lw_list_text(lw *w, items *list) { return lw_items_text(w, list->first, list->last); }
@@ -192,23 +205,9 @@ int lw_split_args(lw *w, items *args, items **out) {
   return n;
 }
 
-char *lw_loc_args(lw *w, loc at, const char *what) {
-  char b_buf[1024];
-  sbuf b;
-  sb_init_in(&b, b_buf, sizeof b_buf);
-  sb_printf(&b, "%s, %d, \"", pr_file_literal(&w->pr, at.b), src_line(w->src, at.b));
-  for (const char *p = what; *p; p++) {
-    if (*p == '"' || *p == '\\') sb_putc(&b, '\\');
-    if (*p == '\n') {
-      sb_puts(&b, " ");
-      continue;
-    }
-    sb_putc(&b, *p);
-  }
-  sb_putc(&b, '"');
-  char *s = arena_strdup(w->ar, b.s);
-  sb_free(&b);
-  return s;
+plan_site lw_site(lw *w, loc at, const char *what) {
+  (void)w;
+  return (plan_site){at.b, what};
 }
 
 void lw_replace_dir(lw *w, item *it, const char *code) {
@@ -392,6 +391,7 @@ int lower_file(lw *w, items *file) {
   cd_init(&w->cd);
   w->cx.dg = w->dg; /* errors in constant arithmetic of sizes and indices */
   w->host = (region){.kind = RG_HOST, .id = 0};
+  emit_init(&w->em, w->target == TARGET_CUDA, &w->pr, w->src, &w->ex, w->ar);
   w->rg = &w->host;
   strmap_init(&w->subprogs);
   strmap_init(&w->fnames);
@@ -400,24 +400,8 @@ int lower_file(lw *w, items *file) {
   strmap_free(&w->subprogs);
   strmap_free(&w->fnames);
   cd_free(&w->cd);
-  if (w->nmpi_bodies && !w->has_mainhost)
+  if (w->entry.nmpi_bodies && !w->has_mainhost)
     diag_error(w->dg, (loc){0, 0}, "a program with mpi detours needs #mainhost (process 0 drives the others)");
-  if (!w->has_mainhost) return w->dg->errors ? 1 : 0;
-  sbuf *b = &w->epilogue;
-  sb_puts(b, "\n/* the program's entry: #mainhost runs on the main host */\n");
-  if (w->uses_mpi) {
-    sb_puts(b, "static const parray_mpi_body parray__mpi_bodies[] = {");
-    for (int i = 0; i < w->nmpi_bodies; i++) sb_printf(b, "%s%s", i ? ", " : "", w->mpi_bodies[i]);
-    if (!w->nmpi_bodies) sb_puts(b, "0");
-    sb_puts(b, "};\nint main(int argc, char **argv) {\n");
-    sb_printf(b, "  static const parray_mpi_program parray__prog = {parray__mainhost, parray__mpi_bodies, %d};\n",
-              w->nmpi_bodies);
-    sb_puts(b, "  return parray_mpi_main(argc, argv, &parray__prog);\n}\n");
-  } else {
-    sb_puts(b, "int main(int argc, char **argv) {\n  parray_init(&argc, &argv);\n");
-    sb_puts(b, "  int parray__rc = parray__mainhost(argc, argv);\n");
-    if (w->uses_pthd) sb_puts(b, "  parray_pthd_shutdown();\n");
-    sb_puts(b, "  parray_finish();\n  return parray__rc;\n}\n");
-  }
+  if (w->has_mainhost) sb_puts(&w->epilogue, w->em.ops->entry(&w->em, &w->entry));
   return w->dg->errors ? 1 : 0;
 }

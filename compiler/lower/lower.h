@@ -1,13 +1,15 @@
-/* lower.h - lowering of Parray constructs into C or CUDA: the walker over
- * the syntax tree (lower.c) keeps the scopes and the output in step with the
- * source; directives and $...$ are translated by lower_dollar.c,
- * lower_mem.c (#create, #destroy, #copy), lower_prog.c (#parray, #mainhost,
- * #subprog, #insert, #global) and lower_detour.c (#detour, #sync), which call
- * the target emitters (emit_c.c, emit_cuda.c) for target-specific code. */
+/* lower.h - the lowering: the walker over the syntax tree (lower.c) keeps
+ * the scopes and the output in step with the source, copying C through;
+ * each Parray construct is checked and decided here -- lower_dollar.c
+ * ($...$), lower_mem.c (#create, #destroy, #copy), lower_prog.c (#parray,
+ * #mainhost, #subprog, #insert, #global), lower_detour.c (#detour, #sync) --
+ * into a plan (emit/plan.h) that the target's emitter prints. The lowering
+ * calls the emitter; the emitter never calls back. */
 #ifndef PAC_LOWER_H
 #define PAC_LOWER_H
 
 #include "cexpr.h"
+#include "emit.h"
 #include "headers.h"
 #include "printer.h"
 #include "scope.h"
@@ -29,8 +31,6 @@ typedef struct pac_options {
 } pac_options;
 
 typedef enum { RG_HOST, RG_PTHD, RG_MPI, RG_CUDA } region_kind;
-
-typedef enum { CAP_PTR, CAP_DECAY, CAP_VALUE, CAP_HANDLE, CAP_ERROR } cap_mode;
 
 typedef struct capture {
   sym *s;
@@ -83,6 +83,7 @@ typedef struct lw {
   cdctx cd;
   scopes sc;
   printer pr;
+  emitter em;       /* the target's emitter */
   hdrinfo *hdr;
   int target;
   region host;
@@ -91,18 +92,12 @@ typedef struct lw {
   int next_id;
   strmap subprogs;
   strmap all_types; /* every type declared, by name (for --layout) */
-  bool uses_pthd, uses_mpi, uses_cuda;
+  plan_entry entry; /* what the program uses, its mpi bodies */
   bool has_mainhost;
   int fn_depth;     /* scope depth of the current function body (0: not in a function) */
   item *decl_names[64]; /* declarator names of the statement being walked */
   int ndecl_names;
-  /* rendering overrides (lw_items_text): one item shown as other text */
-  item *rsub_item;
-  const char *rsub_text;
-  item *rskip_item;
   sbuf epilogue;    /* file-scope code after everything (main, tables) */
-  int nmpi_bodies;
-  const char **mpi_bodies;
   strmap fnames;    /* generated function names in use */
   /* .pc files included by #include "x.pc": the include line, its segment */
   struct pcinc {
@@ -122,11 +117,23 @@ void lw_walk_block(lw *w, item *group); /* a '{' group with its own scope */
 const char *lw_text(lw *w, loc l);
 /* the C text of an item range with $...$ lowered and names substituted */
 char *lw_items_text(lw *w, item *first, item *last);
+/* The same with one item shown as other text (its position in the result
+ * reported), another left out, and some names kept as they are written. */
+typedef struct lw_subst {
+  item *sub;            /* shown as sub_text */
+  const char *sub_text;
+  int sub_pos;          /* out: the offset in the result just after sub_text (-1: not reached) */
+  item *skip;           /* shown as nothing */
+  item *const *keep;    /* names being declared: never replaced */
+  int nkeep;
+} lw_subst;
+char *lw_items_subst(lw *w, item *first, item *last, lw_subst *s);
 char *lw_list_text(lw *w, items *list);
 /* split a directive's argument list at top-level commas */
 int lw_split_args(lw *w, items *args, items **out);
 bool lw_is_type_word(lw *w, const char *s, size_t n);
-char *lw_loc_args(lw *w, loc at, const char *what);
+/* where a construct is, for the run-time errors of the code printed for it */
+plan_site lw_site(lw *w, loc at, const char *what);
 /* replace a directive by its lowering, with the directive as a comment in front */
 void lw_replace_dir(lw *w, item *it, const char *code);
 void lw_declare_var(lw *w, const char *name, size_t len, const char *spec, const char *decl, bool is_pointer);
@@ -146,6 +153,12 @@ ex *lw_localize(lw *w, ex *e, loc at);
 int lw_ltoks(lw *w, items *expr, ltok **out);
 
 /* lower_mem.c */
+/* the directive as written, on one line */
+const char *lw_dir_text(lw *w, item *it);
+/* an argument that is one plain name */
+bool lw_single_ident(items *a, loc *out);
+/* the data type a directive names (reports a thread array type) */
+dnode *lw_data_type(lw *w, loc name);
 void lower_create(lw *w, item *it);
 void lower_destroy(lw *w, item *it);
 /* the variables #destroy has released along the straight-line code of one
@@ -161,8 +174,9 @@ typedef struct lw_dtrack {
 /* called for each item of the list before it is walked; true: the item is a
  * second #destroy, reported, not to be lowered */
 bool lw_destroy_twice(lw *w, lw_dtrack *t, item *it, item *prev);
+
+/* lower_copy.c */
 void lower_copy(lw *w, item *it);
-const char *lw_memkind_enum(int mem);
 
 /* lower_prog.c */
 void lower_parray(lw *w, item *it);

@@ -5,7 +5,9 @@
  * translator's scopes and captured: by reference for pthd, by value for mpi
  * and cuda (a pointer there is an error that names it). $tid$ and #sync are
  * lowered per kind. */
-#include "emit.h"
+#include "lower.h"
+
+#include "target.h"
 
 #include <string.h>
 
@@ -40,13 +42,15 @@ static bool storage_word(const char *s, size_t n) {
   return false;
 }
 
-/* "TYPE FIELD" declaring a member that holds the capture of s in this mode */
-static char *field_decl(lw *w, sym *s, cap_mode mode, const char *field) {
-  const char *spec, *decl;
-  if (mode == CAP_HANDLE) return arena_printf(w->ar, "int %s", field);
+/* the declaration of a member that holds the capture of s in this mode */
+static plan_decl field_decl(lw *w, sym *s, cap_mode mode) {
+  const char *spec, *pre, *post;
   if (s->type_spec) {
+    /* declared by the lowering: a pattern with '@' for the name */
     spec = s->type_spec;
-    decl = s->type_decl;
+    const char *at = strchr(s->type_decl, '@');
+    if (!at) return (plan_decl){arena_printf(w->ar, "%s ", spec), ""};
+    pre = arena_strndup(w->ar, s->type_decl, (size_t)(at - s->type_decl)), post = at + 1;
   } else {
     sbuf b;
     sb_init(&b);
@@ -60,19 +64,15 @@ static char *field_decl(lw *w, sym *s, cap_mode mode, const char *field) {
     spec = arena_strdup(w->ar, b.s ? b.s : "int");
     sb_free(&b);
     bool param_array = s->is_param && s->decl.array_suffix;
-    w->rsub_item = s->decl.name;
-    w->rsub_text = param_array ? "*@" : "@";
-    w->rskip_item = param_array ? s->decl.array_suffix : NULL;
-    decl = lw_items_text(w, s->decl.decl_first, s->decl.decl_last);
-    w->rsub_item = w->rskip_item = NULL;
+    lw_subst sub = {.sub = s->decl.name, .sub_text = param_array ? "*" : "", .skip = param_array ? s->decl.array_suffix : NULL};
+    char *decl = lw_items_subst(w, s->decl.decl_first, s->decl.decl_last, &sub);
+    if (sub.sub_pos < 0) return (plan_decl){arena_printf(w->ar, "%s ", spec), ""};
+    pre = arena_strndup(w->ar, decl, (size_t)sub.sub_pos), post = decl + sub.sub_pos;
   }
-  /* apply the mode to the declarator pattern */
-  const char *at = strchr(decl, '@');
-  if (!at) return arena_printf(w->ar, "%s %s", spec, field);
-  const char *inner = mode == CAP_PTR ? arena_printf(w->ar, "(*%s)", field) : field;
+  /* apply the mode to the declarator */
   if (mode == CAP_DECAY) {
-    /* drop the array's first bound: "@[3][4]" -> "(*f)[4]" */
-    const char *br = at + 1;
+    /* drop the array's first bound: "[3][4]" -> "(*f)[4]" */
+    const char *br = post;
     while (*br == ' ') br++;
     if (*br == '[') {
       int depth = 0;
@@ -81,58 +81,55 @@ static char *field_decl(lw *w, sym *s, cap_mode mode, const char *field) {
         if (*e == '[') depth++;
         else if (*e == ']' && --depth == 0) break;
       }
-      return arena_printf(w->ar, "%s %.*s(*%s)%s", spec, (int)(at - decl), decl, field, *e ? e + 1 : "");
+      return (plan_decl){arena_printf(w->ar, "%s %s(*", spec, pre), arena_printf(w->ar, ")%s", *e ? e + 1 : "")};
     }
-    inner = arena_printf(w->ar, "(*%s)", field);
   }
-  return arena_printf(w->ar, "%s %.*s%s%s", spec, (int)(at - decl), decl, inner, at + 1);
+  if (mode == CAP_PTR || mode == CAP_DECAY)
+    return (plan_decl){arena_printf(w->ar, "%s %s(*", spec, pre), arena_printf(w->ar, ")%s", post)};
+  return (plan_decl){arena_printf(w->ar, "%s %s", spec, pre), post};
 }
 
 static const char *sym_name(lw *w, sym *s) { return arena_strndup(w->ar, s->name, s->len); }
 
-/* how the body refers to a capture */
+static plan_kind kind_of(region *r) { return r->kind == RG_PTHD ? PK_PTHD : r->kind == RG_MPI ? PK_MPI : PK_CUDA; }
+
+/* how the body refers to a capture: the emitter names what it defines */
 static const char *capture_use(lw *w, region *r, capture *c) {
-  switch (c->mode) {
-  case CAP_PTR: return arena_printf(w->ar, "(*parray__ctx->%s)", c->field);
-  case CAP_DECAY: return arena_printf(w->ar, "parray__ctx->%s", c->field);
-  case CAP_VALUE: return r->kind == RG_CUDA ? c->field : arena_printf(w->ar, "parray__ctx->%s", c->field);
-  case CAP_HANDLE: return arena_printf(w->ar, "parray__l_%s", c->field);
-  case CAP_ERROR: return c->field;
+  return emit_capture_ref(&w->em, kind_of(r), c->mode, c->field);
+}
+
+/* the mode of a capture of s by a detour of r's kind; reports what cannot be captured */
+static cap_mode capture_mode(lw *w, region *r, sym *s, loc use, const char *nm) {
+  if (r->kind == RG_PTHD) {
+    if (s->decl.is_register && s->has_decl) {
+      diag_error(w->dg, use, "'%s' is a register variable: a pthd detour shares variables by reference and cannot "
+                 "take its address", nm);
+      return CAP_ERROR;
+    }
+    return s->is_array ? CAP_DECAY : CAP_PTR;
   }
-  return c->field;
+  if (r->kind == RG_MPI) {
+    if (s->created && s->created->type->mpi_ref) return CAP_HANDLE;
+    if (s->is_pointer || s->is_array) {
+      diag_error(w->dg, use, "'%s' is a host %s captured by an mpi detour; processes do not share memory: move the "
+                 "data with #copy to a distributed array", nm, s->is_array ? "array" : "pointer");
+      return CAP_ERROR;
+    }
+    return CAP_VALUE;
+  }
+  if (s->is_pointer || s->is_array) {
+    diag_error(w->dg, use, "host variable '%s' is used in the body of a cuda detour but is not a parameter of "
+               "'%s'; pass it through the detour's parameters", nm, r->thread->name);
+    return CAP_ERROR;
+  }
+  return CAP_VALUE; /* Decision: scalars are passed by value automatically */
 }
 
 const char *lower_capture_ref(lw *w, region *r, sym *s, loc use) {
   for (int i = 0; i < r->ncaps; i++)
     if (r->caps[i].s == s) return capture_use(w, r, &r->caps[i]);
   capture c = {.s = s, .field = sym_name(w, s)};
-  const char *nm = c.field;
-  if (r->kind == RG_PTHD) {
-    c.mode = s->is_array ? CAP_DECAY : CAP_PTR;
-    if (s->decl.is_register && s->has_decl) {
-      diag_error(w->dg, use, "'%s' is a register variable: a pthd detour shares variables by reference and cannot "
-                 "take its address", nm);
-      c.mode = CAP_ERROR;
-    }
-  } else if (r->kind == RG_MPI) {
-    if (s->created && s->created->type->mpi_ref) {
-      c.mode = CAP_HANDLE;
-    } else if (s->is_pointer || s->is_array) {
-      diag_error(w->dg, use, "'%s' is a host %s captured by an mpi detour; processes do not share memory: move the "
-                 "data with #copy to a distributed array", nm, s->is_array ? "array" : "pointer");
-      c.mode = CAP_ERROR;
-    } else {
-      c.mode = CAP_VALUE;
-    }
-  } else {
-    if (s->is_pointer || s->is_array) {
-      diag_error(w->dg, use, "host variable '%s' is used in the body of a cuda detour but is not a parameter of "
-                 "'%s'; pass it through the detour's parameters", nm, r->thread->name);
-      c.mode = CAP_ERROR;
-    } else {
-      c.mode = CAP_VALUE; /* Decision: scalars are passed by value automatically */
-    }
-  }
+  c.mode = capture_mode(w, r, s, use, c.field);
   if (r->ncaps == r->capcaps) {
     r->capcaps = r->capcaps ? r->capcaps * 2 : 8;
     capture *nc = arena_alloc(w->ar, sizeof *nc * (size_t)r->capcaps);
@@ -143,21 +140,17 @@ const char *lower_capture_ref(lw *w, region *r, sym *s, loc use) {
   return capture_use(w, r, &c);
 }
 
-/* The value used to initialise a capture, as written in the enclosing code. */
+/* The value a capture starts from, as written in the enclosing code (a
+ * distributed array: its variable). */
 static const char *capture_init(lw *w, region *r, capture *c) {
   region *o = r->outer;
   sym *s = c->s;
-  const char *base = sym_name(w, s);
-  if (c->mode == CAP_HANDLE) base = arena_printf(w->ar, "parray__h_%s", base);
   if (o->kind != RG_HOST && s->depth < o->depth) {
     /* captured by the enclosing detour too */
-    if (c->mode == CAP_HANDLE) {
-      diag_error(w->dg, r->at, "a distributed array cannot be passed through nested detours");
-    } else {
-      base = lower_capture_ref(w, o, s, r->at);
-    }
+    if (c->mode == CAP_HANDLE) diag_error(w->dg, r->at, "a distributed array cannot be passed through nested detours");
+    else return lower_capture_ref(w, o, s, r->at);
   }
-  return c->mode == CAP_PTR ? arena_printf(w->ar, "&%s", base) : base;
+  return sym_name(w, s);
 }
 
 /* ---- the detour ----------------------------------------------------------------- */
@@ -165,11 +158,8 @@ static const char *capture_init(lw *w, region *r, capture *c) {
 /* Walk the body with region r into a buffer; returns the body text. */
 static char *walk_body(lw *w, item *it, region *r, cd_stmt *params) {
   item *blk = it->dir->block;
-  bool saved_need = w->pr.need_line;
-  pr_src_to(&w->pr, it->loc.b);
-  pr_push(&w->pr);
-  w->pr.copied = blk->loc.b;
-  w->pr.need_line = true;
+  pr_outline o;
+  pr_outline_begin(&w->pr, &o, it->loc.b, blk->loc.b);
   region *saved = w->rg;
   w->rg = r;
   sc_push(&w->sc);
@@ -183,88 +173,137 @@ static char *walk_body(lw *w, item *it, region *r, cd_stmt *params) {
   lw_walk_block(w, blk);
   sc_pop(&w->sc);
   w->rg = saved;
-  pr_src_to(&w->pr, blk->loc.e);
-  char *text = pr_pop(&w->pr, w->ar);
-  w->pr.copied = it->loc.b;
-  w->pr.need_line = saved_need;
-  return text;
+  return pr_outline_end(&w->pr, &o, blk->loc.e, w->ar);
 }
 
-/* struct type holding the captures; NULL when there are none */
-static const char *ctx_struct(lw *w, region *r, const char *fname, sbuf *hoist) {
-  int n = 0;
-  for (int i = 0; i < r->ncaps; i++) n += r->caps[i].mode != CAP_ERROR;
-  if (!n) return NULL;
-  const char *st = arena_printf(w->ar, "struct %s_ctx", fname);
-  sb_printf(hoist, "%s {\n", st);
-  for (int i = 0; i < r->ncaps; i++)
-    if (r->caps[i].mode != CAP_ERROR)
-      sb_printf(hoist, "  %s;\n", field_decl(w, r->caps[i].s, r->caps[i].mode, r->caps[i].field));
-  sb_puts(hoist, "};\n");
-  return st;
-}
-
-static void ctx_init(lw *w, region *r, const char *st, sbuf *call) {
-  sb_printf(call, "%s parray__c = {", st);
-  bool first = true;
+/* The region's captures, for the plan. With decls, every declaration comes
+ * first, then *localize is made valid in the enclosing code, then the
+ * values; without, each value follows its declaration. (Declarations and
+ * values may capture in the enclosing detour too: this is their order.) */
+static plan_capture *plan_captures(lw *w, region *r, bool decls, ex **localize) {
+  plan_capture *pc = arena_alloc(w->ar, sizeof *pc * (size_t)(r->ncaps ? r->ncaps : 1));
+  for (int i = 0; i < r->ncaps; i++) {
+    capture *c = &r->caps[i];
+    pc[i] = (plan_capture){.mode = c->mode, .field = c->field};
+    if (c->mode == CAP_HANDLE) pc[i].elem = c->s->created->type->elem;
+    else if (c->mode != CAP_ERROR && decls) pc[i].decl = field_decl(w, c->s, c->mode);
+  }
+  if (localize) *localize = lw_localize(w, *localize, r->at);
   for (int i = 0; i < r->ncaps; i++)
     if (r->caps[i].mode != CAP_ERROR) {
-      sb_printf(call, "%s%s", first ? "" : ", ", capture_init(w, r, &r->caps[i]));
-      first = false;
+      if (!decls && r->caps[i].mode == CAP_VALUE) pc[i].decl = field_decl(w, r->caps[i].s, CAP_VALUE);
+      pc[i].init = capture_init(w, r, &r->caps[i]);
     }
-  sb_puts(call, "};\n  ");
+  return pc;
 }
 
 static void detour_host_threads(lw *w, item *it, region *r) {
   directive *d = it->dir;
   ptype *T = r->thread;
-  const char *tname = T->name;
-  char *body = walk_body(w, it, r, NULL);
-  const char *fname = fresh_name(w, r->kind == RG_PTHD ? "pthd" : "mpi", tname, d->loc);
-  sbuf h, call;
-  sb_init(&h);
-  sb_init(&call);
-  const char *st = ctx_struct(w, r, fname, &h);
-  bool wide = ex_needs_wide(T->root->size);
-  if (r->kind == RG_PTHD)
-    sb_printf(&h, "static void %s(void *parray__vctx, parray_team *parray__team, parray_int64_t parray__tid64) {\n", fname);
-  else
-    sb_printf(&h, "static void %s(void *parray__vctx, parray_int64_t parray__tid64) {\n", fname);
-  if (st) sb_printf(&h, "  %s *parray__ctx = (%s *)parray__vctx;\n", st, st);
-  else sb_puts(&h, "  (void)parray__vctx;\n");
-  sb_printf(&h, "  const %s parray__tid = (%s)parray__tid64;\n  (void)parray__tid;%s\n", wide ? "parray_int64_t" : "int",
-            wide ? "parray_int64_t" : "int", r->kind == RG_PTHD ? " (void)parray__team;" : "");
-  /* this process's blocks of the distributed arrays the body uses */
-  for (int i = 0; i < r->ncaps; i++)
-    if (r->caps[i].mode == CAP_HANDLE) {
-      const char *el = r->caps[i].s->created->type->elem;
-      sb_printf(&h, "  %s *const parray__l_%s = (%s *)parray_mpi_local(parray__ctx->%s);\n", el, r->caps[i].field, el,
-                r->caps[i].field);
-    }
-  sb_puts(&h, body);
-  sb_puts(&h, "\n}\n");
-  pr_hoist(&w->pr, h.s);
-
-  const char *loca = lw_loc_args(w, d->loc, arena_printf(w->ar, "#detour %s", tname));
+  plan_detour p = {.kind = kind_of(r), .type = T->name, .wide = ex_needs_wide(T->root->size)};
+  p.body = walk_body(w, it, r, NULL);
+  p.fname = fresh_name(w, r->kind == RG_PTHD ? "pthd" : "mpi", T->name, d->loc);
+  p.site = lw_site(w, d->loc, arena_printf(w->ar, "#detour %s", T->name));
   /* the enclosing code starts the threads: inside another detour, it captures the sizes' variables */
-  const char *count = ex_str(&w->ex, lw_localize(w, T->root->size, d->loc), wide);
-  sb_puts(&call, "{ ");
-  if (st) ctx_init(w, r, st, &call);
-  if (r->kind == RG_PTHD) {
-    sb_printf(&call, "if (parray_pthd_run(%s, %s, %s) != PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }",
-              count, fname, st ? "&parray__c" : "0", loca);
-  } else {
-    int id = w->nmpi_bodies++;
-    const char **nb = arena_alloc(w->ar, sizeof *nb * (size_t)w->nmpi_bodies);
-    if (id) memcpy(nb, w->mpi_bodies, sizeof *nb * (size_t)id);
-    nb[id] = fname;
-    w->mpi_bodies = nb;
-    sb_printf(&call, "if (parray_mpi_detour(%d, %s, %s, %s) != PARRAY_OK) parray_fatal_at(%s, \"%%s\", "
-              "parray_last_error()); }", id, st ? "&parray__c" : "0", st ? "sizeof parray__c" : "0", count, loca);
+  p.count = T->root->size;
+  p.caps = plan_captures(w, r, true, &p.count);
+  p.ncaps = r->ncaps;
+  if (r->kind == RG_MPI) {
+    plan_entry *en = &w->entry;
+    p.mpi_body = en->nmpi_bodies++;
+    const char **nb = arena_alloc(w->ar, sizeof *nb * (size_t)en->nmpi_bodies);
+    if (p.mpi_body) memcpy(nb, en->mpi_bodies, sizeof *nb * (size_t)p.mpi_body);
+    nb[p.mpi_body] = p.fname;
+    en->mpi_bodies = nb;
   }
-  lw_replace_dir(w, it, call.s);
-  sb_free(&h);
-  sb_free(&call);
+  lw_replace_dir(w, it, w->em.ops->detour(&w->em, &p));
+}
+
+static item *params_group(lw *w, ptype *T) {
+  item *g = arena_alloc(w->ar, sizeof *g);
+  g->kind = IT_GROUP;
+  g->grp = arena_alloc(w->ar, sizeof *g->grp);
+  g->grp->open = '(';
+  g->grp->body = T->cuda_params;
+  g->loc = T->cuda_params_loc;
+  return g;
+}
+
+/* the launch bounds of T's kernel (none after reporting min_blocks without a constant block) */
+static void launch_bounds(lw *w, ptype *T, directive *d, plan_detour *p) {
+  int64_t bthreads;
+  bool bconst = ex_is_const(T->root->kids[1]->size, &bthreads);
+  if (T->min_blocks && !bconst) {
+    diag_error(w->dg, T->min_blocks_loc, "min_blocks needs the block size of '%s' to be a compile-time constant",
+               T->name);
+    diag_note(w->dg, d->name, "in the kernel of this #detour");
+    return;
+  }
+  if (bconst) p->block_threads = bthreads;
+  if (T->min_blocks) p->min_blocks = ex_str(&w->ex, T->min_blocks, false);
+}
+
+/* the kernel's parameters as declared, its arguments as the enclosing code
+ * computes them; false after reporting a count that does not match */
+static bool kernel_args(lw *w, directive *d, ptype *T, cd_stmt *ps, items **args, plan_detour *p) {
+  int nargs = d->has_args ? lw_split_args(w, &d->args, args) : 0;
+  if (nargs == 1 && (*args)[0].n == 0) nargs = 0;
+  if (nargs != ps->ndecls) {
+    diag_error(w->dg, d->has_args ? d->argsloc : d->name, "#detour %s passes %d argument%s; the kernel of '%s' takes %d",
+               T->name, nargs, nargs == 1 ? "" : "s", T->name, ps->ndecls);
+    return false;
+  }
+  /* the parameters' own names are declarations, never substituted */
+  item **names = arena_alloc(w->ar, sizeof *names * (size_t)(ps->ndecls ? ps->ndecls : 1));
+  for (int i = 0; i < ps->ndecls; i++) names[i] = ps->decls[i].name;
+  lw_subst keep = {.keep = names, .nkeep = ps->ndecls};
+  p->params = lw_items_subst(w, T->cuda_params.first, T->cuda_params.last, &keep);
+  p->nargs = nargs;
+  p->args = arena_alloc(w->ar, sizeof *p->args * (size_t)(nargs ? nargs : 1));
+  for (int i = 0; i < nargs; i++) p->args[i].arg = lw_list_text(w, &(*args)[i]);
+  return true;
+}
+
+/* a cooperative launch passes its arguments through locals declared like the parameters */
+static void coop_params(lw *w, cd_stmt *ps, plan_detour *p) {
+  for (int i = 0; i < ps->ndecls; i++) {
+    lw_subst sub = {.sub = ps->decls[i].name, .sub_text = ""};
+    char *decl = lw_items_subst(w, ps->decls[i].decl_first, ps->decls[i].decl_last, &sub);
+    int at = sub.sub_pos < 0 ? (int)strlen(decl) : sub.sub_pos;
+    p->args[i].decl = (plan_decl){arena_strndup(w->ar, decl, (size_t)at), decl + at};
+    p->args[i].spec = lw_items_text(w, ps->decls[i].spec_first, ps->decls[i].spec_last);
+  }
+}
+
+static void detour_cuda(lw *w, item *it, region *r) {
+  directive *d = it->dir;
+  ptype *T = r->thread;
+  if (w->target != TARGET_CUDA) {
+    diag_error(w->dg, d->name, "'%s' is a cuda thread array: this file needs the CUDA target (--emit=cuda)", T->name);
+    return;
+  }
+  for (region *o = w->rg; o; o = o->outer)
+    if (o->kind == RG_CUDA) {
+      diag_error(w->dg, d->kw, "a cuda detour inside a cuda detour: kernels cannot launch kernels here");
+      return;
+    }
+  if (T->bad) return; /* reported at its declaration */
+  w->entry.uses_cuda = true;
+  cd_stmt ps = cd_params(&w->cd, params_group(w, T));
+  items *args;
+  plan_detour p = {.kind = PK_CUDA, .type = T->name};
+  if (!kernel_args(w, d, T, &ps, &args, &p)) return;
+  p.body = walk_body(w, it, r, &ps);
+  p.fname = fresh_name(w, "k", T->name, d->loc);
+  tgt_cuda_dims(T, 0, p.grid);
+  tgt_cuda_dims(T, 1, p.block);
+  launch_bounds(w, T, d, &p);
+  p.caps = plan_captures(w, r, false, NULL);
+  p.ncaps = r->ncaps;
+  p.site = lw_site(w, d->loc, arena_printf(w->ar, "#detour %s", T->name));
+  p.grid_sync = r->uses_sync;
+  if (p.grid_sync) coop_params(w, &ps, &p);
+  lw_replace_dir(w, it, w->em.ops->detour(&w->em, &p));
 }
 
 void lower_detour(lw *w, item *it) {
@@ -296,19 +335,13 @@ void lower_detour(lw *w, item *it) {
     return;
   }
   if (r->kind == RG_CUDA) {
-    emit_cuda_detour(w, it, r);
+    detour_cuda(w, it, r);
     return;
   }
-  if (r->kind == RG_PTHD) w->uses_pthd = true;
-  if (r->kind == RG_MPI) w->uses_mpi = true;
+  if (r->kind == RG_PTHD) w->entry.uses_pthd = true;
+  if (r->kind == RG_MPI) w->entry.uses_mpi = true;
   detour_host_threads(w, it, r);
 }
-
-/* cuda kernels need the body walker and the capture helpers */
-char *lower_walk_body(lw *w, item *it, region *r, cd_stmt *params) { return walk_body(w, it, r, params); }
-const char *lower_capture_init(lw *w, region *r, capture *c) { return capture_init(w, r, c); }
-char *lower_field_decl(lw *w, sym *s, cap_mode mode, const char *field) { return field_decl(w, s, mode, field); }
-const char *lower_fresh_name(lw *w, const char *what, const char *type, loc at) { return fresh_name(w, what, type, at); }
 
 void lower_sync(lw *w, item *it) {
   directive *d = it->dir;
@@ -320,17 +353,26 @@ void lower_sync(lw *w, item *it) {
   const char *kw = w->src->text + d->kw.b;
   size_t kl = d->kw.e - d->kw.b;
   const char *path = memchr(kw, '_', kl);
+  int pl = path ? (int)(kw + kl - path) : 0;
+  plan_sync s = SYNC_TEAM;
   if (r->kind == RG_CUDA) {
-    emit_cuda_sync(w, it, r, path ? arena_strndup(w->ar, path, (size_t)(kw + kl - path)) : NULL);
-    return;
-  }
-  if (path) {
+    s = SYNC_BLOCK;
+    if (path && str_eq(path, (size_t)pl, "_0")) {
+      s = SYNC_GRID;
+      r->uses_sync = true; /* grid-wide: cooperative launch */
+    } else if (path && !str_eq(path, (size_t)pl, "_1")) {
+      diag_error(w->dg, d->kw, "'#sync%.*s': a cuda thread array has barriers over the block (#sync, #sync_1) and the "
+                 "grid (#sync_0) only", pl, path);
+      return;
+    }
+  } else if (path) {
     diag_error(w->dg, d->kw, "'#sync%.*s': barriers over part of a thread array exist only for cuda thread arrays "
-               "(#sync_0, #sync_1)", (int)(kw + kl - path), path);
+               "(#sync_0, #sync_1)", pl, path);
     return;
+  } else {
+    r->uses_sync = true;
   }
-  r->uses_sync = true;
-  lw_replace_dir(w, it, r->kind == RG_PTHD ? "parray_team_sync(parray__team);" : "parray_mpi_sync();");
+  lw_replace_dir(w, it, w->em.ops->sync(&w->em, kind_of(r), s));
 }
 
 void lower_tid(lw *w, dollar *d, ex **out) {
@@ -361,7 +403,7 @@ void lower_tid(lw *w, dollar *d, ex **out) {
     p = p->kids[k];
   }
   if (r->kind == RG_CUDA) {
-    *out = emit_cuda_tid(w, r, p);
+    *out = tgt_cuda_tid(&w->ty, r->thread, p);
     return;
   }
   int64_t sz;

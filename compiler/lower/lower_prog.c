@@ -2,7 +2,9 @@
  * program's entry), #subprog templates and their #insert instances with
  * private names, and #global blocks hoisted to file scope (docs/language.md:
  * types, #mainhost, subprograms). */
-#include "emit.h"
+#include "lower.h"
+
+#include "target.h"
 
 #include <string.h>
 
@@ -55,11 +57,11 @@ void lower_parray(lw *w, item *it) {
   }
   sc_add_type(&w->sc, name, len, t->root, t);
   if (!w->inst) strmap_put(&w->all_types, name, len, t);
-  if (t->thread == TK_PTHD) w->uses_pthd = true;
-  if (t->thread == TK_MPI) w->uses_mpi = true;
+  if (t->thread == TK_PTHD) w->entry.uses_pthd = true;
+  if (t->thread == TK_MPI) w->entry.uses_mpi = true;
   if (t->thread == TK_CUDA) {
-    w->uses_cuda = true;
-    t->bad = !emit_cuda_check_type(w, t, d->name);
+    w->entry.uses_cuda = true;
+    t->bad = !tgt_cuda_check_type(w->dg, t, d->name);
   }
   pr_replace(&w->pr, it->loc.b, it->loc.e, one_line_comment(w, d->loc));
 }
@@ -76,9 +78,9 @@ void lower_mainhost(lw *w, item *it) {
   }
   w->has_mainhost = true;
   item *blk = d->block;
-  pr_replace(&w->pr, d->kw.b, d->kw.e, "static int parray__mainhost(int argc, char **argv)");
+  pr_replace(&w->pr, d->kw.b, d->kw.e, emit_mainhost_head);
   pr_src_to(&w->pr, blk->loc.b + 1);
-  pr_gen(&w->pr, " (void)argc; (void)argv;");
+  pr_gen(&w->pr, emit_mainhost_open);
   sc_push(&w->sc);
   int saved = w->fn_depth;
   w->fn_depth = w->sc.depth;
@@ -88,7 +90,7 @@ void lower_mainhost(lw *w, item *it) {
   w->fn_depth = saved;
   sc_pop(&w->sc);
   pr_src_to(&w->pr, blk->grp->close.b);
-  pr_gen(&w->pr, "return 0; ");
+  pr_gen(&w->pr, emit_mainhost_close);
   pr_src_to(&w->pr, blk->loc.e);
 }
 
@@ -153,19 +155,13 @@ void lower_global(lw *w, item *it) {
   item *blk = d->block;
   /* walk the contents at the current scope (types declared there stay
    * visible), into a buffer that goes to file scope */
-  bool saved_need = w->pr.need_line;
-  pr_src_to(&w->pr, it->loc.b);
-  pr_push(&w->pr);
-  w->pr.copied = blk->loc.b + 1;
-  w->pr.need_line = true;
+  pr_outline o;
+  pr_outline_begin(&w->pr, &o, it->loc.b, blk->loc.b + 1);
   region *saved_rg = w->rg;
   w->rg = &w->host;
   lw_walk_items(w, &blk->grp->body, true);
   w->rg = saved_rg;
-  pr_src_to(&w->pr, blk->grp->close.b);
-  char *text = pr_pop(&w->pr, w->ar);
-  w->pr.need_line = saved_need;
-  w->pr.copied = it->loc.b;
+  char *text = pr_outline_end(&w->pr, &o, blk->grp->close.b, w->ar);
   pr_hoist(&w->pr, text);
   pr_hoist(&w->pr, "\n");
   pr_replace(&w->pr, it->loc.b, it->loc.e, "");
@@ -216,18 +212,10 @@ void lower_insert(lw *w, item *it) {
   diag_push_context(w->dg, d->loc, arena_printf(w->ar, "in instance of subprogram '%.*s' inserted here", (int)len, name));
 
   /* expand the body into a buffer, following the body's source text */
-  pr_src_to(&w->pr, it->loc.b);
-  uint32_t saved_copied = w->pr.copied;
-  bool saved_need = w->pr.need_line;
-  pr_push(&w->pr);
-  uint32_t body_start = sp->d->loc.e, body_end = sp->d->endloc.b;
-  w->pr.copied = body_start;
-  w->pr.need_line = true;
+  pr_outline o;
+  pr_outline_begin(&w->pr, &o, it->loc.b, sp->d->loc.e);
   lw_walk_items(w, &sp->d->sub, false);
-  pr_src_to(&w->pr, body_end);
-  char *text = pr_pop(&w->pr, w->ar);
-  w->pr.copied = saved_copied;
-  w->pr.need_line = saved_need;
+  char *text = pr_outline_end(&w->pr, &o, sp->d->endloc.b, w->ar);
   pr_replace(&w->pr, it->loc.b, it->loc.e, arena_printf(w->ar, "{ /* #insert %.*s */\n%s\n}", (int)len, name, text));
 
   diag_pop_context(w->dg);
@@ -250,25 +238,17 @@ void lower_ppline(lw *w, item *it) {
       /* translated in line, as top-level items of their own, so that code
        * hoisted out of them (kernels, outlined detours) lands before them */
       pr_replace(&w->pr, it->loc.b, it->loc.e, arena_printf(w->ar, "/* %s */\n", lw_text(w, it->loc)));
-      w->pr.copied = sg->base;
-      w->pr.need_line = true;
+      pr_jump(&w->pr, sg->base);
       lw_walk_items(w, &w->seg_items[w->pcinc[i].seg], true);
       pr_src_to(&w->pr, sg->base + sg->len);
-      w->pr.copied = it->loc.e;
-      w->pr.need_line = true;
+      pr_jump(&w->pr, it->loc.e);
       return;
     }
     /* inside a block: translated into the block */
-    bool saved_need = w->pr.need_line;
-    pr_src_to(&w->pr, it->loc.b);
-    pr_push(&w->pr);
-    w->pr.copied = sg->base;
-    w->pr.need_line = true;
+    pr_outline o;
+    pr_outline_begin(&w->pr, &o, it->loc.b, sg->base);
     lw_walk_items(w, &w->seg_items[w->pcinc[i].seg], false);
-    pr_src_to(&w->pr, sg->base + sg->len);
-    char *text = pr_pop(&w->pr, w->ar);
-    w->pr.copied = it->loc.b;
-    w->pr.need_line = saved_need;
+    char *text = pr_outline_end(&w->pr, &o, sg->base + sg->len, w->ar);
     pr_replace(&w->pr, it->loc.b, it->loc.e, arena_printf(w->ar, "/* %s */\n%s\n", lw_text(w, it->loc), text));
     return;
   }

@@ -76,11 +76,15 @@ static int64_t off2(tyctx *t, dnode *n, int64_t r, int64_t c, bool two) {
   return v;
 }
 
+const char *ty_mem_name(int mem) {
+  static const char *const e[] = {"paged", "pinned", "dmem", "smem", "rmem"};
+  return mem >= 0 && mem <= MK_RMEM ? e[mem] : "paged";
+}
+
 void ty_print_layout(tyctx *t, ptype *ty, dnode *n, sbuf *o) {
-  static const char *const mem[] = {"paged", "pinned", "dmem", "smem", "rmem"};
   static const char *const thr[] = {"data", "pthd", "mpi", "cuda"};
   if (ty->thread == 0) {
-    sb_printf(o, "type %s: %s %s, ", n->path, mem[ty->mem >= 0 ? ty->mem : 0], ty->elem);
+    sb_printf(o, "type %s: %s %s, ", n->path, ty_mem_name(ty->mem), ty->elem);
     ex_print(o, n->size, false);
     sb_puts(o, " elements, footprint ");
     ex_print(o, ty_footprint(t, n), false);

@@ -127,6 +127,9 @@ ex *ty_tid_digit(tyctx *t, dnode *p, ex *tid);
 ex *ty_last_stride(tyctx *t, dnode *p);
 bool ty_is_natural(dnode *n);
 
+/* The language's name of a memory kind: "paged", "pinned", "dmem", "smem", "rmem". */
+const char *ty_mem_name(int mem);
+
 /* `pac --layout`: the dimension tree and the grid of offsets. */
 void ty_print_layout(tyctx *t, ptype *ty, dnode *n, sbuf *out);
 

@@ -1,0 +1,96 @@
+/* emit.c - what the emitters share: the table of a target, the site
+ * arguments of the runtime's error calls, declarations from patterns, byte
+ * counts and the pieces of a #copy that both targets print the same way. */
+#include "emit.h"
+
+#include <string.h>
+
+void emit_init(emitter *e, bool cuda, printer *pr, srcfile *src, exctx *ex, arena *ar) {
+  *e = (emitter){.ops = cuda ? &emit_cuda_ops : &emit_c_ops, .pr = pr, .src = src, .ex = ex, .ar = ar};
+}
+
+char *emit_site(emitter *e, const plan_site *s) {
+  char b_buf[1024];
+  sbuf b;
+  sb_init_in(&b, b_buf, sizeof b_buf);
+  sb_printf(&b, "%s, %d, \"", pr_file_literal(e->pr, s->at), src_line(e->src, s->at));
+  for (const char *p = s->what; *p; p++) {
+    if (*p == '"' || *p == '\\') sb_putc(&b, '\\');
+    if (*p == '\n') {
+      sb_puts(&b, " ");
+      continue;
+    }
+    sb_putc(&b, *p);
+  }
+  sb_putc(&b, '"');
+  char *r = arena_strdup(e->ar, b.s);
+  sb_free(&b);
+  return r;
+}
+
+char *emit_decl(emitter *e, plan_decl d, const char *name) { return arena_printf(e->ar, "%s%s%s", d.pre, name, d.post); }
+
+const char *emit_memkind(int mem) {
+  static const char *const e[] = {"PARRAY_PAGED", "PARRAY_PINNED", "PARRAY_DMEM", "PARRAY_SMEM", "PARRAY_RMEM"};
+  return mem >= 0 && mem <= MK_RMEM ? e[mem] : "PARRAY_PAGED";
+}
+
+/* The outlined host function reaches its captures through parray__ctx (the
+ * capture struct), and a distributed array through parray__l_FIELD (this
+ * process's block); a kernel receives its captures as parameters. */
+const char *emit_capture_ref(emitter *e, plan_kind k, cap_mode m, const char *field) {
+  switch (m) {
+  case CAP_PTR: return arena_printf(e->ar, "(*parray__ctx->%s)", field);
+  case CAP_DECAY: return arena_printf(e->ar, "parray__ctx->%s", field);
+  case CAP_VALUE: return k == PK_CUDA ? field : arena_printf(e->ar, "parray__ctx->%s", field);
+  case CAP_HANDLE: return arena_printf(e->ar, "parray__l_%s", field);
+  case CAP_ERROR: return field;
+  }
+  return field;
+}
+
+char *emit_ex(emitter *e, const ex *x) { return ex_str(e->ex, x, ex_needs_wide(x)); }
+
+char *emit_bytes(emitter *e, const plan_bytes *b, const plan_site *s) {
+  int64_t v;
+  if (!b->checked) {
+    if (ex_is_const(b->elems, &v))
+      return arena_printf(e->ar, "(parray_size_t)%lld * sizeof(%s)", (long long)v, b->elem);
+    return arena_printf(e->ar, "(parray_size_t)(%s) * sizeof(%s)", emit_ex(e, b->elems), b->elem);
+  }
+  char b_buf[512];
+  sbuf t;
+  sb_init_in(&t, b_buf, sizeof b_buf);
+  sb_puts(&t, "parray_bytes_at(");
+  ex_print_calls(&t, b->elems, "parray_ck_");
+  sb_printf(&t, ", sizeof(%s), %s)", b->elem, emit_site(e, s));
+  char *r = arena_strdup(e->ar, t.s);
+  sb_free(&t);
+  return r;
+}
+
+void emit_int64_array(emitter *e, sbuf *b, const char *name, ex **v, int n) {
+  sb_printf(b, "%s[] = {", name);
+  for (int m = 0; m < n; m++) sb_printf(b, "%s%s", m ? ", " : "", emit_ex(e, v[m]));
+  sb_puts(b, "}");
+}
+
+void emit_copy_check(emitter *e, sbuf *b, const plan_copy *p, const char *site) {
+  if (!p->check_src) return;
+  const char *s = emit_ex(e, p->check_src), *d = emit_ex(e, p->check_dst);
+  sb_printf(b, "if ((long long)(%s) != (long long)(%s)) parray_fatal_at(%s, \"#copy size mismatch: %%lld vs %%lld "
+            "elements\", (long long)(%s), (long long)(%s));\n", s, d, site, s, d);
+}
+
+void emit_copy_loop(emitter *e, sbuf *b, const plan_copy *p) {
+  bool wide = ex_needs_wide(p->src.off) || ex_needs_wide(p->dst.off) || ex_needs_wide(p->count);
+  sb_printf(b, "%sfor (%s " PLAN_LOOP_INDEX " = 0; " PLAN_LOOP_INDEX " < %s; " PLAN_LOOP_INDEX "++) (%s)[%s] = (%s)[%s];",
+            p->unroll ? "_Pragma(\"unroll\") " : "", wide ? "long long" : "int", ex_str(e->ex, p->count, wide),
+            p->dst.ptr, ex_str(e->ex, p->dst.off, false), p->src.ptr, ex_str(e->ex, p->src.off, false));
+}
+
+const char *emit_copy_count(emitter *e, const plan_copy *p) {
+  int64_t n;
+  if (ex_is_const(p->count, &n)) return arena_printf(e->ar, "(parray_size_t)%lld", (long long)n);
+  return arena_printf(e->ar, "(parray_size_t)(%s)", emit_ex(e, p->count));
+}

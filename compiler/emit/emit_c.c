@@ -1,0 +1,233 @@
+/* emit_c.c - the host emitter (target "c"): a pthd or mpi #detour becomes a
+ * static function at file scope taking its captures through a struct, run
+ * by parray_pthd_run or parray_mpi_detour; host #create/#destroy call the
+ * host runtime, distributed ones the MPI runtime; #copy becomes memcpy, the
+ * strided copy engine, a loop, or parray_mpi_copy; main() starts the
+ * runtime (docs/threads.md, docs/mpi_runtime.md). */
+#include "emit.h"
+
+#include "types.h"
+
+#include <string.h>
+
+/* ---- #detour ------------------------------------------------------------------ */
+
+/* struct type holding the captures; NULL when there are none */
+static const char *ctx_struct(emitter *e, const plan_detour *p, sbuf *h) {
+  int n = 0;
+  for (int i = 0; i < p->ncaps; i++) n += p->caps[i].mode != CAP_ERROR;
+  if (!n) return NULL;
+  const char *st = arena_printf(e->ar, "struct %s_ctx", p->fname);
+  sb_printf(h, "%s {\n", st);
+  for (int i = 0; i < p->ncaps; i++) {
+    const plan_capture *c = &p->caps[i];
+    if (c->mode == CAP_HANDLE) sb_printf(h, "  int %s;\n", c->field);
+    else if (c->mode != CAP_ERROR) sb_printf(h, "  %s;\n", emit_decl(e, c->decl, c->field));
+  }
+  sb_puts(h, "};\n");
+  return st;
+}
+
+static void ctx_init(const plan_detour *p, const char *st, sbuf *call) {
+  sb_printf(call, "%s parray__c = {", st);
+  bool first = true;
+  for (int i = 0; i < p->ncaps; i++) {
+    const plan_capture *c = &p->caps[i];
+    if (c->mode == CAP_ERROR) continue;
+    sb_printf(call, "%s%s%s%s", first ? "" : ", ", c->mode == CAP_PTR ? "&" : "",
+              c->mode == CAP_HANDLE ? "parray__h_" : "", c->init);
+    first = false;
+  }
+  sb_puts(call, "};\n  ");
+}
+
+/* the outlined body: parray__ctx, parray__tid (and parray__team) as the body uses them */
+static void host_function(const plan_detour *p, const char *st, sbuf *h) {
+  bool pthd = p->kind == PK_PTHD;
+  if (pthd)
+    sb_printf(h, "static void %s(void *parray__vctx, parray_team *parray__team, parray_int64_t parray__tid64) {\n",
+              p->fname);
+  else
+    sb_printf(h, "static void %s(void *parray__vctx, parray_int64_t parray__tid64) {\n", p->fname);
+  if (st) sb_printf(h, "  %s *parray__ctx = (%s *)parray__vctx;\n", st, st);
+  else sb_puts(h, "  (void)parray__vctx;\n");
+  const char *tid = p->wide ? "parray_int64_t" : "int";
+  sb_printf(h, "  const %s parray__tid = (%s)parray__tid64;\n  (void)parray__tid;%s\n", tid, tid,
+            pthd ? " (void)parray__team;" : "");
+  /* this process's blocks of the distributed arrays the body uses */
+  for (int i = 0; i < p->ncaps; i++)
+    if (p->caps[i].mode == CAP_HANDLE) {
+      const char *el = p->caps[i].elem, *f = p->caps[i].field;
+      sb_printf(h, "  %s *const parray__l_%s = (%s *)parray_mpi_local(parray__ctx->%s);\n", el, f, el, f);
+    }
+  sb_puts(h, p->body);
+  sb_puts(h, "\n}\n");
+}
+
+char *emit_c_detour(emitter *e, const plan_detour *p) {
+  if (p->kind == PK_CUDA) return arena_strdup(e->ar, "#error \"pac: a cuda detour needs the CUDA target\"");
+  sbuf h, call;
+  sb_init(&h);
+  sb_init(&call);
+  const char *st = ctx_struct(e, p, &h);
+  host_function(p, st, &h);
+  pr_hoist(e->pr, h.s);
+  const char *site = emit_site(e, &p->site), *count = ex_str(e->ex, p->count, p->wide);
+  sb_puts(&call, "{ ");
+  if (st) ctx_init(p, st, &call);
+  if (p->kind == PK_PTHD)
+    sb_printf(&call, "if (parray_pthd_run(%s, %s, %s) != PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }",
+              count, p->fname, st ? "&parray__c" : "0", site);
+  else
+    sb_printf(&call, "if (parray_mpi_detour(%d, %s, %s, %s) != PARRAY_OK) parray_fatal_at(%s, \"%%s\", "
+              "parray_last_error()); }", p->mpi_body, st ? "&parray__c" : "0", st ? "sizeof parray__c" : "0", count,
+              site);
+  char *r = arena_strdup(e->ar, call.s);
+  sb_free(&h);
+  sb_free(&call);
+  return r;
+}
+
+char *emit_c_sync(emitter *e, plan_kind k, plan_sync s) {
+  (void)s;
+  return arena_strdup(e->ar, k == PK_PTHD ? "parray_team_sync(parray__team);" : "parray_mpi_sync();");
+}
+
+/* ---- #create, #destroy ------------------------------------------------------ */
+
+/* collective: each process gets its block; the variable points to process
+ * 0's block and parray__h_<name> holds the handle */
+static char *alloc_distributed(emitter *e, const plan_alloc *p) {
+  const char *n = p->target, *site = emit_site(e, &p->site);
+  const char *bytes = emit_bytes(e, &p->bytes, &p->site), *nprocs = emit_ex(e, p->nprocs);
+  if (p->declare)
+    return arena_printf(e->ar, "int parray__h_%s = parray_mpi_create(%s, %s); if (parray__h_%s < 0) "
+                        "parray_fatal_at(%s, \"%%s\", parray_last_error()); %s *%s = (%s *)parray_mpi_local(parray__h_%s);",
+                        n, bytes, nprocs, n, site, p->elem, n, p->elem, n);
+  if (p->file_handle) pr_hoist(e->pr, arena_printf(e->ar, "static int parray__h_%s = -1;\n", n));
+  return arena_printf(e->ar, "parray__h_%s = parray_mpi_create(%s, %s); if (parray__h_%s < 0) "
+                      "parray_fatal_at(%s, \"%%s\", parray_last_error()); %s = (%s *)parray_mpi_local(parray__h_%s);",
+                      n, bytes, nprocs, n, site, n, p->elem, n);
+}
+
+char *emit_c_alloc(emitter *e, const plan_alloc *p) {
+  if (p->kind == AL_DIST) return alloc_distributed(e, p);
+  if (p->kind != AL_HOST) return arena_strdup(e->ar, "#error \"pac: device memory needs the CUDA target\"");
+  const char *site = emit_site(e, &p->site);
+  const char *call = arena_printf(e->ar, "(%s *)parray_create_host(%s, %s, %s)", p->elem, emit_memkind(p->mem),
+                                  emit_bytes(e, &p->bytes, &p->site), site);
+  if (p->declare) return arena_printf(e->ar, "%s *%s = %s;", p->elem, p->target, call);
+  return arena_printf(e->ar, "%s = %s;", p->target, call);
+}
+
+char *emit_c_destroy(emitter *e, const plan_destroy *p) {
+  switch (p->kind) {
+  case AL_DIST:
+    return arena_printf(e->ar, "parray_mpi_destroy(parray__h_%s); %s = 0;", p->target, p->target);
+  case AL_HOST:
+    return arena_printf(e->ar, "parray_destroy_host(%s, %s, %s);", emit_memkind(p->mem), p->target,
+                        emit_bytes(e, &p->bytes, &p->site));
+  default:
+    return arena_strdup(e->ar, "#error \"pac: device memory needs the CUDA target\"");
+  }
+}
+
+/* ---- #copy ------------------------------------------------------------------ */
+
+/* scatter, gather or redistribution: the merged shape and, per side, the
+ * strides of its local offsets and of its process index */
+static void copy_distributed(emitter *e, sbuf *b, const plan_copy *p, const char *site) {
+  const plan_side *sd[2] = {&p->dst, &p->src};
+  const char *handle[2], *ptr[2];
+  for (int k = 0; k < 2; k++) {
+    handle[k] = sd[k]->var ? arena_printf(e->ar, "parray__h_%s", sd[k]->var) : "-1";
+    ptr[k] = sd[k]->var ? "0" : sd[k]->ptr;
+  }
+  sb_puts(b, "{ const parray_int64_t ");
+  emit_int64_array(e, b, "parray__shape", p->shape, p->nmodes);
+  static const char *const names[4] = {"parray__dl", "parray__dp", "parray__sl", "parray__sp"};
+  for (int j = 0; j < 4; j++) {
+    sb_puts(b, ", ");
+    emit_int64_array(e, b, names[j], j % 2 ? sd[j / 2]->proc_stride : sd[j / 2]->stride, p->nmodes);
+  }
+  sb_printf(b, ";\n  parray_mpi_side parray__d = {%s, %s, parray__dl, parray__dp}, parray__s = {%s, (void *)(%s), "
+            "parray__sl, parray__sp};\n", handle[0], ptr[0], handle[1], ptr[1]);
+  sb_printf(b, "  if (parray_mpi_copy(&parray__d, &parray__s, parray__shape, %d, sizeof(%s)) != PARRAY_OK) "
+            "parray_fatal_at(%s, \"%%s\", parray_last_error()); }", p->nmodes, p->elem, site);
+}
+
+void emit_strided_arrays(emitter *e, sbuf *b, const plan_copy *p) {
+  bool allk = true;
+  for (int k = 0; k < p->nmodes; k++)
+    allk &= ex_is_const(p->shape[k], NULL) && ex_is_const(p->dst.stride[k], NULL) && ex_is_const(p->src.stride[k], NULL);
+  sb_printf(b, "{ %sconst parray_int64_t ", allk ? "static " : "");
+  emit_int64_array(e, b, "parray__shape", p->shape, p->nmodes);
+  sb_puts(b, ", ");
+  emit_int64_array(e, b, "parray__dstride", p->dst.stride, p->nmodes);
+  sb_puts(b, ", ");
+  emit_int64_array(e, b, "parray__sstride", p->src.stride, p->nmodes);
+  sb_puts(b, ";\n");
+}
+
+char *emit_c_copy(emitter *e, const plan_copy *p) {
+  const char *site = emit_site(e, &p->site);
+  char b_buf[1024];
+  sbuf b;
+  sb_init_in(&b, b_buf, sizeof b_buf);
+  if (p->method != CP_DIST) emit_copy_check(e, &b, p, site);
+  switch (p->method) {
+  case CP_DIST: copy_distributed(e, &b, p, site); break;
+  case CP_LOOP: emit_copy_loop(e, &b, p); break;
+  case CP_MEMCPY:
+    sb_printf(&b, "__builtin_memcpy(%s, %s, %s * sizeof(%s));", p->dst.ptr, p->src.ptr, emit_copy_count(e, p), p->elem);
+    break;
+  case CP_STRIDED:
+    emit_strided_arrays(e, &b, p);
+    sb_printf(&b, "  if (parray_copy_strided_cpu(%s, parray__dstride, %s, parray__sstride, parray__shape, %d, "
+              "sizeof(%s)) != PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }",
+              p->dst.ptr, p->src.ptr, p->nmodes, p->elem, site);
+    break;
+  }
+  char *r = arena_strdup(e->ar, b.s);
+  sb_free(&b);
+  return r;
+}
+
+/* ---- the entry -------------------------------------------------------------- */
+
+const char *const emit_mainhost_head = "static int parray__mainhost(int argc, char **argv)";
+const char *const emit_mainhost_open = " (void)argc; (void)argv;";
+const char *const emit_mainhost_close = "return 0; ";
+
+char *emit_c_entry(emitter *e, const plan_entry *p) {
+  sbuf b;
+  sb_init(&b);
+  sb_puts(&b, "\n/* the program's entry: #mainhost runs on the main host */\n");
+  if (p->uses_mpi) {
+    sb_puts(&b, "static const parray_mpi_body parray__mpi_bodies[] = {");
+    for (int i = 0; i < p->nmpi_bodies; i++) sb_printf(&b, "%s%s", i ? ", " : "", p->mpi_bodies[i]);
+    if (!p->nmpi_bodies) sb_puts(&b, "0");
+    sb_puts(&b, "};\nint main(int argc, char **argv) {\n");
+    sb_printf(&b, "  static const parray_mpi_program parray__prog = {parray__mainhost, parray__mpi_bodies, %d};\n",
+              p->nmpi_bodies);
+    sb_puts(&b, "  return parray_mpi_main(argc, argv, &parray__prog);\n}\n");
+  } else {
+    sb_puts(&b, "int main(int argc, char **argv) {\n  parray_init(&argc, &argv);\n");
+    sb_puts(&b, "  int parray__rc = parray__mainhost(argc, argv);\n");
+    if (p->uses_pthd) sb_puts(&b, "  parray_pthd_shutdown();\n");
+    sb_puts(&b, "  parray_finish();\n  return parray__rc;\n}\n");
+  }
+  char *r = arena_strdup(e->ar, b.s);
+  sb_free(&b);
+  return r;
+}
+
+const emit_ops emit_c_ops = {
+  .target = "c",
+  .detour = emit_c_detour,
+  .sync = emit_c_sync,
+  .alloc = emit_c_alloc,
+  .destroy = emit_c_destroy,
+  .copy = emit_c_copy,
+  .entry = emit_c_entry,
+};

@@ -1,0 +1,158 @@
+/* plan.h - what each Parray construct becomes: the records the lowering
+ * (compiler/lower) fills in after it has checked the construct and decided
+ * everything about it, and an emitter (emit.h) prints. Plans are
+ * target-neutral: names, C texts of the user's code as lowered, and integer
+ * expressions (sizes, offsets, strides) that the emitter prints. A plan
+ * never points back into the syntax tree or the lowering's state.
+ * docs/architecture.md describes each one. */
+#ifndef PAC_PLAN_H
+#define PAC_PLAN_H
+
+#include "ast.h"
+#include "expr.h"
+
+/* Where a construct stands in the .pc: generated code names the file and
+ * line in its run-time errors. */
+typedef struct plan_site {
+  uint32_t at;      /* offset of the directive in the source */
+  const char *what; /* the directive (or a short description), on one line */
+} plan_site;
+
+typedef enum { PK_PTHD, PK_MPI, PK_CUDA } plan_kind;
+
+/* How the body of a detour reaches a variable of the enclosing code. */
+typedef enum {
+  CAP_PTR,    /* by reference (pthd) */
+  CAP_DECAY,  /* an array, as a pointer to its first element (pthd) */
+  CAP_VALUE,  /* by value (mpi, cuda) */
+  CAP_HANDLE, /* a distributed array (mpi): its handle; the body uses this process's block */
+  CAP_ERROR   /* reported: not passed */
+} cap_mode;
+
+/* A declaration with the declared name left out: pre NAME post
+ * ("float (*" NAME ")[4]"). */
+typedef struct plan_decl {
+  const char *pre, *post;
+} plan_decl;
+
+typedef struct plan_capture {
+  cap_mode mode;
+  const char *field; /* member of the capture struct, or kernel parameter */
+  plan_decl decl;    /* the member's declaration */
+  const char *elem;  /* CAP_HANDLE: the element type of the distributed array */
+  const char *init;  /* its value in the enclosing code; CAP_HANDLE: the distributed array's variable */
+} plan_capture;
+
+/* A kernel parameter of a cuda thread array type. */
+typedef struct plan_param {
+  const char *spec; /* its declaration specifiers */
+  plan_decl decl;   /* its declarator */
+  const char *arg;  /* the argument the #detour passes */
+} plan_param;
+
+/* #detour: the body outlined at file scope, and the code that runs it. */
+typedef struct plan_detour {
+  plan_kind kind;
+  const char *type;  /* the thread array type */
+  const char *fname; /* the outlined function or kernel */
+  const char *body;  /* the lowered body, its braces included */
+  plan_capture *caps;
+  int ncaps;
+  plan_site site;
+  /* pthd, mpi */
+  ex *count;    /* the number of threads, as the enclosing code computes it */
+  bool wide;    /* thread indices need 64 bits */
+  int mpi_body; /* mpi: the body's index in the program's table */
+  /* cuda */
+  ex *grid[3], *block[3]; /* extents mapped to z, y, x (NULL: unused) */
+  const char *params;     /* the kernel's parameter list as declared */
+  plan_param *args;
+  int nargs;
+  int64_t block_threads; /* > 0: the block size, a constant */
+  const char *min_blocks; /* launch bound: blocks per multiprocessor (NULL: none) */
+  bool grid_sync;         /* the body synchronizes the grid: cooperative launch */
+} plan_detour;
+
+/* #sync: which threads meet. */
+typedef enum { SYNC_TEAM, SYNC_BLOCK, SYNC_GRID } plan_sync;
+
+/* The number of bytes of an allocation: elems * sizeof(elem), checked at run
+ * time when pac cannot prove that it fits. */
+typedef struct plan_bytes {
+  ex *elems;
+  const char *elem;
+  bool checked;
+} plan_bytes;
+
+typedef enum {
+  AL_HOST,   /* paged or pinned host memory, from the host runtime */
+  AL_DEVICE, /* device memory (or pinned memory on the CUDA target), from the CUDA runtime */
+  AL_ARRAY,  /* smem or rmem: an array declared in the kernel */
+  AL_DIST    /* distributed over the processes of an mpi thread array */
+} plan_alloc_kind;
+
+/* #create */
+typedef struct plan_alloc {
+  plan_alloc_kind kind;
+  int mem;            /* memkind_t */
+  const char *elem;
+  const char *target; /* the variable (or lvalue) that receives the storage */
+  bool declare;       /* target is a new variable declared here */
+  plan_bytes bytes;   /* AL_HOST, AL_DEVICE, AL_DIST */
+  int64_t nelems;     /* AL_ARRAY */
+  ex *nprocs;         /* AL_DIST: the processes it is spread over */
+  bool file_handle;   /* AL_DIST into a variable declared elsewhere: its handle lives at file scope */
+  plan_site site;
+} plan_alloc;
+
+/* #destroy */
+typedef struct plan_destroy {
+  plan_alloc_kind kind;
+  int mem;
+  const char *target;
+  plan_bytes bytes; /* AL_HOST: what was allocated */
+  plan_site site;
+} plan_destroy;
+
+typedef enum {
+  CP_LOOP,    /* one element at a time, inside a detour or where no flat layout exists */
+  CP_MEMCPY,  /* both sides contiguous */
+  CP_STRIDED, /* merged modes: shape and a stride per side */
+  CP_DIST     /* a side is distributed: scatter, gather or redistribution */
+} plan_copy_method;
+
+/* The name of the element index of a CP_LOOP: the offsets are expressions in it. */
+#define PLAN_LOOP_INDEX "parray__i"
+
+/* A side of a #copy. */
+typedef struct plan_side {
+  const char *ptr; /* the pointer (NULL: a distributed array) */
+  const char *var; /* a distributed array's variable */
+  int mem;
+  ex *off;          /* CP_LOOP: the offset of element PLAN_LOOP_INDEX */
+  ex **stride;      /* CP_STRIDED: a stride per mode; CP_DIST: the local offsets' */
+  ex **proc_stride; /* CP_DIST: the process index's */
+} plan_side;
+
+/* #copy: dst[f_dst(i)] = src[f_src(i)] for every i */
+typedef struct plan_copy {
+  plan_copy_method method;
+  plan_side src, dst;
+  const char *elem;
+  bool device;          /* a side is in device memory */
+  ex *count;            /* elements */
+  ex *check_src, *check_dst; /* sizes compared at run time (NULL: proved equal) */
+  int nmodes;
+  ex **shape;           /* CP_STRIDED, CP_DIST: merged shape, outermost first */
+  bool unroll;          /* CP_LOOP: a constant trip count in a kernel */
+  plan_site site;
+} plan_copy;
+
+/* The program's entry: #mainhost and the processes or threads it starts. */
+typedef struct plan_entry {
+  bool uses_pthd, uses_mpi, uses_cuda;
+  const char **mpi_bodies; /* the outlined mpi bodies, by index */
+  int nmpi_bodies;
+} plan_entry;
+
+#endif
