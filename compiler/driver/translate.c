@@ -273,7 +273,7 @@ static int lower_all(tstate *t) {
   w->cx.macro = lw_macro_cb;
   strmap_init(&w->all_types);
   items file = w->seg_items[0];
-  return lower_file(w, &file);
+  return lw_file(w, &file);
 }
 
 /* --layout TYPE[_k_k...]: the dimension tree and offsets of a type or of a

@@ -99,7 +99,7 @@ const char *lw_ident_replacement(lw *w, item *it) {
   if (w->rg->kind != RG_HOST) {
     sym *s = sc_find(&w->sc, name, len);
     if (s && s->kind == SYM_VAR && s->depth > 0 && s->depth < w->rg->depth)
-      return lower_capture_ref(w, w->rg, s, it->loc);
+      return lw_capture_ref(w, w->rg, s, it->loc);
   }
   return NULL;
 }
@@ -130,7 +130,7 @@ static void render_item(render *r, item *it) {
   if (s && it == s->sub) rep = s->sub_text;
   else if (s && it == s->skip) rep = "";
   else if (kept(s, it)) rep = NULL;
-  else if (it->kind == IT_DOLLAR) rep = lower_dollar_text(w, it->dol);
+  else if (it->kind == IT_DOLLAR) rep = lw_dollar_text(w, it->dol);
   else if (is_ident(it) && !after_member_op(r->prev)) rep = lw_ident_replacement(w, it);
   else if (it->kind == IT_DIR) {
     diag_error(w->dg, it->dir->kw, "a directive cannot appear inside an expression");
@@ -247,7 +247,7 @@ static void walk_group_body(lw *w, item *g) {
   /* a[$T[i]$]: the offset alone inside brackets needs no parentheses */
   if (g->grp->open == '[' && g->grp->body.n == 1 && g->grp->body.first->kind == IT_DOLLAR) {
     item *d = g->grp->body.first;
-    char *t = lower_dollar_text(w, d->dol);
+    char *t = lw_dollar_text(w, d->dol);
     size_t n = strlen(t);
     if (n > 2 && t[0] == '(' && t[n - 1] == ')') {
       int depth = 0;
@@ -291,25 +291,25 @@ static void walk_function(lw *w, cd_stmt *st) {
 static void walk_item(lw *w, item *it, item *prev) {
   switch (it->kind) {
   case IT_PPLINE:
-    lower_ppline(w, it);
+    lw_ppline(w, it);
     return;
   case IT_DOLLAR: {
-    char *t = lower_dollar_text(w, it->dol);
+    char *t = lw_dollar_text(w, it->dol);
     pr_replace(&w->pr, it->loc.b, it->loc.e, t);
     return;
   }
   case IT_DIR:
     switch (it->dir->kind) {
-    case D_PARRAY: lower_parray(w, it); break;
-    case D_CREATE: lower_create(w, it); break;
-    case D_DESTROY: lower_destroy(w, it); break;
-    case D_COPY: lower_copy(w, it); break;
-    case D_DETOUR: lower_detour(w, it); break;
-    case D_MAINHOST: lower_mainhost(w, it); break;
-    case D_SYNC: lower_sync(w, it); break;
-    case D_SUBPROG: lower_subprog(w, it); break;
-    case D_GLOBAL: lower_global(w, it); break;
-    case D_INSERT: lower_insert(w, it); break;
+    case D_PARRAY: lw_parray(w, it); break;
+    case D_CREATE: lw_create(w, it); break;
+    case D_DESTROY: lw_destroy(w, it); break;
+    case D_COPY: lw_copy(w, it); break;
+    case D_DETOUR: lw_detour(w, it); break;
+    case D_MAINHOST: lw_mainhost(w, it); break;
+    case D_SYNC: lw_sync(w, it); break;
+    case D_SUBPROG: lw_subprog(w, it); break;
+    case D_GLOBAL: lw_global(w, it); break;
+    case D_INSERT: lw_insert(w, it); break;
     case D_END: break;
     }
     return;
@@ -385,7 +385,7 @@ void lw_walk_items(lw *w, items *list, bool file_scope) {
   while (pending_pops > 0) sc_pop(&w->sc), pending_pops--;
 }
 
-int lower_file(lw *w, items *file) {
+int lw_file(lw *w, items *file) {
   w->cd = (cdctx){.text = w->src->text, .ar = w->ar, .is_typedef = cd_is_typedef,
                   .is_type_macro = cd_is_type_macro, .env = w};
   cd_init(&w->cd);

@@ -111,7 +111,7 @@ typedef struct lw {
 } lw;
 
 /* lower.c */
-int lower_file(lw *w, items *file);
+int lw_file(lw *w, items *file);
 void lw_walk_items(lw *w, items *list, bool file_scope);
 void lw_walk_block(lw *w, item *group); /* a '{' group with its own scope */
 const char *lw_text(lw *w, loc l);
@@ -140,9 +140,9 @@ void lw_declare_var(lw *w, const char *name, size_t len, const char *spec, const
 const char *lw_ident_replacement(lw *w, item *it);
 
 /* lower_dollar.c */
-ex *lower_dollar(lw *w, dollar *d);
-char *lower_dollar_text(lw *w, dollar *d);
-ex *lower_size_expr(lw *w, items *expr, loc where, const char *what);
+ex *lw_dollar(lw *w, dollar *d);
+char *lw_dollar_text(lw *w, dollar *d);
+ex *lw_size_expr(lw *w, items *expr, loc where, const char *what);
 dnode *lw_resolve(lw *w, loc name, bool report);
 /* e as used inside the current detour body: the variables of the enclosing
  * code that its atoms name (the sizes of a type declared outside the body)
@@ -159,8 +159,8 @@ const char *lw_dir_text(lw *w, item *it);
 bool lw_single_ident(items *a, loc *out);
 /* the data type a directive names (reports a thread array type) */
 dnode *lw_data_type(lw *w, loc name);
-void lower_create(lw *w, item *it);
-void lower_destroy(lw *w, item *it);
+void lw_create(lw *w, item *it);
+void lw_destroy(lw *w, item *it);
 /* the variables #destroy has released along the straight-line code of one
  * list of items (a block), so that a second #destroy of one is reported */
 typedef struct lw_dtrack {
@@ -176,21 +176,21 @@ typedef struct lw_dtrack {
 bool lw_destroy_twice(lw *w, lw_dtrack *t, item *it, item *prev);
 
 /* lower_copy.c */
-void lower_copy(lw *w, item *it);
+void lw_copy(lw *w, item *it);
 
 /* lower_prog.c */
-void lower_parray(lw *w, item *it);
-void lower_mainhost(lw *w, item *it);
-void lower_subprog(lw *w, item *it);
-void lower_insert(lw *w, item *it);
-void lower_global(lw *w, item *it);
+void lw_parray(lw *w, item *it);
+void lw_mainhost(lw *w, item *it);
+void lw_subprog(lw *w, item *it);
+void lw_insert(lw *w, item *it);
+void lw_global(lw *w, item *it);
 /* a preprocessor line: #include of a .pc file is translated here */
-void lower_ppline(lw *w, item *it);
+void lw_ppline(lw *w, item *it);
 
 /* lower_detour.c */
-void lower_detour(lw *w, item *it);
-void lower_sync(lw *w, item *it);
-const char *lower_capture_ref(lw *w, region *r, sym *s, loc use);
-void lower_tid(lw *w, dollar *d, ex **out);
+void lw_detour(lw *w, item *it);
+void lw_sync(lw *w, item *it);
+const char *lw_capture_ref(lw *w, region *r, sym *s, loc use);
+void lw_tid(lw *w, dollar *d, ex **out);
 
 #endif

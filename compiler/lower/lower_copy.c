@@ -231,7 +231,7 @@ static bool plan_host_copy(lw *w, directive *d, dnode *ns, dnode *nd, plan_copy 
   return true;
 }
 
-void lower_copy(lw *w, item *it) {
+void lw_copy(lw *w, item *it) {
   directive *d = it->dir;
   if (d->bad) return;
   dnode *ns = lw_data_type(w, d->name), *nd = lw_data_type(w, d->name2);

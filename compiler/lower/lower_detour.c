@@ -125,7 +125,7 @@ static cap_mode capture_mode(lw *w, region *r, sym *s, loc use, const char *nm) 
   return CAP_VALUE; /* Decision: scalars are passed by value automatically */
 }
 
-const char *lower_capture_ref(lw *w, region *r, sym *s, loc use) {
+const char *lw_capture_ref(lw *w, region *r, sym *s, loc use) {
   for (int i = 0; i < r->ncaps; i++)
     if (r->caps[i].s == s) return capture_use(w, r, &r->caps[i]);
   capture c = {.s = s, .field = sym_name(w, s)};
@@ -148,7 +148,7 @@ static const char *capture_init(lw *w, region *r, capture *c) {
   if (o->kind != RG_HOST && s->depth < o->depth) {
     /* captured by the enclosing detour too */
     if (c->mode == CAP_HANDLE) diag_error(w->dg, r->at, "a distributed array cannot be passed through nested detours");
-    else return lower_capture_ref(w, o, s, r->at);
+    else return lw_capture_ref(w, o, s, r->at);
   }
   return sym_name(w, s);
 }
@@ -306,7 +306,7 @@ static void detour_cuda(lw *w, item *it, region *r) {
   lw_replace_dir(w, it, w->em.ops->detour(&w->em, &p));
 }
 
-void lower_detour(lw *w, item *it) {
+void lw_detour(lw *w, item *it) {
   directive *d = it->dir;
   if (d->bad) return;
   dnode *n = lw_resolve(w, d->name, true);
@@ -343,7 +343,7 @@ void lower_detour(lw *w, item *it) {
   detour_host_threads(w, it, r);
 }
 
-void lower_sync(lw *w, item *it) {
+void lw_sync(lw *w, item *it) {
   directive *d = it->dir;
   region *r = thread_region(w);
   if (!r) {
@@ -375,7 +375,7 @@ void lower_sync(lw *w, item *it) {
   lw_replace_dir(w, it, w->em.ops->sync(&w->em, kind_of(r), s));
 }
 
-void lower_tid(lw *w, dollar *d, ex **out) {
+void lw_tid(lw *w, dollar *d, ex **out) {
   *out = NULL;
   region *r = thread_region(w);
   if (!r) {

@@ -44,7 +44,7 @@ static const char *localize_atom(void *env, const char *text) {
     sym *s = sc_find(&w->sc, t[i].s, t[i].len);
     if (!s || s->kind != SYM_VAR || s->depth == 0 || s->depth >= w->rg->depth) continue;
     sb_write(&b, done, (size_t)(t[i].s - done));
-    sb_puts(&b, lower_capture_ref(w, w->rg, s, c->at));
+    sb_puts(&b, lw_capture_ref(w, w->rg, s, c->at));
     done = t[i].s + t[i].len;
   }
   const char *r = NULL;
@@ -100,7 +100,7 @@ static void flatten(lw *w, items *list, ltok **v, int *n, int *cap) {
       break;
     }
     case IT_DOLLAR: {
-      ex *e = lower_dollar(w, it->dol);
+      ex *e = lw_dollar(w, it->dol);
       if (!e) e = ex_const(&w->ex, 0);
       push_tok(w, v, n, cap, (ltok){.kind = LT_EX, .e = e, .loc = it->loc});
       break;
@@ -121,7 +121,7 @@ int lw_ltoks(lw *w, items *expr, ltok **out) {
   return n;
 }
 
-ex *lower_size_expr(lw *w, items *expr, loc where, const char *what) {
+ex *lw_size_expr(lw *w, items *expr, loc where, const char *what) {
   ltok *t;
   arena_mark m = arena_save(&w->scratch);
   int n = lw_ltoks(w, expr, &t);
@@ -219,11 +219,11 @@ static bool parse_digits(const char *s, size_t n, int *digits, int *nd) {
   return true;
 }
 
-static ex *lower_dollar_here(lw *w, dollar *d);
+static ex *dollar_here(lw *w, dollar *d);
 
-ex *lower_dollar(lw *w, dollar *d) { return lw_localize(w, lower_dollar_here(w, d), d->loc); }
+ex *lw_dollar(lw *w, dollar *d) { return lw_localize(w, dollar_here(w, d), d->loc); }
 
-static ex *lower_dollar_here(lw *w, dollar *d) {
+static ex *dollar_here(lw *w, dollar *d) {
   exctx *x = &w->ex;
   const char *name = w->src->text + d->name.b;
   size_t nl = d->name.e - d->name.b;
@@ -231,7 +231,7 @@ static ex *lower_dollar_here(lw *w, dollar *d) {
   case DL_TID: {
     if (nl >= 3 && memcmp(name, "tid", 3) == 0) {
       ex *e = NULL;
-      lower_tid(w, d, &e);
+      lw_tid(w, d, &e);
       return e;
     }
     diag_error(w->dg, d->name, "'$%.*s$' is not a Parray expression: an array type needs an index, as in "
@@ -285,8 +285,8 @@ static ex *lower_dollar_here(lw *w, dollar *d) {
   return NULL;
 }
 
-char *lower_dollar_text(lw *w, dollar *d) {
-  ex *e = lower_dollar(w, d);
+char *lw_dollar_text(lw *w, dollar *d) {
+  ex *e = lw_dollar(w, d);
   if (!e) return arena_strdup(w->ar, "0");
   bool wide = ex_needs_wide(e);
   char *s = ex_str(&w->ex, e, wide);
@@ -302,7 +302,7 @@ char *lower_dollar_text(lw *w, dollar *d) {
 
 /* callbacks for the type engine and the expression reader */
 ex *lw_eval_size_cb(void *env, items *expr, loc where, const char *what) {
-  return lower_size_expr(env, expr, where, what);
+  return lw_size_expr(env, expr, where, what);
 }
 
 const char *lw_macro_cb(void *env, const char *name, size_t len, bool *funclike) {

@@ -152,7 +152,7 @@ static void create_array(lw *w, item *it, dnode *n, items *arg, plan_alloc *p) {
 /* device memory, and pinned memory on the CUDA target, come from the CUDA runtime */
 static bool on_device(lw *w, int mem) { return mem == MK_DMEM || (mem == MK_PINNED && w->target == TARGET_CUDA); }
 
-void lower_create(lw *w, item *it) {
+void lw_create(lw *w, item *it) {
   directive *d = it->dir;
   if (d->bad) return;
   dnode *n = lw_data_type(w, d->name);
@@ -202,7 +202,7 @@ void lower_create(lw *w, item *it) {
   lw_replace_dir(w, it, w->em.ops->alloc(&w->em, &p));
 }
 
-void lower_destroy(lw *w, item *it) {
+void lw_destroy(lw *w, item *it) {
   directive *d = it->dir;
   if (d->bad) return;
   dnode *n = lw_data_type(w, d->name);

@@ -31,7 +31,7 @@ static char *one_line_comment(lw *w, loc l) {
   return s;
 }
 
-void lower_parray(lw *w, item *it) {
+void lw_parray(lw *w, item *it) {
   directive *d = it->dir;
   if (d->bad) return;
   const char *name = w->src->text + d->name.b;
@@ -66,7 +66,7 @@ void lower_parray(lw *w, item *it) {
   pr_replace(&w->pr, it->loc.b, it->loc.e, one_line_comment(w, d->loc));
 }
 
-void lower_mainhost(lw *w, item *it) {
+void lw_mainhost(lw *w, item *it) {
   directive *d = it->dir;
   if (w->sc.depth != 0 || w->rg->kind != RG_HOST || w->inst) {
     diag_error(w->dg, d->kw, "#mainhost must be at file scope");
@@ -94,7 +94,7 @@ void lower_mainhost(lw *w, item *it) {
   pr_src_to(&w->pr, blk->loc.e);
 }
 
-void lower_subprog(lw *w, item *it) {
+void lw_subprog(lw *w, item *it) {
   directive *d = it->dir;
   if (d->bad) return;
   if (w->sc.depth != 0 || w->inst) {
@@ -150,7 +150,7 @@ static void prescan_globals(lw *w, instance *in, items *body) {
   }
 }
 
-void lower_global(lw *w, item *it) {
+void lw_global(lw *w, item *it) {
   directive *d = it->dir;
   item *blk = d->block;
   /* walk the contents at the current scope (types declared there stay
@@ -167,7 +167,7 @@ void lower_global(lw *w, item *it) {
   pr_replace(&w->pr, it->loc.b, it->loc.e, "");
 }
 
-void lower_insert(lw *w, item *it) {
+void lw_insert(lw *w, item *it) {
   directive *d = it->dir;
   if (d->bad) return;
   const char *name = w->src->text + d->name.b;
@@ -225,7 +225,7 @@ void lower_insert(lw *w, item *it) {
   strmap_free(&in->renames);
 }
 
-void lower_ppline(lw *w, item *it) {
+void lw_ppline(lw *w, item *it) {
   for (int i = 0; i < w->npcinc; i++) {
     if (w->pcinc[i].at != it->loc.b) continue;
     srcseg *sg = &w->src->segs[w->pcinc[i].seg];
