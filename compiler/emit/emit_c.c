@@ -52,7 +52,7 @@ static void host_function(const plan_detour *p, const char *st, sbuf *h) {
   if (st) sb_printf(h, "  %s *parray__ctx = (%s *)parray__vctx;\n", st, st);
   else sb_puts(h, "  (void)parray__vctx;\n");
   const char *tid = p->wide ? "parray_int64_t" : "int";
-  sb_printf(h, "  const %s parray__tid = (%s)parray__tid64;\n  (void)parray__tid;%s\n", tid, tid,
+  sb_printf(h, "  const %s " PLAN_THREAD_INDEX " = (%s)parray__tid64;\n  (void)" PLAN_THREAD_INDEX ";%s\n", tid, tid,
             pthd ? " (void)parray__team;" : "");
   /* this process's blocks of the distributed arrays the body uses */
   for (int i = 0; i < p->ncaps; i++)

@@ -121,6 +121,10 @@ typedef enum {
   CP_DIST     /* a side is distributed: scatter, gather or redistribution */
 } plan_copy_method;
 
+/* The linear index of the thread running a pthd or mpi body: $tid$ is an
+ * expression in it, and the outlined function defines it. */
+#define PLAN_THREAD_INDEX "parray__tid"
+
 /* The name of the element index of a CP_LOOP: the offsets are expressions in it. */
 #define PLAN_LOOP_INDEX "parray__i"
 

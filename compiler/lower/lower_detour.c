@@ -407,6 +407,6 @@ void lw_tid(lw *w, dollar *d, ex **out) {
     return;
   }
   int64_t sz;
-  ex *tid = ex_atom(&w->ex, "parray__tid", 0, ex_is_const(r->thread->root->size, &sz) ? sz - 1 : EX_INF);
+  ex *tid = ex_atom(&w->ex, PLAN_THREAD_INDEX, 0, ex_is_const(r->thread->root->size, &sz) ? sz - 1 : EX_INF);
   *out = p == r->thread->root ? tid : ty_tid_digit(&w->ty, p, tid);
 }
