@@ -1,5 +1,6 @@
 /* layout.c - offset functions of dimension nodes: flat layouts (concatenate,
- * compose with a stride-and-size selection, coalesce), offset expressions for
+ * compose with a stride-and-size selection, coalesce, common refinements of
+ * several layouts over one index space), offset expressions for
  * linear and nested indices, footprints, contiguity, thread-index digits and
  * the `pac --layout` viewer. */
 #include "types.h"
@@ -106,6 +107,98 @@ layout *lay_compose(tyctx *t, const layout *l, ex *w, ex *s) {
   if (!no) r->m[0] = (mode){ex_const(t->ex, 1), ex_const(t->ex, 0)};
   for (int k = 0; k < no; k++) r->m[k] = out[no - 1 - k];
   return r;
+}
+
+/* Refinements are built innermost first; turn modes 0..nm-1 (extents and k
+ * strides each) around so that the outermost comes first. */
+static void reverse_modes(ex **shape, ex **strides, int nm, int k) {
+  for (int a = 0, b = nm - 1; a < b; a++, b--) {
+    ex *t = shape[a];
+    shape[a] = shape[b], shape[b] = t;
+    for (int j = 0; j < k; j++) {
+      ex *u = strides[a * k + j];
+      strides[a * k + j] = strides[b * k + j], strides[b * k + j] = u;
+    }
+  }
+}
+
+int lay_refine2(tyctx *t, const layout *a, const layout *b, ex **shape, ex **strides, int max) {
+  exctx *x = t->ex;
+  if (a->nm < 1 || b->nm < 1) return -1;
+  /* the innermost remaining part of a mode of each side: extent and stride */
+  int i = a->nm - 1, j = b->nm - 1, k = 0;
+  ex *ra = a->m[i].n, *rb = b->m[j].n, *sa = a->m[i].d, *sb = b->m[j].d;
+  while (i >= 0 && j >= 0) {
+    if (k == max) return -1;
+    ex *q;
+    if (ex_equal(ra, rb) || (i == 0 && j == 0)) {
+      /* the same extent, or both outermost: one common mode */
+      shape[k] = ra, strides[2 * k] = sa, strides[2 * k + 1] = sb, k++;
+      if (--i >= 0) ra = a->m[i].n, sa = a->m[i].d;
+      if (--j >= 0) rb = b->m[j].n, sb = b->m[j].d;
+    } else if ((q = ex_div_exact(x, ra, rb))) {
+      /* b's mode is the inner part of a's */
+      shape[k] = rb, strides[2 * k] = sa, strides[2 * k + 1] = sb, k++;
+      sa = ex_mul(x, sa, rb), ra = q;
+      if (--j >= 0) rb = b->m[j].n, sb = b->m[j].d;
+    } else if ((q = ex_div_exact(x, rb, ra))) {
+      /* a's mode is the inner part of b's */
+      shape[k] = ra, strides[2 * k] = sa, strides[2 * k + 1] = sb, k++;
+      sb = ex_mul(x, sb, ra), rb = q;
+      if (--i >= 0) ra = a->m[i].n, sa = a->m[i].d;
+    } else {
+      return -1;
+    }
+  }
+  if (i >= 0 || j >= 0) return -1;
+  reverse_modes(shape, strides, k, 2);
+  return k;
+}
+
+/* The extent of the next common mode: the first remaining extent that
+ * divides every other one (provably), or NULL. */
+static ex *common_extent(exctx *x, ex **rem, int k) {
+  for (int c = 0; c < k; c++) {
+    bool ok = true;
+    for (int j = 0; j < k && ok; j++) ok = ex_div_exact(x, rem[j], rem[c]) != NULL;
+    if (ok) return rem[c];
+  }
+  return NULL;
+}
+
+int lay_refine(tyctx *t, layout *const *ls, int k, ex **shape, ex **strides, int max) {
+  exctx *x = t->ex;
+  if (k < 1) return -1;
+  for (int j = 0; j < k; j++)
+    if (ls[j]->nm < 1) return -1;
+  /* per layout: its innermost remaining mode, and what is left of it */
+  int *idx = arena_alloc(t->ar, sizeof *idx * (size_t)k);
+  ex **rem = arena_alloc(t->ar, sizeof *rem * (size_t)k), **st = arena_alloc(t->ar, sizeof *st * (size_t)k);
+  for (int j = 0; j < k; j++) idx[j] = ls[j]->nm - 1, rem[j] = ls[j]->m[idx[j]].n, st[j] = ls[j]->m[idx[j]].d;
+  int nm = 0;
+  for (;;) {
+    bool done = true;
+    for (int j = 0; j < k; j++) done &= idx[j] < 0;
+    if (done) break;
+    for (int j = 0; j < k; j++)
+      if (idx[j] < 0) return -1;
+    ex *m = common_extent(x, rem, k);
+    if (!m || nm == max) return -1;
+    shape[nm] = m;
+    for (int j = 0; j < k; j++) {
+      strides[nm * k + j] = st[j];
+      ex *q = ex_div_exact(x, rem[j], m);
+      int64_t one;
+      if (ex_is_const(q, &one) && one == 1) {
+        if (--idx[j] >= 0) rem[j] = ls[j]->m[idx[j]].n, st[j] = ls[j]->m[idx[j]].d;
+      } else {
+        rem[j] = q, st[j] = ex_mul(x, st[j], m);
+      }
+    }
+    nm++;
+  }
+  reverse_modes(shape, strides, nm, k);
+  return nm;
 }
 
 layout *ty_proc_layout(tyctx *t, dnode *n) {

@@ -102,6 +102,38 @@ layout *lay_coalesce(tyctx *t, const layout *l);
 layout *lay_compose(tyctx *t, const layout *l, ex *w, ex *s);
 layout *lay_concat(tyctx *t, layout **ls, int n);
 ex *lay_size(tyctx *t, const layout *l);
+/* Common refinements of flat layouts over one index space (what #copy needs
+ * to move an array between two layouts in one strided sweep): a list of nm
+ * modes, outermost first, with extents shape[0..nm-1] and, per mode m, one
+ * stride per layout, strides[m*k + j] for layout j (k layouts), such that for
+ * every index i of the space and every layout j
+ *     f_j(i) = sum_m digit_m(i) * strides[m*k + j],
+ *     digit_m(i) = (i / W_m) % shape[m],  W_m = shape[m+1] * ... * shape[nm-1],
+ * with no '%' on the outermost digit (as in a layout). A mode of a layout is
+ * split where another layout splits the same index range more finely, so
+ * the extents multiply to the size of the space. The results are new
+ * expressions; the layouts are not modified. shape has room for max
+ * entries, strides for max*k.
+ *
+ * lay_refine2: k = 2 (strides[2m] for a, strides[2m+1] for b). Walks both
+ * layouts from the innermost mode: equal extents give one mode; otherwise
+ * the smaller extent, when it provably divides the larger, becomes a mode
+ * and the larger continues with the quotient. When both sides are down to
+ * their outermost mode those two form the last mode, with a's extent, even
+ * when the extents cannot be proved equal (the sizes are checked elsewhere;
+ * the outermost digit is unbounded). Returns nm, or -1 when neither of two
+ * remaining extents can be proved to divide the other (6 against 4, or n
+ * against m), when one layout runs out of modes before the other, when more
+ * than max modes are needed, or when a layout has no mode. */
+int lay_refine2(tyctx *t, const layout *a, const layout *b, ex **shape, ex **strides, int max);
+/* lay_refine: any k >= 1 layouts ls[0..k-1]. Each mode's extent is the first
+ * remaining extent (in layout order) that provably divides the remaining
+ * extent of every layout; the outermost modes get no special treatment, so
+ * the sizes must match provably. Returns nm, or -1 when no remaining extent
+ * divides all the others (a split that cannot be proved), when some layouts
+ * run out of modes before others, when more than max modes are needed, when
+ * k < 1 or when a layout has no mode. */
+int lay_refine(tyctx *t, layout *const *ls, int k, ex **shape, ex **strides, int max);
 
 /* f_n(i) for a linear index expression i. */
 ex *ty_offset_linear(tyctx *t, dnode *n, ex *i);

@@ -2,7 +2,8 @@
  * engine generates (flat layouts, coalescing, composition, the simplifier)
  * is checked against a direct interpretation of the offset rules of docs/language.md for
  * every index of small shapes, with the index both as a constant and as a
- * symbolic atom evaluated afterwards. */
+ * symbolic atom evaluated afterwards; so are the common refinements of
+ * several layouts that #copy uses (lay_refine2, lay_refine). */
 #include "cexpr.h"
 #include "parse.h"
 #include "types.h"
@@ -284,6 +285,452 @@ static void test_codegen_shape(void) {
   teardown(&e);
 }
 
+
+/* ---- common refinements of flat layouts (lay_refine2, lay_refine) ---------
+ * Every refinement that succeeds is checked on every index i of its shape:
+ * the digits of i in the common shape times the strides of layout j give
+ * the offset of layout j at i, as the engine computes it (ty_offset_linear),
+ * as the layout's definition in types.h gives it, and as section 3 (or, for
+ * distributed types, a formula written out here) gives it. */
+
+enum { RMAX = 32, KMAX = 4 };
+
+typedef struct refined {
+  int nm, k;
+  ex *shape[RMAX], *st[RMAX * KMAX];
+} refined;
+
+/* one layout taking part: a type path in one view, and its offset at every
+ * index of the space (checked against the references once) */
+typedef struct side {
+  const char *path;
+  int view; /* 0: offsets (local offsets of a distributed type); 1: process index */
+  layout *l;
+  int64_t *off;
+} side;
+
+static int64_t eval(const ex *x, const int64_t *av) {
+  bool ok = true;
+  int64_t v = ex_eval(x, av, &ok);
+  if (!ok) printf("  (evaluation overflowed)\n");
+  return v;
+}
+
+/* f_L(i) read from the definition in types.h */
+static int64_t lay_eval(const layout *l, int64_t i, const int64_t *av) {
+  int64_t sum = 0, w = 1;
+  for (int t = l->nm - 1; t >= 0; t--) {
+    int64_t n = eval(l->m[t].n, av), digit = i / w;
+    if (t > 0) digit %= n;
+    sum += digit * eval(l->m[t].d, av);
+    w *= n;
+  }
+  return sum;
+}
+
+/* the offset of layout j at index i through a refinement: the digits of i
+ * in the common shape (the outermost unbounded) times layout j's strides */
+static int64_t refined_eval(const refined *r, int j, int64_t i, const int64_t *av) {
+  int64_t sum = 0, w = 1;
+  for (int m = r->nm - 1; m >= 0; m--) {
+    int64_t n = eval(r->shape[m], av), digit = i / w;
+    if (m > 0) digit %= n;
+    sum += digit * eval(r->st[m * r->k + j], av);
+    w *= n;
+  }
+  return sum;
+}
+
+/* explicit offsets of the distributed types of test_refine_distributed
+ * (8 x 8 elements over 4 processes); -1 for other types */
+static int64_t dist_ref(const char *path, int view, int64_t i) {
+  int64_t r = i / 8, c = i % 8;
+  if (!strcmp(path, "ROWS")) return view ? r / 2 : (r % 2) * 8 + c;
+  if (!strcmp(path, "COLS")) return view ? c / 2 : r * 2 + c % 2;
+  if (!strcmp(path, "CYC")) return view ? r % 4 : (r / 4) * 8 + c;
+  if (!strcmp(path, "ROWST")) return view ? c / 2 : (c % 2) * 8 + r; /* i / 8 indexes ROWS_1, i % 8 ROWS_0 */
+  return -1;
+}
+
+/* Fill s->l and s->off for an index space of size elements. */
+static void side_init(env *e, side *s, int64_t size, const int64_t *av) {
+  dnode *n = node(e, s->path);
+  e->ty.view = s->view;
+  s->l = ty_layout(&e->ty, n);
+  CHECK(s->l != NULL, "%s (view %d) has a flat layout", s->path, s->view);
+  CHECK(eval(n->size, av) == size, "%s has %lld elements", s->path, (long long)size);
+  s->off = calloc((size_t)size, sizeof *s->off);
+  for (int64_t i = 0; s->l && i < size; i++) {
+    s->off[i] = eval(ty_offset_linear(&e->ty, n, ex_const(&e->ex, i)), av);
+    CHECK(lay_eval(s->l, i, av) == s->off[i], "%s (view %d) at %lld: layout and engine differ", s->path, s->view,
+          (long long)i);
+    int64_t want = dist_ref(s->path, s->view, i);
+    if (want < 0 && s->view == 1) want = 0; /* not distributed: every element on process 0 */
+    else if (want < 0 && ex_is_const(n->size, NULL)) want = ref_off(n, i);
+    else if (want < 0) continue; /* symbolic: the engine and the layout agree (above) */
+    CHECK(want == s->off[i], "%s (view %d) at %lld: %lld, want %lld", s->path, s->view, (long long)i,
+          (long long)s->off[i], (long long)want);
+  }
+  e->ty.view = 0;
+}
+
+static int refine_sides(env *e, side **s, int k, refined *r, int max) {
+  layout *ls[KMAX];
+  for (int j = 0; j < k; j++) ls[j] = s[j]->l;
+  r->k = k;
+  return r->nm = lay_refine(&e->ty, ls, k, r->shape, r->st, max);
+}
+
+static int refine_pair(env *e, side *a, side *b, refined *r, int max) {
+  r->k = 2;
+  return r->nm = lay_refine2(&e->ty, a->l, b->l, r->shape, r->st, max);
+}
+
+static const char *sides_name(side **s, int k) {
+  static char buf[256];
+  int n = 0;
+  for (int j = 0; j < k; j++)
+    n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%s%s", j ? ", " : "", s[j]->path, s[j]->view ? "(proc)" : "");
+  return buf;
+}
+
+/* The refinement reproduces every side on every index (first mismatch only). */
+static void check_refined(side **s, const refined *r, int64_t size, const int64_t *av, const char *what) {
+  const char *name = sides_name(s, r->k);
+  int64_t prod = 1;
+  for (int m = 0; m < r->nm; m++) prod *= eval(r->shape[m], av);
+  CHECK(prod == size, "%s(%s): the common shape has %lld elements, want %lld", what, name, (long long)prod,
+        (long long)size);
+  for (int64_t i = 0; i < size; i++)
+    for (int j = 0; j < r->k; j++) {
+      int64_t got = refined_eval(r, j, i, av);
+      CHECK(got == s[j]->off[i], "%s(%s): layout %d at %lld: refined %lld, want %lld", what, name, j,
+            (long long)i, (long long)got, (long long)s[j]->off[i]);
+      if (got != s[j]->off[i]) return;
+    }
+}
+
+static bool same_refinement(const refined *a, const refined *b) {
+  if (a->nm != b->nm || a->k != b->k) return false;
+  for (int m = 0; m < a->nm; m++) {
+    if (!ex_equal(a->shape[m], b->shape[m])) return false;
+    for (int j = 0; j < a->k; j++)
+      if (!ex_equal(a->st[m * a->k + j], b->st[m * b->k + j])) return false;
+  }
+  return true;
+}
+
+/* Exact modes: shape[m] and the strides of each layout, as printed. */
+static void check_modes(exctx *x, const refined *r, int nm, const char *const *want, const char *what) {
+  CHECK(r->nm == nm, "%s: %d modes, want %d", what, r->nm, nm);
+  if (r->nm != nm) return;
+  char bb[512], wb[512];
+  sbuf b, w;
+  sb_init_in(&b, bb, sizeof bb);
+  sb_init_in(&w, wb, sizeof wb);
+  for (int m = 0; m < nm; m++) {
+    sb_printf(&b, "%s%s:", m ? " " : "", ex_str(x, r->shape[m], false));
+    for (int j = 0; j < r->k; j++) sb_printf(&b, "%s%s", j ? "," : "", ex_str(x, r->st[m * r->k + j], false));
+  }
+  for (int m = 0; m < nm; m++) sb_printf(&w, "%s%s", m ? " " : "", want[m]);
+  CHECK(!strcmp(b.s, w.s), "%s: modes %s, want %s", what, b.s, w.s);
+  sb_free(&b);
+  sb_free(&w);
+}
+
+/* the next k-tuple of distinct indices below n in counting order; false after the last */
+static bool next_tuple(int *t, int k, int n) {
+  for (;;) {
+    int j = k - 1;
+    while (j >= 0 && ++t[j] == n) t[j--] = 0;
+    if (j < 0) return false;
+    bool distinct = true;
+    for (int a = 0; a < k; a++)
+      for (int b = a + 1; b < k; b++) distinct &= t[a] != t[b];
+    if (distinct) return true;
+  }
+}
+
+/* Refine every ordered pair (with both functions) and every ordered triple
+ * and quadruple of distinct types of a group over one index space of size
+ * elements. cls has a letter per type: the split points (products of the
+ * innermost extents) of two types form a divisibility chain exactly when
+ * their letters are equal or either is '*', and then (only then) the
+ * refinement must succeed; k types refine when every two of them do. */
+static void refine_group(env *e, const char *const *paths, const char *cls, int n, int64_t size) {
+  side *sd = calloc((size_t)n, sizeof *sd);
+  bool *ok2 = calloc((size_t)(n * n), sizeof *ok2);
+  for (int a = 0; a < n; a++) sd[a].path = paths[a], side_init(e, &sd[a], size, NULL);
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) {
+      side *s[2] = {&sd[a], &sd[b]};
+      bool want = cls[a] == cls[b] || cls[a] == '*' || cls[b] == '*';
+      refined r2, rk;
+      int n2 = refine_pair(e, s[0], s[1], &r2, RMAX), nk = refine_sides(e, s, 2, &rk, RMAX);
+      CHECK((n2 >= 0) == want, "lay_refine2(%s) gives %d", sides_name(s, 2), n2);
+      CHECK((nk >= 0) == want, "lay_refine(%s) gives %d", sides_name(s, 2), nk);
+      if (n2 >= 0) check_refined(s, &r2, size, NULL, "lay_refine2");
+      if (nk >= 0) check_refined(s, &rk, size, NULL, "lay_refine");
+      if (n2 >= 0 && nk >= 0) CHECK(same_refinement(&r2, &rk), "lay_refine2 and lay_refine differ on %s",
+                                    sides_name(s, 2));
+      ok2[a * n + b] = want;
+    }
+  for (int k = 3; k <= 4; k++) {
+    int t[KMAX] = {0};
+    while (next_tuple(t, k, n)) {
+      side *s[KMAX];
+      bool want = true;
+      for (int j = 0; j < k; j++) s[j] = &sd[t[j]];
+      for (int a = 0; a < k; a++)
+        for (int b = 0; b < k; b++) want &= ok2[t[a] * n + t[b]];
+      refined r;
+      int nm = refine_sides(e, s, k, &r, RMAX);
+      CHECK((nm >= 0) == want, "lay_refine(%s) gives %d", sides_name(s, k), nm);
+      if (nm >= 0) check_refined(s, &r, size, NULL, "lay_refine");
+    }
+  }
+  for (int a = 0; a < n; a++) free(sd[a].off);
+  free(sd);
+  free(ok2);
+}
+
+/* row-major, transposed, blocked [[N/b][b]], tiled, padded, three- and
+ * four-dimensional trees: 64 elements (every split point a power of 2, so
+ * every combination refines) and 24 elements (split points 2, 4, 8 against
+ * 3, 6, 12) */
+static void test_refine_groups(void) {
+  env e;
+  setup(&e, "#parray {paged float [8][8]} H\n"
+            "#parray {paged float [#H_1][#H_0]} HT\n"
+            "#parray {paged float [[8/4][4] #H_0][[8/2][2] #H_1]} HB\n"
+            "#parray {paged float [[#HB_0_0][#HB_1_0]][[#HB_0_1][#HB_1_1]]} TILE\n"
+            "#parray {paged float [[#HB_1_0][#HB_0_0]][[#HB_1_1][#HB_0_1]]} TILET\n"
+            "#parray {paged float [8][9]} PADH\n"
+            "#parray {paged float [8 #PADH_0][8 #PADH_1]} PAD\n"
+            "#parray {paged float [#PAD_1][#PAD_0]} PADT\n"
+            "#parray {paged float [2][4][8]} E3\n"
+            "#parray {paged float [#E3_2][[#E3_0][#E3_1]]} E3P\n"
+            "#parray {paged float [[#E3_1][#E3_0]][#E3_2]} E3Q\n"
+            "#parray {paged float [2][2][4][4]} G4\n"
+            "#parray {paged float [[#G4_0][#G4_2]][[#G4_1][#G4_3]]} M4\n"
+            "#parray {paged float [[#G4_3][#G4_1]][[#G4_2][#G4_0]]} M4T\n"
+            "#parray {paged float [[2][[2][2]] #M4_0][[4][2] #M4_1]} B4\n"
+            "#parray {paged float [4][6]} R\n"
+            "#parray {paged float [#R_1][#R_0]} RT\n"
+            "#parray {paged float [6][4]} R64\n"
+            "#parray {paged float [#R64_1][#R64_0]} R64T\n"
+            "#parray {paged float [2][3][4]} C3\n"
+            "#parray {paged float [[#C3_1][#C3_0]][#C3_2]} C3Q\n"
+            "#parray {paged float [2][3][2][2]} D4\n"
+            "#parray {paged float [[#D4_1][#D4_3]][[#D4_0][#D4_2]]} D4P\n"
+            "#parray {paged float [4][7]} P47\n"
+            "#parray {paged float [4 #P47_0][6 #P47_1]} PD\n"
+            "#parray {paged float [#PD_1][#PD_0]} PDT\n"
+            "#parray {paged float [[2][2] #R_0][[2][3] #R_1]} RB\n"
+            "#parray {paged float [[#RB_0_0][#RB_1_0]][[#RB_0_1][#RB_1_1]]} RTILE\n");
+  CHECK(e.dg.errors == 0, "declarations failed");
+  const char *g64[] = {"H", "HT", "HB", "TILE", "TILET", "PAD", "PADT", "E3", "E3P", "E3Q", "G4", "M4", "M4T", "B4"};
+  refine_group(&e, g64, "**************", 14, 64);
+  const char *g24[] = {"R", "RT", "R64", "R64T", "C3", "C3Q", "D4", "D4P", "PD", "PDT", "RB", "RTILE"};
+  refine_group(&e, g24, "*A*B*A*ABA*B", 12, 24);
+  teardown(&e);
+}
+
+
+/* the modes of a few refinements, in order (strides of the layouts in argument order) */
+static void test_refine_exact(void) {
+  env e;
+  setup(&e, "#parray {paged float [4][6]} R\n"
+            "#parray {paged float [#R_1][#R_0]} RT\n"
+            "#parray {paged float [8][8]} H\n"
+            "#parray {paged float [#H_1][#H_0]} HT\n"
+            "#parray {paged float [[8/4][4] #H_0][[8/2][2] #H_1]} HB\n"
+            "#parray {paged float [[#HB_0_0][#HB_1_0]][[#HB_0_1][#HB_1_1]]} TILE\n"
+            "#parray {paged float [4][n]} X\n"
+            "#parray {paged float [#X_1][#X_0]} XT\n"
+            "#parray {paged float [n][4]} Y\n");
+  CHECK(e.dg.errors == 0, "declarations failed");
+  tyctx *t = &e.ty;
+  layout *r = ty_layout(t, node(&e, "R")), *rt = ty_layout(t, node(&e, "RT")), *h = ty_layout(t, node(&e, "H"));
+  layout *ht = ty_layout(t, node(&e, "HT")), *tile = ty_layout(t, node(&e, "TILE"));
+  refined x = {.k = 2};
+  /* R is one mode of 24; RT splits it at 4 (the rows of R, 6 apart) */
+  x.nm = lay_refine2(t, r, rt, x.shape, x.st, RMAX);
+  check_modes(&e.ex, &x, 2, (const char *[]){"6:4,1", "4:1,6"}, "lay_refine2(R, RT)");
+  x.nm = lay_refine2(t, rt, r, x.shape, x.st, RMAX);
+  check_modes(&e.ex, &x, 2, (const char *[]){"6:1,4", "4:6,1"}, "lay_refine2(RT, R)");
+  /* tiles of 4 x 2: tile row, tile column, row in tile, column in tile */
+  x.nm = lay_refine2(t, h, tile, x.shape, x.st, RMAX);
+  check_modes(&e.ex, &x, 4, (const char *[]){"2:32,32", "4:8,2", "4:2,8", "2:1,1"}, "lay_refine2(H, TILE)");
+  x.nm = lay_refine2(t, h, tile, x.shape, x.st, 4);
+  CHECK(x.nm == 4, "lay_refine2(H, TILE) fits in 4 modes: %d", x.nm);
+  CHECK(lay_refine2(t, h, tile, x.shape, x.st, 3) == -1, "lay_refine2(H, TILE) needs more than 3 modes");
+  /* three layouts: each extent is the first remaining one dividing all the others */
+  refined y = {.k = 3};
+  y.nm = lay_refine(t, (layout *[]){h, ht, tile}, 3, y.shape, y.st, RMAX);
+  check_modes(&e.ex, &y, 4, (const char *[]){"2:32,4,32", "4:8,1,2", "4:2,16,8", "2:1,8,1"},
+              "lay_refine(H, HT, TILE)");
+  CHECK(lay_refine(t, (layout *[]){h, ht, tile}, 3, y.shape, y.st, 3) == -1, "lay_refine(H, HT, TILE) in 3 modes");
+  /* symbolic: the transpose of a 4 x n array into an n x 4 array */
+  x.nm = lay_refine2(t, ty_layout(t, node(&e, "XT")), ty_layout(t, node(&e, "Y")), x.shape, x.st, RMAX);
+  check_modes(&e.ex, &x, 2, (const char *[]){"n:1,4", "4:n,1"}, "lay_refine2(XT, Y)");
+  x.nm = lay_refine(t, (layout *[]){ty_layout(t, node(&e, "XT")), ty_layout(t, node(&e, "Y"))}, 2, x.shape, x.st,
+                    RMAX);
+  check_modes(&e.ex, &x, 2, (const char *[]){"n:1,4", "4:n,1"}, "lay_refine(XT, Y)");
+  teardown(&e);
+}
+
+
+/* -1: splits that cannot be proved to divide (6 against 4; n against m;
+ * n against n/2), layouts that run out of modes before others, no modes, no
+ * layouts; and lay_refine2's last outermost pair, which becomes one mode
+ * even when the extents cannot be proved equal (lay_refine refuses it) */
+static void test_refine_fails(void) {
+  env e;
+  setup(&e, "#parray {paged float [4][6]} R\n"
+            "#parray {paged float [#R_1][#R_0]} RT\n"
+            "#parray {paged float [6][4]} R64\n"
+            "#parray {paged float [#R64_1][#R64_0]} R64T\n"
+            "#parray {paged float [n][m]} SY\n"
+            "#parray {paged float [#SY_1][#SY_0]} SYT\n"
+            "#parray {paged float [m][n]} SZ\n"
+            "#parray {paged float [#SZ_1][#SZ_0]} SZT\n"
+            "#parray {paged float [n][4]} XN\n"
+            "#parray {paged float [#XN_1][#XN_0]} XNT\n"
+            "#parray {paged float [n/2][8]} XH\n"
+            "#parray {paged float [#XH_1][#XH_0]} XHT\n"
+            "#parray {paged float [8]} V8\n"
+            "#parray {paged float [4]} V4\n"
+            "#parray {paged float [8][9]} PADH\n"
+            "#parray {paged float [8 #PADH_0][8 #PADH_1]} PAD\n"
+            "#parray {paged float [n][5]} PN0\n"
+            "#parray {paged float [n #PN0_0][4 #PN0_1]} PN\n"
+            "#parray {paged float [m][5]} PM0\n"
+            "#parray {paged float [m #PM0_0][4 #PM0_1]} PM\n");
+  CHECK(e.dg.errors == 0, "declarations failed");
+  tyctx *t = &e.ty;
+  static const char *const bad[][2] = {{"RT", "R64T"}, {"SYT", "SZT"}, {"XNT", "XHT"}, {"PAD", "V8"}};
+  refined x = {.k = 2};
+  for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++)
+    for (int o = 0; o < 2; o++) {
+      layout *a = ty_layout(t, node(&e, bad[c][o])), *b = ty_layout(t, node(&e, bad[c][!o]));
+      CHECK(a && b, "%s and %s have flat layouts", bad[c][0], bad[c][1]);
+      if (!a || !b) continue;
+      int n2 = lay_refine2(t, a, b, x.shape, x.st, RMAX);
+      int nk = lay_refine(t, (layout *[]){a, b}, 2, x.shape, x.st, RMAX);
+      CHECK(n2 == -1, "lay_refine2(%s, %s) gives %d, want -1", bad[c][o], bad[c][!o], n2);
+      CHECK(nk == -1, "lay_refine(%s, %s) gives %d, want -1", bad[c][o], bad[c][!o], nk);
+    }
+  layout *r = ty_layout(t, node(&e, "R")), *rt = ty_layout(t, node(&e, "RT")), *r64t = ty_layout(t, node(&e, "R64T"));
+  CHECK(lay_refine(t, (layout *[]){r, rt, r64t}, 3, x.shape, x.st, RMAX) == -1, "lay_refine(R, RT, R64T)");
+  CHECK(lay_refine(t, (layout *[]){rt, r, r, r64t}, 4, x.shape, x.st, RMAX) == -1, "lay_refine(RT, R, R, R64T)");
+  CHECK(lay_refine(t, (layout *[]){r, rt, r}, 3, x.shape, x.st, RMAX) == 2, "lay_refine(R, RT, R) succeeds");
+  /* the outermost pair */
+  layout *v8 = ty_layout(t, node(&e, "V8")), *v4 = ty_layout(t, node(&e, "V4"));
+  x.nm = lay_refine2(t, v8, v4, x.shape, x.st, RMAX);
+  check_modes(&e.ex, &x, 1, (const char *[]){"8:1,1"}, "lay_refine2(V8, V4)");
+  x.nm = lay_refine2(t, v4, v8, x.shape, x.st, RMAX);
+  check_modes(&e.ex, &x, 1, (const char *[]){"4:1,1"}, "lay_refine2(V4, V8)");
+  CHECK(lay_refine(t, (layout *[]){v8, v4}, 2, x.shape, x.st, RMAX) == -1, "lay_refine(V8, V4)");
+  layout *pn = ty_layout(t, node(&e, "PN")), *pm = ty_layout(t, node(&e, "PM"));
+  x.nm = lay_refine2(t, pn, pm, x.shape, x.st, RMAX);
+  check_modes(&e.ex, &x, 2, (const char *[]){"n:5,5", "4:1,1"}, "lay_refine2(PN, PM)");
+  CHECK(lay_refine(t, (layout *[]){pn, pm}, 2, x.shape, x.st, RMAX) == -1, "lay_refine(PN, PM)");
+  /* degenerate arguments */
+  layout none = {NULL, 0};
+  CHECK(lay_refine2(t, &none, v8, x.shape, x.st, RMAX) == -1 && lay_refine2(t, v8, &none, x.shape, x.st, RMAX) == -1,
+        "lay_refine2 of a layout without modes");
+  CHECK(lay_refine(t, (layout *[]){v8, &none}, 2, x.shape, x.st, RMAX) == -1, "lay_refine of a layout without modes");
+  CHECK(lay_refine(t, (layout *[]){v8}, 0, x.shape, x.st, RMAX) == -1, "lay_refine of no layout");
+  CHECK(lay_refine(t, (layout *[]){v8}, 1, x.shape, x.st, RMAX) == 1, "lay_refine of one layout");
+  CHECK(lay_refine2(t, v8, v8, x.shape, x.st, 0) == -1 && lay_refine(t, (layout *[]){v8}, 1, x.shape, x.st, 0) == -1,
+        "no room for a mode");
+  teardown(&e);
+}
+
+/* symbolic sizes, checked on every index for several values */
+static void test_refine_symbolic(void) {
+  env e;
+  setup(&e, "#parray {paged float [4][n]} X\n"
+            "#parray {paged float [#X_1][#X_0]} XT\n"
+            "#parray {paged float [n][4]} Y\n"
+            "#parray {paged float [n][m]} SY\n"
+            "#parray {paged float [#SY_1][#SY_0]} SYT\n"
+            "#parray {paged float [n][m+1]} SP0\n"
+            "#parray {paged float [n #SP0_0][m #SP0_1]} SP\n"
+            "#parray {paged float [#SP_1][#SP_0]} SPT\n"
+            "#parray {paged float [n][5]} PN0\n"
+            "#parray {paged float [n #PN0_0][4 #PN0_1]} PN\n"
+            "#parray {paged float [m][5]} PM0\n"
+            "#parray {paged float [m #PM0_0][4 #PM0_1]} PM\n");
+  CHECK(e.dg.errors == 0, "declarations failed");
+  int in = ex_atom(&e.ex, "n", 0, EX_INF)->id, im = ex_atom(&e.ex, "m", 0, EX_INF)->id;
+  int64_t *av = calloc((size_t)e.ex.natoms + 1, sizeof *av); /* atom ids start at 1 */
+  static const char *const tuples[][4] = {{"XT", "Y"}, {"Y", "XT"}, {"X", "XT", "Y"}, {"SY", "SYT"}, {"SYT", "SY"},
+                                          {"SP", "SY", "SP"}, {"SPT", "SYT", "SY", "SPT"}, {"PN", "PM"}};
+  static const int64_t vals[][2] = {{1, 1}, {2, 3}, {3, 5}, {4, 4}, {5, 2}, {8, 8}};
+  for (size_t v = 0; v < sizeof vals / sizeof vals[0]; v++)
+    for (size_t c = 0; c < sizeof tuples / sizeof tuples[0]; c++) {
+      bool pnm = !strcmp(tuples[c][0], "PN"); /* the same size only when m == n */
+      av[in] = vals[v][0], av[im] = pnm ? vals[v][0] : vals[v][1];
+      int64_t size = pnm || tuples[c][0][0] == 'X' || tuples[c][0][0] == 'Y' ? 4 * av[in] : av[in] * av[im];
+      side sd[KMAX] = {{0}}, *s[KMAX];
+      int k = 0;
+      while (k < KMAX && tuples[c][k]) s[k] = &sd[k], sd[k].path = tuples[c][k], side_init(&e, &sd[k], size, av), k++;
+      refined r;
+      int nm = refine_sides(&e, s, k, &r, RMAX);
+      CHECK(pnm ? nm == -1 : nm >= 0, "lay_refine(%s) gives %d", sides_name(s, k), nm);
+      if (nm >= 0) check_refined(s, &r, size, av, "lay_refine");
+      if (k == 2) {
+        CHECK(refine_pair(&e, s[0], s[1], &r, RMAX) >= 0, "lay_refine2(%s) fails", sides_name(s, k));
+        if (r.nm >= 0) check_refined(s, &r, size, av, "lay_refine2");
+      }
+      for (int j = 0; j < k; j++) free(sd[j].off);
+    }
+  free(av);
+  teardown(&e);
+}
+
+/* distributed #copy: the local and process layouts of both sides (8 x 8
+ * elements over 4 processes), as lower_mem.c refines them */
+static void test_refine_distributed(void) {
+  env e;
+  setup(&e, "#parray {mpi [4]} P\n"
+            "#parray {paged float [8][8]} H\n"
+            "#parray {paged float [#H_1][#H_0]} HT\n"
+            "#parray {paged float [[#P][2]][8]} ROWS\n"
+            "#parray {paged float [8][[#P][2]]} COLS\n"
+            "#parray {paged float [[2][#P]][8]} CYC\n"
+            "#parray {paged float [#ROWS_1][#ROWS_0]} ROWST\n"
+            "#parray {paged float [[#P][3]][8]} DX\n"
+            "#parray {paged float [[3][#P]][8]} DZ\n");
+  CHECK(e.dg.errors == 0, "declarations failed");
+  static const char *const names[] = {"H", "HT", "ROWS", "COLS", "CYC", "ROWST"};
+  enum { NT = sizeof names / sizeof names[0] };
+  side sd[NT][2];
+  for (int a = 0; a < NT; a++)
+    for (int v = 0; v < 2; v++) sd[a][v] = (side){.path = names[a], .view = v}, side_init(&e, &sd[a][v], 64, NULL);
+  for (int d = 0; d < NT; d++)
+    for (int s = 0; s < NT; s++) {
+      side *q[4] = {&sd[d][0], &sd[d][1], &sd[s][0], &sd[s][1]};
+      refined r;
+      int nm = refine_sides(&e, q, 4, &r, RMAX);
+      CHECK(nm >= 0, "lay_refine(%s) gives %d", sides_name(q, 4), nm);
+      if (nm >= 0) check_refined(q, &r, 64, NULL, "lay_refine");
+    }
+  /* a scatter of H into rows: process = i / 16, local offset i % 16 */
+  refined r;
+  refine_sides(&e, (side *[]){&sd[2][0], &sd[2][1], &sd[0][0], &sd[0][1]}, 4, &r, RMAX);
+  check_modes(&e.ex, &r, 2, (const char *[]){"4:0,1,16,0", "16:1,0,1,0"}, "lay_refine(ROWS, ROWS(proc), H, H(proc))");
+  for (int a = 0; a < NT; a++) free(sd[a][0].off), free(sd[a][1].off);
+  /* 24-element blocks against 32-element ones */
+  tyctx *t = &e.ty;
+  layout *l[4] = {ty_layout(t, node(&e, "DX")), ty_proc_layout(t, node(&e, "DX")), ty_layout(t, node(&e, "DZ")),
+                  ty_proc_layout(t, node(&e, "DZ"))};
+  CHECK(l[0] && l[1] && l[2] && l[3] && lay_refine(t, l, 4, r.shape, r.st, RMAX) == -1, "lay_refine(DX, DZ)");
+  teardown(&e);
+}
+
 static void test_errors(void) {
   env e;
   setup(&e, "#parray {paged float [4][3]} A\n#parray {float [#A_5]} B\n#parray {float [#Z]} C\n"
@@ -297,6 +744,11 @@ int main(void) {
   test_exhaustive();
   test_index_forms();
   test_codegen_shape();
+  test_refine_groups();
+  test_refine_exact();
+  test_refine_fails();
+  test_refine_symbolic();
+  test_refine_distributed();
   test_errors();
   printf("%d checks, %d failures\n", checks, failures);
   return failures != 0;
