@@ -19,44 +19,6 @@ static bool same_elem(const char *a, const char *b) {
   }
 }
 
-typedef struct jmode {
-  ex *n, *ds, *ss;
-} jmode;
-
-/* A common refinement of two flat layouts over the same index space. */
-static int joint_modes(lw *w, layout *ls, layout *ld, jmode *out, int max) {
-  exctx *x = &w->ex;
-  int i = ls->nm - 1, j = ld->nm - 1, k = 0;
-  ex *rs = ls->m[i].n, *rd = ld->m[j].n, *ss = ls->m[i].d, *sd = ld->m[j].d;
-  while (i >= 0 && j >= 0) {
-    if (k == max) return -1;
-    ex *q;
-    if (ex_equal(rs, rd) || (i == 0 && j == 0)) {
-      out[k++] = (jmode){rs, sd, ss};
-      if (--i >= 0) rs = ls->m[i].n, ss = ls->m[i].d;
-      if (--j >= 0) rd = ld->m[j].n, sd = ld->m[j].d;
-    } else if ((q = ex_div_exact(x, rs, rd))) {
-      out[k++] = (jmode){rd, sd, ss};
-      ss = ex_mul(x, ss, rd), rs = q;
-      if (--j >= 0) rd = ld->m[j].n, sd = ld->m[j].d;
-    } else if ((q = ex_div_exact(x, rd, rs))) {
-      out[k++] = (jmode){rs, sd, ss};
-      sd = ex_mul(x, sd, rs), rd = q;
-      if (--i >= 0) rs = ls->m[i].n, ss = ls->m[i].d;
-    } else {
-      return -1;
-    }
-  }
-  if (i >= 0 || j >= 0) return -1;
-  /* outermost first */
-  for (int a = 0, b = k - 1; a < b; a++, b--) {
-    jmode t = out[a];
-    out[a] = out[b], out[b] = t;
-  }
-  return k;
-}
-
-
 /* dst[f_D(i)] = src[f_S(i)] for every i, one element at a time */
 static void plan_loop(lw *w, dnode *ns, dnode *nd, bool unroll, plan_copy *p) {
   exctx *x = &w->ex;
@@ -67,54 +29,6 @@ static void plan_loop(lw *w, dnode *ns, dnode *nd, bool unroll, plan_copy *p) {
   p->src.off = lw_localize(w, ty_offset_linear(&w->ty, ns, i), w->rg->at);
   p->dst.off = lw_localize(w, ty_offset_linear(&w->ty, nd, i), w->rg->at);
   p->count = lw_localize(w, ns->size, w->rg->at);
-}
-
-/* A common refinement of k flat layouts over one index space: modes
- * (n, stride_0 .. stride_{k-1}), outermost first. Returns the mode count or
- * -1 when a split cannot be proved to divide. */
-static int refine(lw *w, layout **ls, int k, ex **shape, ex **strides /* [mode*k + j] */, int max) {
-  exctx *x = &w->ex;
-  int idx[8];
-  ex *rem[8], *st[8];
-  for (int j = 0; j < k; j++) idx[j] = ls[j]->nm - 1, rem[j] = ls[j]->m[idx[j]].n, st[j] = ls[j]->m[idx[j]].d;
-  int nm = 0;
-  for (;;) {
-    bool done = true;
-    for (int j = 0; j < k; j++) done &= idx[j] < 0;
-    if (done) break;
-    for (int j = 0; j < k; j++)
-      if (idx[j] < 0) return -1;
-    /* the smallest remaining extent must divide every other one */
-    ex *m = NULL;
-    for (int c = 0; c < k && !m; c++) {
-      bool ok = true;
-      for (int j = 0; j < k && ok; j++) ok = ex_div_exact(x, rem[j], rem[c]) != NULL;
-      if (ok) m = rem[c];
-    }
-    if (!m || nm == max) return -1;
-    shape[nm] = m;
-    for (int j = 0; j < k; j++) {
-      strides[nm * k + j] = st[j];
-      ex *q = ex_div_exact(x, rem[j], m);
-      int64_t one;
-      if (ex_is_const(q, &one) && one == 1) {
-        if (--idx[j] >= 0) rem[j] = ls[j]->m[idx[j]].n, st[j] = ls[j]->m[idx[j]].d;
-      } else {
-        rem[j] = q, st[j] = ex_mul(x, st[j], m);
-      }
-    }
-    nm++;
-  }
-  /* outermost first */
-  for (int a = 0, b = nm - 1; a < b; a++, b--) {
-    ex *t = shape[a];
-    shape[a] = shape[b], shape[b] = t;
-    for (int j = 0; j < k; j++) {
-      ex *u = strides[a * k + j];
-      strides[a * k + j] = strides[b * k + j], strides[b * k + j] = u;
-    }
-  }
-  return nm;
 }
 
 /* #copy where a side is distributed: scatter, gather or redistribution */
@@ -149,7 +63,7 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
   }
   layout *ls[4] = {ty_layout(&w->ty, nd), ty_proc_layout(&w->ty, nd), ty_layout(&w->ty, ns), ty_proc_layout(&w->ty, ns)};
   ex *shape[32], *st[32 * 4];
-  int nm = (ls[0] && ls[1] && ls[2] && ls[3]) ? refine(w, ls, 4, shape, st, 32) : -1;
+  int nm = (ls[0] && ls[1] && ls[2] && ls[3]) ? lay_refine(&w->ty, ls, 4, shape, st, 32) : -1;
   if (nm < 0) {
     diag_error(w->dg, d->loc, "#copy between these distributions needs a split of dimensions that cannot be proved "
                "at compile time");
@@ -210,8 +124,8 @@ static bool plan_host_copy(lw *w, directive *d, dnode *ns, dnode *nd, plan_copy 
     return true;
   }
   layout *ls = ty_layout(&w->ty, ns), *ld = ty_layout(&w->ty, nd);
-  jmode jm[32];
-  int nj = (ls && ld) ? joint_modes(w, ls, ld, jm, 32) : -1;
+  ex *shape[32], *st[32 * 2]; /* st[2m]: the source's stride of mode m, st[2m + 1]: the destination's */
+  int nj = (ls && ld) ? lay_refine2(&w->ty, ls, ld, shape, st, 32) : -1;
   if (nj < 0) {
     if (p->device) {
       diag_error(w->dg, d->loc, "#copy between these device layouts needs a split of dimensions that cannot be "
@@ -224,9 +138,9 @@ static bool plan_host_copy(lw *w, directive *d, dnode *ns, dnode *nd, plan_copy 
   ex **v = arena_alloc(w->ar, sizeof *v * (size_t)(nj ? nj : 1) * 3);
   p->method = CP_STRIDED, p->nmodes = nj, p->shape = v, p->dst.stride = v + nj, p->src.stride = v + 2 * nj;
   for (int k = 0; k < nj; k++) {
-    p->shape[k] = lw_localize(w, jm[k].n, w->rg->at);
-    p->dst.stride[k] = lw_localize(w, jm[k].ds, w->rg->at);
-    p->src.stride[k] = lw_localize(w, jm[k].ss, w->rg->at);
+    p->shape[k] = lw_localize(w, shape[k], w->rg->at);
+    p->dst.stride[k] = lw_localize(w, st[2 * k + 1], w->rg->at);
+    p->src.stride[k] = lw_localize(w, st[2 * k], w->rg->at);
   }
   return true;
 }
