@@ -5,8 +5,15 @@
 
 #include <string.h>
 
+/* The targets: the CUDA emitter prints kernels and device memory, and the
+ * host emitter everything else. */
+static const emit_ops targets[] = {
+  {"c", emit_c_detour, emit_c_sync, emit_c_alloc, emit_c_destroy, emit_c_copy, emit_c_entry},
+  {"cuda", emit_cuda_detour, emit_cuda_sync, emit_cuda_alloc, emit_cuda_destroy, emit_cuda_copy, emit_c_entry},
+};
+
 void emit_init(emitter *e, bool cuda, printer *pr, srcfile *src, exctx *ex, arena *ar) {
-  *e = (emitter){.ops = cuda ? &emit_cuda_ops : &emit_c_ops, .pr = pr, .src = src, .ex = ex, .ar = ar};
+  *e = (emitter){.ops = &targets[cuda], .pr = pr, .src = src, .ex = ex, .ar = ar};
 }
 
 char *emit_site(emitter *e, const plan_site *s) {

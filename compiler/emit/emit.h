@@ -34,8 +34,6 @@ struct emitter {
   arena *ar;   /* the texts returned */
 };
 
-extern const emit_ops emit_c_ops, emit_cuda_ops;
-
 /* the emitter of target "c" or "cuda" */
 void emit_init(emitter *e, bool cuda, printer *pr, srcfile *src, exctx *ex, arena *ar);
 
@@ -66,6 +64,12 @@ char *emit_c_alloc(emitter *e, const plan_alloc *p);
 char *emit_c_destroy(emitter *e, const plan_destroy *p);
 char *emit_c_copy(emitter *e, const plan_copy *p);
 char *emit_c_entry(emitter *e, const plan_entry *p);
+/* ---- the CUDA emitter (emit_cuda.c) ---- */
+char *emit_cuda_detour(emitter *e, const plan_detour *p);
+char *emit_cuda_sync(emitter *e, plan_kind k, plan_sync s);
+char *emit_cuda_alloc(emitter *e, const plan_alloc *p);
+char *emit_cuda_destroy(emitter *e, const plan_destroy *p);
+char *emit_cuda_copy(emitter *e, const plan_copy *p);
 /* the size check and per-element loop of a #copy, used by both targets */
 void emit_copy_check(emitter *e, sbuf *b, const plan_copy *p, const char *site);
 void emit_copy_loop(emitter *e, sbuf *b, const plan_copy *p);

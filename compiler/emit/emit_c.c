@@ -221,13 +221,3 @@ char *emit_c_entry(emitter *e, const plan_entry *p) {
   sb_free(&b);
   return r;
 }
-
-const emit_ops emit_c_ops = {
-  .target = "c",
-  .detour = emit_c_detour,
-  .sync = emit_c_sync,
-  .alloc = emit_c_alloc,
-  .destroy = emit_c_destroy,
-  .copy = emit_c_copy,
-  .entry = emit_c_entry,
-};

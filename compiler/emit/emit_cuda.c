@@ -73,7 +73,7 @@ static void cooperative_launch(emitter *e, const plan_detour *p, sbuf *c, const 
             block, site);
 }
 
-static char *cuda_detour(emitter *e, const plan_detour *p) {
+char *emit_cuda_detour(emitter *e, const plan_detour *p) {
   if (p->kind != PK_CUDA) return emit_c_detour(e, p);
   const char *grid = dim3_text(e, p->grid), *block = dim3_text(e, p->block);
   kernel(e, p, grid, block);
@@ -95,12 +95,12 @@ static char *cuda_detour(emitter *e, const plan_detour *p) {
   return r;
 }
 
-static char *cuda_sync(emitter *e, plan_kind k, plan_sync s) {
+char *emit_cuda_sync(emitter *e, plan_kind k, plan_sync s) {
   if (k != PK_CUDA) return emit_c_sync(e, k, s);
   return arena_strdup(e->ar, s == SYNC_GRID ? "cooperative_groups::this_grid().sync();" : "__syncthreads();");
 }
 
-static char *cuda_alloc(emitter *e, const plan_alloc *p) {
+char *emit_cuda_alloc(emitter *e, const plan_alloc *p) {
   if (p->kind == AL_ARRAY) /* shared arrays are 16-byte aligned, so that vector accesses into them are legal */
     return arena_printf(e->ar, "%s%s %s[%lld];", p->mem == MK_SMEM ? "__shared__ __align__(16) " : "", p->elem,
                         p->target, (long long)p->nelems);
@@ -111,7 +111,7 @@ static char *cuda_alloc(emitter *e, const plan_alloc *p) {
   return arena_printf(e->ar, "%s = %s;", p->target, call);
 }
 
-static char *cuda_destroy(emitter *e, const plan_destroy *p) {
+char *emit_cuda_destroy(emitter *e, const plan_destroy *p) {
   if (p->kind == AL_ARRAY)
     return arena_printf(e->ar, "/* %s memory is released when the kernel ends */", ty_mem_name(p->mem));
   if (p->kind == AL_DEVICE)
@@ -120,7 +120,7 @@ static char *cuda_destroy(emitter *e, const plan_destroy *p) {
   return emit_c_destroy(e, p);
 }
 
-static char *cuda_copy(emitter *e, const plan_copy *p) {
+char *emit_cuda_copy(emitter *e, const plan_copy *p) {
   if (!p->device || p->method == CP_LOOP || p->method == CP_DIST) return emit_c_copy(e, p);
   const char *site = emit_site(e, &p->site);
   char b_buf[1024];
@@ -139,13 +139,3 @@ static char *cuda_copy(emitter *e, const plan_copy *p) {
   sb_free(&b);
   return r;
 }
-
-const emit_ops emit_cuda_ops = {
-  .target = "cuda",
-  .detour = cuda_detour,
-  .sync = cuda_sync,
-  .alloc = cuda_alloc,
-  .destroy = cuda_destroy,
-  .copy = cuda_copy,
-  .entry = emit_c_entry,
-};

@@ -210,12 +210,11 @@ plan_site lw_site(lw *w, loc at, const char *what) {
   return (plan_site){at.b, what};
 }
 
-void lw_replace_dir(lw *w, item *it, const char *code) {
+char *lw_comment(lw *w, loc l) {
   char b_buf[1024];
   sbuf b;
   sb_init_in(&b, b_buf, sizeof b_buf);
   sb_puts(&b, "/* ");
-  loc l = it->dir->loc;
   bool sp = false;
   for (uint32_t i = l.b; i < l.e; i++) {
     char c = w->src->text[i];
@@ -223,13 +222,24 @@ void lw_replace_dir(lw *w, item *it, const char *code) {
       sp = true;
       continue;
     }
-    if (sp) sb_putc(&b, ' ');
+    if (sp && b.len > 3) sb_putc(&b, ' ');
     sp = false;
     if (c == '/' && b.len && b.s[b.len - 1] == '*') sb_putc(&b, ' '); /* no early end of the comment */
     sb_putc(&b, c);
   }
+  sb_puts(&b, " */");
+  char *s = arena_strdup(w->ar, b.s);
+  sb_free(&b);
+  return s;
+}
+
+void lw_replace_dir(lw *w, item *it, const char *code) {
+  char b_buf[1024];
+  sbuf b;
+  sb_init_in(&b, b_buf, sizeof b_buf);
   /* the comment on its own line above, the lowering below at the same indentation */
-  sb_puts(&b, " */\n");
+  sb_puts(&b, lw_comment(w, it->dir->loc));
+  sb_putc(&b, '\n');
   uint32_t ls = src_line_start_of(w->src, it->loc.b);
   for (uint32_t i = ls; i < it->loc.b && (w->src->text[i] == ' ' || w->src->text[i] == '\t'); i++)
     sb_putc(&b, w->src->text[i]);

@@ -134,6 +134,8 @@ int lw_split_args(lw *w, items *args, items **out);
 bool lw_is_type_word(lw *w, const char *s, size_t n);
 /* where a construct is, for the run-time errors of the code printed for it */
 plan_site lw_site(lw *w, loc at, const char *what);
+/* the source text at l on one line, as a C comment */
+char *lw_comment(lw *w, loc l);
 /* replace a directive by its lowering, with the directive as a comment in front */
 void lw_replace_dir(lw *w, item *it, const char *code);
 void lw_declare_var(lw *w, const char *name, size_t len, const char *spec, const char *decl, bool is_pointer);

@@ -152,13 +152,21 @@ static void create_array(lw *w, item *it, dnode *n, items *arg, plan_alloc *p) {
 /* device memory, and pinned memory on the CUDA target, come from the CUDA runtime */
 static bool on_device(lw *w, int mem) { return mem == MK_DMEM || (mem == MK_PINNED && w->target == TARGET_CUDA); }
 
+/* the data type of #create or #destroy and its one argument (NULL when there is not exactly one) */
+static dnode *mem_directive(lw *w, directive *d, items **arg) {
+  if (d->bad) return NULL;
+  dnode *n = lw_data_type(w, d->name);
+  items *args;
+  if (n) *arg = lw_split_args(w, &d->args, &args) == 1 ? &args[0] : NULL;
+  return n;
+}
+
 void lw_create(lw *w, item *it) {
   directive *d = it->dir;
-  if (d->bad) return;
-  dnode *n = lw_data_type(w, d->name);
-  if (!n) return;
   items *args;
-  if (lw_split_args(w, &d->args, &args) != 1 || args[0].n == 0) {
+  dnode *n = mem_directive(w, d, &args);
+  if (!n) return;
+  if (!args || args[0].n == 0) {
     diag_error(w->dg, d->argsloc.e > d->argsloc.b ? d->argsloc : d->loc,
                "#create takes one variable: '#create %s(x)'", n->path);
     return;
@@ -204,12 +212,11 @@ void lw_create(lw *w, item *it) {
 
 void lw_destroy(lw *w, item *it) {
   directive *d = it->dir;
-  if (d->bad) return;
-  dnode *n = lw_data_type(w, d->name);
-  if (!n) return;
   items *args;
+  dnode *n = mem_directive(w, d, &args);
+  if (!n) return;
   loc vl;
-  if (lw_split_args(w, &d->args, &args) != 1 || !lw_single_ident(&args[0], &vl)) {
+  if (!args || !lw_single_ident(&args[0], &vl)) {
     diag_error(w->dg, d->argsloc.e > d->argsloc.b ? d->argsloc : d->loc,
                "#destroy takes the variable given to #create: '#destroy %s(x)'", n->path);
     return;

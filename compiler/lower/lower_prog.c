@@ -8,29 +8,6 @@
 
 #include <string.h>
 
-static char *one_line_comment(lw *w, loc l) {
-  char b_buf[1024];
-  sbuf b;
-  sb_init_in(&b, b_buf, sizeof b_buf);
-  sb_puts(&b, "/* ");
-  bool sp = false;
-  for (uint32_t i = l.b; i < l.e; i++) {
-    char c = w->src->text[i];
-    if (c == '\n' || c == '\t' || c == '\r' || c == ' ') {
-      sp = true;
-      continue;
-    }
-    if (sp && b.len > 3) sb_putc(&b, ' ');
-    sp = false;
-    if (c == '/' && b.len && b.s[b.len - 1] == '*') sb_putc(&b, ' ');
-    sb_putc(&b, c);
-  }
-  sb_puts(&b, " */");
-  char *s = arena_strdup(w->ar, b.s);
-  sb_free(&b);
-  return s;
-}
-
 void lw_parray(lw *w, item *it) {
   directive *d = it->dir;
   if (d->bad) return;
@@ -63,7 +40,7 @@ void lw_parray(lw *w, item *it) {
     w->entry.uses_cuda = true;
     t->bad = !tgt_cuda_check_type(w->dg, t, d->name);
   }
-  pr_replace(&w->pr, it->loc.b, it->loc.e, one_line_comment(w, d->loc));
+  pr_replace(&w->pr, it->loc.b, it->loc.e, lw_comment(w, d->loc));
 }
 
 void lw_mainhost(lw *w, item *it) {
