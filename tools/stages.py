@@ -2,7 +2,7 @@
 # stages.py - the checks of tools/stages.sh (run that): the compiler's stage
 # folders call and include one way only, and no function is too long.
 #
-#   graph     nm over the objects of paccore (BUILD/compiler/CMakeFiles/
+#   graph     nm over the objects of paccore (BUILD_DIR/compiler/CMakeFiles/
 #             paccore.dir/FOLDER/*.o; the generated lexer and parser objects
 #             at its top count as front): an object's undefined symbols
 #             resolved against the others' definitions give the calls between
@@ -482,22 +482,29 @@ def parse_args(argv):
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     p = argparse.ArgumentParser(prog=PROG, description="Check that the compiler's stages call and include "
                                 "one way only and that no function is too long.")
-    p.add_argument("build", nargs="?", help="a build folder in which paccore was built (for the call graph)")
+    p.add_argument("build", nargs="?", metavar="BUILD_DIR",
+                   help="a build folder in which paccore was built (for the call graph)")
     p.add_argument("--src", default=here, help="the source tree (default: the one this script is in)")
     p.add_argument("--only", choices=["graph", "includes", "lengths"], action="append",
-                   help="run only this check (repeatable); without BUILD the graph is left out")
-    p.add_argument("--order", default=DEFAULT_ORDER, help=f"the stage folders, callees first ({DEFAULT_ORDER})")
-    p.add_argument("--max-lines", type=int, default=80, metavar="N", help="longest function allowed (80)")
-    p.add_argument("--allow-edge", type=pair, action="append", default=[], metavar="FROM:TO")
-    p.add_argument("--allow-include", type=pair, action="append", default=[], metavar="FILE:HEADER")
-    p.add_argument("--allow-long", action="append", default=[], metavar="[FILE:]FUNC")
+                   help="run only this check (repeatable)")
+    p.add_argument("--order", default=DEFAULT_ORDER,
+                   help=f"the stage folders, each calling only those before it (default {DEFAULT_ORDER})")
+    p.add_argument("--max-lines", type=int, default=80, metavar="N",
+                   help="the longest function allowed, in lines from its opening brace to its closing brace (80)")
+    p.add_argument("--allow-edge", type=pair, action="append", default=[], metavar="FROM:TO",
+                   help="tolerate calls from folder FROM to folder TO (repeatable)")
+    p.add_argument("--allow-include", type=pair, action="append", default=[], metavar="FILE:HEADER",
+                   help="tolerate compiler/FILE including HEADER of a later folder (repeatable)")
+    p.add_argument("--allow-long", action="append", default=[], metavar="[FILE:]FUNC",
+                   help="tolerate the function FUNC (of compiler/FILE) being too long (repeatable)")
     args = p.parse_args(argv)
     if args.max_lines < 1:
         p.error("--max-lines must be at least 1")
     checks = args.only or ["graph", "includes", "lengths"]
     if "graph" in checks and not args.build:
         if args.only:
-            p.error("the graph check needs BUILD")
+            p.error("the graph check needs BUILD_DIR")
+        print(f"{PROG}: note: no BUILD_DIR, so the calls between stages are not checked")
         checks.remove("graph")
     return args, checks
 
