@@ -1,13 +1,14 @@
 #!/bin/sh
 # deps.sh - install what pac needs on Debian/Ubuntu (run as root): a C
-# compiler, CMake, Ninja, flex, bison, Open MPI, and for the tests csmith,
+# compiler, CMake, Ninja, flex, bison, Open MPI, and for the tests python3
+# (tools/stages.sh, with binutils' nm and objdump), csmith,
 # clang with libFuzzer (tests/fuzz) and GCC's source (gcc-12-source, whose C
 # torture suite the torture tests run).
 # Installs nothing when not root (prints what is missing instead; without
 # GCC's source the torture tests report themselves skipped).
 set -eu
 need=""
-for c in cc cmake ninja flex bison mpicc mpirun csmith bc clang; do
+for c in cc cmake ninja flex bison mpicc mpirun csmith bc clang python3 nm objdump; do
   command -v "$c" >/dev/null 2>&1 || need="$need $c"
 done
 # libFuzzer: clang can link a fuzz target
@@ -28,8 +29,8 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 if [ -n "$need" ]; then
-  apt-get install -y -qq --no-install-recommends build-essential cmake ninja-build flex bison \
-    openmpi-bin libopenmpi-dev csmith libcsmith-dev bc clang >/dev/null
+  apt-get install -y -qq --no-install-recommends build-essential binutils cmake ninja-build flex bison \
+    openmpi-bin libopenmpi-dev csmith libcsmith-dev bc clang python3 >/dev/null
   # libFuzzer's runtime: its own package on Debian 12 (libclang-rt-14-dev for
   # clang 14), part of libclang-common-*-dev elsewhere (installed with clang)
   v=$(clang --version | sed -n 's/.*clang version \([0-9][0-9]*\).*/\1/p' | head -n 1)

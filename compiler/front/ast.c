@@ -69,24 +69,36 @@ dollar *ast_dollar_access(astctx *c, loc all, loc name, index_t *idx) {
   return d;
 }
 
-index_t *ast_index_expr(astctx *c, loc l, items expr) {
+/* NAME(list, x): the list of nodes of type T (linked through next) with x
+ * appended; list may be NULL. The grammar builds indices and dimensions
+ * left to right with these. */
+#define DEFINE_APPEND(NAME, T)              \
+  T *NAME(T *list, T *x) {                  \
+    if (!list) return x;                    \
+    T *p = list;                            \
+    while (p->next) p = p->next;            \
+    p->next = x;                            \
+    return list;                            \
+  }
+DEFINE_APPEND(ast_index_append, index_t)
+DEFINE_APPEND(ast_dim_append, dimast)
+
+static index_t *new_index(astctx *c, loc l) {
   index_t *x = arena_alloc(c->ar, sizeof *x);
-  x->loc = l, x->expr = expr;
+  x->loc = l;
+  return x;
+}
+
+index_t *ast_index_expr(astctx *c, loc l, items expr) {
+  index_t *x = new_index(c, l);
+  x->expr = expr;
   return x;
 }
 
 index_t *ast_index_list(astctx *c, loc l, index_t *sub) {
-  index_t *x = arena_alloc(c->ar, sizeof *x);
-  x->loc = l, x->sub = sub;
+  index_t *x = new_index(c, l);
+  x->sub = sub;
   return x;
-}
-
-index_t *ast_index_append(index_t *list, index_t *x) {
-  if (!list) return x;
-  index_t *p = list;
-  while (p->next) p = p->next;
-  p->next = x;
-  return list;
 }
 
 static dimast *new_dim(astctx *c, dimast_kind k, loc l) {
@@ -131,24 +143,21 @@ dimast *ast_dim_cref(astctx *c, loc l, dimast *kids, loc ref) {
   return d;
 }
 
-dimast *ast_dim_append(dimast *list, dimast *x) {
-  if (!list) return x;
-  dimast *p = list;
-  while (p->next) p = p->next;
-  p->next = x;
-  return list;
-}
-
 static tbody *new_tbody(astctx *c, loc l) {
   tbody *b = arena_alloc(c->ar, sizeof *b);
   b->loc = l, b->mem = MK_NONE, b->thread = TK_DATA;
   return b;
 }
 
+static void set_dims(tbody *b, dimast *dims) {
+  b->dims = dims;
+  for (dimast *d = dims; d; d = d->next) b->ndims++;
+}
+
 tbody *ast_tbody_data(astctx *c, loc l, int mem, loc elem, bool has_elem, dimast *dims) {
   tbody *b = new_tbody(c, l);
-  b->mem = mem, b->elem = elem, b->has_elem = has_elem, b->dims = dims;
-  for (dimast *d = dims; d; d = d->next) b->ndims++;
+  b->mem = mem, b->elem = elem, b->has_elem = has_elem;
+  set_dims(b, dims);
   return b;
 }
 
@@ -165,8 +174,8 @@ tbody *ast_tbody_whole(astctx *c, loc l, int mem, loc elem, bool has_elem, loc r
 
 tbody *ast_tbody_thread(astctx *c, loc l, int kind, items params, loc ploc, dimast *dims) {
   tbody *b = new_tbody(c, l);
-  b->thread = kind, b->cuda_params = params, b->cuda_params_loc = ploc, b->dims = dims;
-  for (dimast *d = dims; d; d = d->next) b->ndims++;
+  b->thread = kind, b->cuda_params = params, b->cuda_params_loc = ploc;
+  set_dims(b, dims);
   return b;
 }
 

@@ -192,7 +192,7 @@ void vec_grow_(void **v, int *cap, size_t elem, int need) {
   *v = p, *cap = c;
 }
 
-uint32_t hash_bytes(const char *s, size_t n) {
+static uint32_t strmap_hash(const char *s, size_t n) {
   uint32_t h = 2166136261u;
   for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
   return h;
@@ -208,7 +208,7 @@ static strmap_ent *strmap_slot(strmap_ent *e, size_t cap, const char *key, size_
 
 void *strmap_get(const strmap *m, const char *key, size_t len) {
   if (!m->cap) return NULL;
-  strmap_ent *s = strmap_slot(m->e, m->cap, key, len, hash_bytes(key, len));
+  strmap_ent *s = strmap_slot(m->e, m->cap, key, len, strmap_hash(key, len));
   return s->key ? s->val : NULL;
 }
 
@@ -225,7 +225,7 @@ void *strmap_put(strmap *m, const char *key, size_t len, void *val) {
     free(m->e);
     m->e = e, m->cap = cap;
   }
-  uint32_t h = hash_bytes(key, len);
+  uint32_t h = strmap_hash(key, len);
   strmap_ent *s = strmap_slot(m->e, m->cap, key, len, h);
   void *old = s->key ? s->val : NULL;
   if (!s->key) m->n++;
@@ -240,7 +240,7 @@ bool str_eq(const char *a, size_t alen, const char *b) {
   return b[alen] == 0;
 }
 
-int edit_distance(const char *a, size_t an, const char *b, size_t bn) {
+int str_edit_distance(const char *a, size_t an, const char *b, size_t bn) {
   if (an > 32 || bn > 32) return 99;
   int d[33][33];
   for (size_t i = 0; i <= an; i++) d[i][0] = (int)i;

@@ -98,8 +98,10 @@ void *strmap_get(const strmap *m, const char *key, size_t len);
  * copied: it must live as long as the map. */
 void *strmap_put(strmap *m, const char *key, size_t len, void *val);
 
-uint32_t hash_bytes(const char *s, size_t n);
+/* ---- str: (pointer, length) strings ------------------------------------- */
 bool str_eq(const char *a, size_t alen, const char *b); /* b NUL-terminated */
-int edit_distance(const char *a, size_t an, const char *b, size_t bn);
+/* edit distance counting a swap of neighbours as one edit (99 past 32
+ * bytes), for "did you mean" */
+int str_edit_distance(const char *a, size_t an, const char *b, size_t bn);
 
 #endif

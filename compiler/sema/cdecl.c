@@ -224,6 +224,88 @@ static item *skip_initializer(item *it) {
   return it;
 }
 
+typedef VEC(cd_decl) decl_vec;
+
+/* With no specifier, an identifier followed by a declarator-looking tail
+ * cannot be an expression statement: `T x;`, `T x = ...`, `T *x;`, `T x[..]`
+ * (and at file scope `T f(...)`): the identifier s (n bytes) is taken for a
+ * type name. */
+static bool looks_declared(cdctx *c, item *first, const char *s, size_t n, bool file_scope) {
+  if (!is_ident(first) || cd_is_keyword(c, s, n)) return false;
+  item *nx = first->next;
+  item *p = nx;
+  while (is_punct(p, '*')) p = p->next;
+  if (!is_ident(p)) return false;
+  size_t pn;
+  const char *ps = txt(c, p, &pn);
+  if (cd_is_keyword(c, ps, pn) && !in_list(ps, pn, K_QUAL)) return false;
+  item *after = p->next;
+  bool ends = is_punct(after, ';') || is_punct(after, '=') || is_punct(after, ',');
+  if (nx != p) return ends;
+  return ends || is_group(after, '[') || (file_scope && is_group(after, '('));
+}
+
+/* The parameter group of a function definition: the first '(' suffix after
+ * its name, or after its parenthesized declarator. */
+static item *fundef_params(const cd_decl *d) {
+  for (item *p = d->name->next; p; p = p->next)
+    if (is_group(p, '(')) return p;
+  if (is_group(d->decl_first, '('))
+    for (item *p = d->decl_first->next; p; p = p->next)
+      if (is_group(p, '(')) return p;
+  return NULL;
+}
+
+static cd_decl make_decl(const specs *sp, item *decl_first, const dinfo *d) {
+  return (cd_decl){.name = d->name, .spec_first = sp->first, .spec_last = sp->last, .decl_first = decl_first,
+                   .decl_last = d->last, .is_typedef = sp->is_typedef, .is_extern = sp->is_extern,
+                   .is_static = sp->is_static, .is_register = sp->is_register, .is_function = d->kind == 3,
+                   .is_pointer = d->kind == 1, .is_array = d->kind == 2, .array_suffix = d->array_suffix};
+}
+
+/* The declarators after the specifiers sp, from it, into ds: r says whether
+ * they end as a declaration (';') or, at file scope, a function definition
+ * (its body). */
+static void read_init_declarators(cdctx *c, item *it, const specs *sp, bool file_scope, cd_stmt *r,
+                                  decl_vec *ds) {
+  for (;;) {
+    dinfo d = {0};
+    item *after = read_declarator(c, it, &d, 0);
+    if (!after && !d.name) return;
+    if (d.name) {
+      cd_decl x = make_decl(sp, it, &d);
+      if (is_punct(after, '=')) {
+        x.has_init = true;
+        after = skip_initializer(after->next);
+      }
+      vec_push(*ds, x);
+    }
+    it = after;
+    if (is_punct(it, ',')) {
+      it = it->next;
+      continue;
+    }
+    if (is_punct(it, ';')) {
+      r->is_decl = true;
+      r->last = it;
+    } else if (file_scope && is_group(it, '{') && ds->n == 1 && ds->v[0].is_function) {
+      r->is_decl = r->is_fundef = true;
+      r->body = it;
+      r->last = it;
+      r->params = fundef_params(&ds->v[0]);
+    }
+    return; /* anything else: not a declaration */
+  }
+}
+
+/* The declarations gathered in ds move to r (in the arena). */
+static void take_decls(cdctx *c, cd_stmt *r, decl_vec *ds) {
+  r->ndecls = ds->n;
+  r->decls = arena_alloc(c->ar, sizeof *r->decls * (size_t)(ds->n ? ds->n : 1));
+  if (ds->n) memcpy(r->decls, ds->v, sizeof *r->decls * (size_t)ds->n);
+  vec_free(*ds);
+}
+
 cd_stmt cd_statement(cdctx *c, item *first, bool file_scope) {
   cd_stmt r = {0};
   if (!first || first->kind != IT_TOK || first->tk != T_IDENT) return r;
@@ -236,21 +318,7 @@ cd_stmt cd_statement(cdctx *c, item *first, bool file_scope) {
   item *it = read_specs(c, first, &sp);
   if (!sp.saw_type) {
     if (!sp.any) {
-      /* An identifier followed by a declarator-looking tail cannot be an
-       * expression statement: `T x;`, `T x = ...`, `T *x;`, `T x[..]`. */
-      if (!is_ident(first) || cd_is_keyword(c, s, n)) return r;
-      item *nx = first->next;
-      item *p = nx;
-      while (is_punct(p, '*')) p = p->next;
-      if (!is_ident(p)) return r;
-      size_t pn;
-      const char *ps = txt(c, p, &pn);
-      if (cd_is_keyword(c, ps, pn) && !in_list(ps, pn, K_QUAL)) return r;
-      item *after = p->next;
-      if (nx != p && !(is_punct(after, ';') || is_punct(after, '=') || is_punct(after, ','))) return r;
-      if (nx == p && !(is_punct(after, ';') || is_punct(after, '=') || is_punct(after, ',') ||
-                       is_group(after, '[') || (file_scope && is_group(after, '('))))
-        return r;
+      if (!looks_declared(c, first, s, n, file_scope)) return r;
       sp.saw_type = true, sp.first = sp.last = first, sp.any = true;
       it = first->next;
     } else if (!file_scope && !sp.is_typedef && !sp.is_extern && !sp.is_static && !sp.is_register) {
@@ -258,66 +326,19 @@ cd_stmt cd_statement(cdctx *c, item *first, bool file_scope) {
     }
   }
   r.enum_body = sp.enum_body;
-  VEC(cd_decl) ds = {0};
-  for (;;) {
-    dinfo d = {0};
-    item *after = read_declarator(c, it, &d, 0);
-    if (!after && !d.name) break;
-    if (d.name) {
-      cd_decl x = {.name = d.name, .spec_first = sp.first, .spec_last = sp.last, .decl_first = it,
-                   .decl_last = d.last, .is_typedef = sp.is_typedef, .is_extern = sp.is_extern,
-                   .is_static = sp.is_static, .is_register = sp.is_register, .is_function = d.kind == 3,
-                   .is_pointer = d.kind == 1, .is_array = d.kind == 2, .array_suffix = d.array_suffix};
-      if (is_punct(after, '=')) {
-        x.has_init = true;
-        after = skip_initializer(after->next);
-      }
-      vec_push(ds, x);
-    }
-    it = after;
-    if (is_punct(it, ',')) {
-      it = it->next;
-      continue;
-    }
-    if (is_punct(it, ';')) {
-      r.is_decl = true;
-      r.last = it;
-      break;
-    }
-    if (file_scope && is_group(it, '{') && ds.n == 1 && ds.v[0].is_function) {
-      r.is_decl = r.is_fundef = true;
-      r.body = it;
-      r.last = it;
-      /* the parameter group is the first '(' suffix after the name */
-      for (item *p = ds.v[0].name->next; p; p = p->next)
-        if (is_group(p, '(')) {
-          r.params = p;
-          break;
-        }
-      if (!r.params && is_group(ds.v[0].decl_first, '('))
-        for (item *p = ds.v[0].decl_first->next; p; p = p->next)
-          if (is_group(p, '(')) {
-            r.params = p;
-            break;
-          }
-      break;
-    }
-    break; /* something else: not a declaration */
-  }
+  decl_vec ds = {0};
+  read_init_declarators(c, it, &sp, file_scope, &r, &ds);
   if (!r.is_decl) {
     vec_free(ds);
     return (cd_stmt){0};
   }
-  r.ndecls = ds.n;
-  r.decls = arena_alloc(c->ar, sizeof *r.decls * (size_t)(ds.n ? ds.n : 1));
-  if (ds.n) memcpy(r.decls, ds.v, sizeof *r.decls * (size_t)ds.n);
-  vec_free(ds);
+  take_decls(c, &r, &ds);
   return r;
 }
 
 cd_stmt cd_params(cdctx *c, item *group) {
   cd_stmt r = {0};
-  VEC(cd_decl) ds = {0};
+  decl_vec ds = {0};
   item *it = group->grp->body.first;
   while (it) {
     specs sp = {0};
@@ -341,10 +362,7 @@ cd_stmt cd_params(cdctx *c, item *group) {
     if (it) it = it->next;
   }
   r.is_decl = true;
-  r.ndecls = ds.n;
-  r.decls = arena_alloc(c->ar, sizeof *r.decls * (size_t)(ds.n ? ds.n : 1));
-  if (ds.n) memcpy(r.decls, ds.v, sizeof *r.decls * (size_t)ds.n);
-  vec_free(ds);
+  take_decls(c, &r, &ds);
   return r;
 }
 

@@ -271,7 +271,7 @@ ex *ty_offset_linear(tyctx *t, dnode *n, ex *i) {
   exctx *x = t->ex;
   layout *l = ty_layout(t, n);
   if (l) return emit_layout(t, l, i);
-  /* section 3, literally */
+  /* the offset rules read literally (docs/language.md, "Offsets precisely") */
   if (n->derived && n->parent) return ty_offset_linear(t, n->parent, ex_mul(x, i, n->weight));
   switch (n->kind) {
   case DN_LEAF: return ex_mul(x, i, n->stride);

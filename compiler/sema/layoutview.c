@@ -1,7 +1,7 @@
 /* layoutview.c - `pac --layout TYPE`: the dimension tree of a type with
  * sizes, strides of natural leaves, referenced offsets, the flat layout of
  * every node, and for up to two top-level dimensions the grid of element
- * offsets (like figures 2 and 3 of the paper). */
+ * offsets (docs/cli.md, "The layout viewer"). */
 #include "types.h"
 
 #include <string.h>

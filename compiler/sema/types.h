@@ -6,7 +6,8 @@
  * with no '%' on the outermost mode (its digit is unbounded). Layouts are
  * merged (coalesced) before code is generated from them. When a reference
  * splits a dimension at a point that cannot be proved to divide it, the node
- * keeps no flat layout and offsets follow the rules of section 3 literally. */
+ * keeps no flat layout and offsets follow the rules literally (docs/language.md,
+ * "Offsets precisely"). */
 #ifndef PAC_TYPES_H
 #define PAC_TYPES_H
 

@@ -95,7 +95,7 @@ static dnode *node(env *e, const char *path) {
   return n;
 }
 
-/* section 3 read literally */
+/* the offset rules read literally (docs/language.md, "Offsets precisely") */
 static int64_t ref_off(dnode *n, int64_t i) {
   int64_t v;
   if (n->derived && n->parent) {

@@ -1,0 +1,18 @@
+#!/bin/sh
+# stages.sh - check the compiler's layering after a build (for CI):
+#   sh tools/stages.sh [options] BUILD_DIR
+#   sh tools/stages.sh --only lengths [--max-lines N]     (no build needed)
+# 1. the calls between the stage folders of compiler/ (nm over the objects of
+#    paccore in BUILD_DIR) go one way, front <- sema <- emit <- lower <- driver:
+#    prints the folder graph, fails on a cycle or an edge against the order;
+# 2. no file of a folder includes a header of a later folder (compiler/emit
+#    includes no lowering header);
+# 3. no function of compiler/ or of grammar/'s C code is longer than N lines
+#    (80 by default), counted from its opening brace to its closing brace.
+# Known exceptions: --allow-edge FROM:TO, --allow-include FILE:HEADER,
+# --allow-long [FILE:]FUNC (each must match something). --help lists all.
+# Exit status 0 when clean, 1 on a violation, 2 on a usage error.
+# Needs python3 and binutils (nm, objdump): tools/deps.sh installs them.
+set -eu
+command -v python3 >/dev/null 2>&1 || { echo "stages.sh: error: python3 is needed (tools/deps.sh installs it)" >&2; exit 2; }
+exec python3 "$(dirname "$0")/stages.py" "$@"
