@@ -45,7 +45,7 @@ static int count_nl(const char *s, size_t n) {
 
 static bool at_line_start(sbuf *b) { return b->len == 0 || b->s[b->len - 1] == '\n'; }
 
-void pr_line_marker(printer *p, uint32_t off) {
+static void line_marker(printer *p, uint32_t off) {
   if (!p->lines) return;
   if (!at_line_start(p->cur)) sb_putc(p->cur, '\n');
   sb_printf(p->cur, "#line %d %s\n", src_line(p->src, off), quoted_name(p, off));
@@ -70,7 +70,7 @@ void pr_src_to(printer *p, uint32_t off) {
     for (uint32_t i = ls; i < p->copied; i++)
       if (p->src->text[i] != ' ' && p->src->text[i] != '\t') blank = false;
     if (p->lines) {
-      pr_line_marker(p, p->copied);
+      line_marker(p, p->copied);
       if (blank) sb_write(p->cur, p->src->text + ls, p->copied - ls);
     } else if (p->copied > q && (!p->cur->len || p->cur->s[p->cur->len - 1] != '\n')) {
       sb_putc(p->cur, '\n'); /* the dropped newline, when no marker stands for it */
@@ -82,10 +82,6 @@ void pr_src_to(printer *p, uint32_t off) {
   uint32_t pb = src_phys(p->src, p->copied), pe = src_phys(p->src, off);
   sb_write(p->cur, src_ptext(p->src) + pb, pe - pb);
   p->copied = off;
-}
-
-void pr_skip_to(printer *p, uint32_t off) {
-  if (off > p->copied) p->copied = off;
 }
 
 void pr_replace(printer *p, uint32_t b, uint32_t e, const char *text) {
@@ -107,18 +103,6 @@ void pr_gen(printer *p, const char *text) {
   if (count_nl(text, n)) p->need_line = true;
 }
 
-void pr_genf(printer *p, const char *fmt, ...) {
-  char buf[512];
-  sbuf b;
-  sb_init_in(&b, buf, sizeof buf);
-  va_list ap;
-  va_start(ap, fmt);
-  sb_vprintf(&b, fmt, ap);
-  va_end(ap);
-  pr_gen(p, b.s);
-  sb_free(&b);
-}
-
 void pr_toplevel(printer *p, uint32_t at) {
   if (p->nstack) return; /* inside an outlined body: no new top-level item */
   pr_src_to(p, at);
@@ -133,14 +117,14 @@ void pr_toplevel(printer *p, uint32_t at) {
   p->cur = &c->body;
 }
 
-void pr_push(printer *p) {
+static void push(printer *p) {
   sbuf *b = malloc(sizeof *b);
   sb_init(b);
   p->stack[p->nstack++] = p->cur;
   p->cur = b;
 }
 
-char *pr_pop(printer *p, arena *ar) {
+static char *pop(printer *p, arena *ar) {
   sbuf *b = p->cur;
   p->cur = p->stack[--p->nstack];
   char *s = arena_strndup(ar, b->s ? b->s : "", b->len);
@@ -149,18 +133,20 @@ char *pr_pop(printer *p, arena *ar) {
   return s;
 }
 
+bool pr_outlining(const printer *p) { return p->nstack > 0; }
+
 void pr_outline_begin(printer *p, pr_outline *o, uint32_t at, uint32_t from) {
   o->need_line = p->need_line;
   o->at = at;
   pr_src_to(p, at);
-  pr_push(p);
+  push(p);
   p->copied = from;
   p->need_line = true;
 }
 
 char *pr_outline_end(printer *p, pr_outline *o, uint32_t to, arena *ar) {
   pr_src_to(p, to);
-  char *text = pr_pop(p, ar);
+  char *text = pop(p, ar);
   p->copied = o->at;
   p->need_line = o->need_line;
   return text;

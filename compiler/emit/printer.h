@@ -40,18 +40,8 @@ void pr_toplevel(printer *p, uint32_t at);
 void pr_src_to(printer *p, uint32_t off);
 /* Replace source [b, e) by generated text (keeps line numbers in step). */
 void pr_replace(printer *p, uint32_t b, uint32_t e, const char *text);
-/* Skip source text up to `off` without emitting it (the caller emits what
- * stands for it with pr_gen and the line bookkeeping of pr_replace). */
-void pr_skip_to(printer *p, uint32_t off);
 /* Generated text at the current point. */
 void pr_gen(printer *p, const char *text);
-void pr_genf(printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A #line marker for source offset `off` (at the start of a line). */
-void pr_line_marker(printer *p, uint32_t off);
-/* Redirect output into a fresh buffer (for outlined bodies); pop returns its
- * text, allocated in the arena. */
-void pr_push(printer *p);
-char *pr_pop(printer *p, arena *ar);
 /* Outlining: the source from `from` on is translated into a buffer of its
  * own (an outlined detour body, an #insert, a #global block), while the
  * enclosing output stands at `at` (copied up to there). pr_outline_end
@@ -63,6 +53,8 @@ typedef struct pr_outline {
 } pr_outline;
 void pr_outline_begin(printer *p, pr_outline *o, uint32_t at, uint32_t from);
 char *pr_outline_end(printer *p, pr_outline *o, uint32_t to, arena *ar);
+/* Inside an outlined buffer? */
+bool pr_outlining(const printer *p);
 /* Continue the output with the source from `off` (a .pc file included at
  * file scope, and back), marking the jump with a #line. */
 void pr_jump(printer *p, uint32_t off);

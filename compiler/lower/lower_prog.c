@@ -210,7 +210,7 @@ void lw_ppline(lw *w, item *it) {
       pr_replace(&w->pr, it->loc.b, it->loc.e, arena_printf(w->ar, "/* %s: included already */", sg->name));
       return;
     }
-    bool file_scope = w->sc.depth == 0 && w->rg == &w->host && w->pr.nstack == 0;
+    bool file_scope = w->sc.depth == 0 && w->rg == &w->host && !pr_outlining(&w->pr);
     if (file_scope) {
       /* translated in line, as top-level items of their own, so that code
        * hoisted out of them (kernels, outlined detours) lands before them */
