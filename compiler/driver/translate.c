@@ -35,6 +35,7 @@ typedef struct tstate {
   hdrinfo hdr;
   int target;
   sbuf hdrdeps; /* the headers the preprocessor read, make-quoted, one a line */
+  VEC(char *) owned_names; /* names of included files (freed at the end) */
 } tstate;
 
 /* The .pc file an #include line names (ppc_loader): "x.pc" in the including
@@ -86,7 +87,7 @@ static int load_pc_include(void *env, int sg, uint32_t at, const char *name, siz
     free(keep);
     return -1;
   }
-  vec_push(t->w.owned_names, keep);
+  vec_push(t->owned_names, keep);
   return seg;
 }
 
@@ -117,10 +118,10 @@ static int decide_groups(tstate *t, ppc_result *r) {
   free(owned);
   free(defs);
   lw *w = &t->w;
-  w->pcinc = malloc(sizeof *w->pcinc * (size_t)(r->includes.n + 1));
+  w->pc.inc = malloc(sizeof *w->pc.inc * (size_t)(r->includes.n + 1));
   for (int i = 0; i < r->includes.n; i++)
-    w->pcinc[i] = (struct pcinc){r->includes.v[i].at, r->includes.v[i].seg, r->includes.v[i].first};
-  w->npcinc = r->includes.n;
+    w->pc.inc[i] = (struct pcinc){r->includes.v[i].at, r->includes.v[i].seg, r->includes.v[i].first};
+  w->pc.ninc = r->includes.n;
   return rc;
 }
 
@@ -241,10 +242,10 @@ static int parse_all(tstate *t) {
   /* a missing include is reported but does not stop the translation; an
    * unbalanced or wrong #if stops it before the headers are read */
   int rc = decide_groups(t, &groups);
-  w->seg_items = arena_alloc(&t->ar, sizeof *w->seg_items * (size_t)t->src.nsegs);
+  w->pc.seg_items = arena_alloc(&t->ar, sizeof *w->pc.seg_items * (size_t)t->src.nsegs);
   parse_notes notes = {.dead = groups.dead.v, .ndead = groups.dead.n};
   for (int k = 0; k < t->src.nsegs; k++)
-    rc |= parse_range(&t->src, t->src.segs[k].base, t->src.segs[k].len, &t->dg, &t->ar, false, &w->seg_items[k],
+    rc |= parse_range(&t->src, t->src.segs[k].base, t->src.segs[k].len, &t->dg, &t->ar, false, &w->pc.seg_items[k],
                       &notes);
   hdr_init(&t->hdr, &t->ar);
   sbuf pp;
@@ -263,7 +264,7 @@ static int parse_all(tstate *t) {
 /* Set up the lowering's state and lower the main file. */
 static int lower_all(tstate *t) {
   lw *w = &t->w;
-  w->opt = &t->opt, w->src = &t->src, w->dg = &t->dg, w->ar = &t->ar, w->hdr = &t->hdr, w->target = t->target;
+  w->src = &t->src, w->dg = &t->dg, w->ar = &t->ar, w->hdr = &t->hdr, w->target = t->target;
   ex_init(&w->ex, &t->ar);
   w->cx = (cxenv){.ex = &w->ex, .ar = &t->ar, .macro = NULL, .env = w};
   w->ty = (tyctx){.ar = &t->ar, .ex = &w->ex, .dg = &t->dg, .src = &t->src, .eval_size = NULL, .env = w};
@@ -272,7 +273,7 @@ static int lower_all(tstate *t) {
   w->ty.eval_size = lw_eval_size_cb;
   w->cx.macro = lw_macro_cb;
   strmap_init(&w->all_types);
-  items file = w->seg_items[0];
+  items file = w->pc.seg_items[0];
   return lw_file(w, &file);
 }
 
@@ -455,9 +456,9 @@ static void free_state(tstate *t) {
   lw *w = &t->w;
   strmap_free(&w->all_types);
   sb_free(&w->epilogue);
-  free(w->pcinc);
-  for (int i = 0; i < w->owned_names.n; i++) free(w->owned_names.v[i]);
-  vec_free(w->owned_names);
+  free(w->pc.inc);
+  for (int i = 0; i < t->owned_names.n; i++) free(t->owned_names.v[i]);
+  vec_free(t->owned_names);
   pr_free(&w->pr);
   sc_free(&w->sc);
   ex_fini(&w->ex);

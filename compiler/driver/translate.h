@@ -12,6 +12,21 @@
 
 #include "lower.h"
 
+/* pac's options */
+typedef struct pac_options {
+  const char *input;
+  const char *output;   /* NULL: input with .c or .cu; "-": stdout */
+  int target;
+  bool lines;
+  const char *layout;   /* --layout TYPE */
+  const char *cpp;      /* preprocessor command */
+  bool no_cpp;
+  const char **cpp_args;
+  int ncpp_args;
+  const char **typedefs;
+  int ntypedefs;
+} pac_options;
+
 /* Dependency output (-M, -MM, -MD, -MMD, -MF, -MT, -MQ, -MP): a make rule
  * naming the main file, every .pc file read and the headers the C
  * preprocessor read. */

@@ -14,21 +14,7 @@
 #include "printer.h"
 #include "scope.h"
 
-enum { TARGET_AUTO, TARGET_C, TARGET_CUDA };
-
-typedef struct pac_options {
-  const char *input;
-  const char *output;   /* NULL: input with .c or .cu; "-": stdout */
-  int target;
-  bool lines;
-  const char *layout;   /* --layout TYPE */
-  const char *cpp;      /* preprocessor command */
-  bool no_cpp;
-  const char **cpp_args;
-  int ncpp_args;
-  const char **typedefs;
-  int ntypedefs;
-} pac_options;
+enum { TARGET_AUTO, TARGET_C, TARGET_CUDA }; /* the target of a translation */
 
 typedef enum { RG_HOST, RG_PTHD, RG_MPI, RG_CUDA } region_kind;
 
@@ -71,43 +57,51 @@ struct instance {
   instance *outer;
 };
 
+/* .pc files included by #include "x.pc": where each include line is, its
+ * segment of the source, whether it is the first include of that file; and
+ * the items of each segment */
+typedef struct lw_pcfiles {
+  struct pcinc {
+    uint32_t at;
+    int seg;
+    bool first;
+  } *inc;
+  int ninc;
+  items *seg_items;
+} lw_pcfiles;
+
 typedef struct lw {
-  pac_options *opt;
+  /* given by the translation */
   srcfile *src;
   diag *dg;
   arena *ar;
+  hdrinfo *hdr;
+  int target;
+  lw_pcfiles pc;
+  /* the semantic layer */
   arena scratch;  /* token vectors of expressions being read (lw_ltoks) */
   exctx ex;
   tyctx ty;
   cxenv cx;
   cdctx cd;
   scopes sc;
+  /* the output */
   printer pr;
   emitter em;       /* the target's emitter */
-  hdrinfo *hdr;
-  int target;
+  sbuf epilogue;    /* file-scope code after everything (main, tables) */
+  strmap fnames;    /* generated function names in use */
+  plan_entry entry; /* what the program uses, its mpi bodies */
+  /* the walk */
   region host;
-  region *rg;
-  instance *inst;
+  region *rg;       /* the detour being walked (host: none) */
+  instance *inst;   /* the #insert being walked */
   int next_id;
   strmap subprogs;
   strmap all_types; /* every type declared, by name (for --layout) */
-  plan_entry entry; /* what the program uses, its mpi bodies */
   bool has_mainhost;
   int fn_depth;     /* scope depth of the current function body (0: not in a function) */
   item *decl_names[64]; /* declarator names of the statement being walked */
   int ndecl_names;
-  sbuf epilogue;    /* file-scope code after everything (main, tables) */
-  strmap fnames;    /* generated function names in use */
-  /* .pc files included by #include "x.pc": the include line, its segment */
-  struct pcinc {
-    uint32_t at;
-    int seg;
-    bool first;
-  } *pcinc;
-  int npcinc;
-  items *seg_items; /* the items of each segment of the source */
-  VEC(char *) owned_names; /* names of included files (freed at the end) */
 } lw;
 
 /* lower.c */

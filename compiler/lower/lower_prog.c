@@ -203,10 +203,10 @@ void lw_insert(lw *w, item *it) {
 }
 
 void lw_ppline(lw *w, item *it) {
-  for (int i = 0; i < w->npcinc; i++) {
-    if (w->pcinc[i].at != it->loc.b) continue;
-    srcseg *sg = &w->src->segs[w->pcinc[i].seg];
-    if (!w->pcinc[i].first) {
+  for (int i = 0; i < w->pc.ninc; i++) {
+    if (w->pc.inc[i].at != it->loc.b) continue;
+    srcseg *sg = &w->src->segs[w->pc.inc[i].seg];
+    if (!w->pc.inc[i].first) {
       pr_replace(&w->pr, it->loc.b, it->loc.e, arena_printf(w->ar, "/* %s: included already */", sg->name));
       return;
     }
@@ -216,7 +216,7 @@ void lw_ppline(lw *w, item *it) {
        * hoisted out of them (kernels, outlined detours) lands before them */
       pr_replace(&w->pr, it->loc.b, it->loc.e, arena_printf(w->ar, "/* %s */\n", lw_text(w, it->loc)));
       pr_jump(&w->pr, sg->base);
-      lw_walk_items(w, &w->seg_items[w->pcinc[i].seg], true);
+      lw_walk_items(w, &w->pc.seg_items[w->pc.inc[i].seg], true);
       pr_src_to(&w->pr, sg->base + sg->len);
       pr_jump(&w->pr, it->loc.e);
       return;
@@ -224,7 +224,7 @@ void lw_ppline(lw *w, item *it) {
     /* inside a block: translated into the block */
     pr_outline o;
     pr_outline_begin(&w->pr, &o, it->loc.b, sg->base);
-    lw_walk_items(w, &w->seg_items[w->pcinc[i].seg], false);
+    lw_walk_items(w, &w->pc.seg_items[w->pc.inc[i].seg], false);
     char *text = pr_outline_end(&w->pr, &o, sg->base + sg->len, w->ar);
     pr_replace(&w->pr, it->loc.b, it->loc.e, arena_printf(w->ar, "/* %s */\n%s\n", lw_text(w, it->loc), text));
     return;
