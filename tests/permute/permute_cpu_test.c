@@ -294,14 +294,21 @@ static void test_errors(void) {
   int bad[3] = {0, 0, 1}, good[3] = {2, 0, 1};
   char buf[24 * 8] = {0};
   CHECK(parray_permute_cpu(buf, buf + 96, 4, 3, sh, bad) == PARRAY_ERR_INVALID, "duplicate perm accepted");
+  CHECK(strcmp(parray_last_error(), "parray_permute_cpu: perm is not a permutation of 0..2") == 0, "error text: %s",
+        parray_last_error());
   int oob[3] = {0, 1, 3};
   CHECK(parray_permute_cpu(buf, buf + 96, 4, 3, sh, oob) == PARRAY_ERR_INVALID, "out-of-range perm accepted");
   CHECK(parray_permute_cpu(buf, buf + 96, 4, 9, sh, good) == PARRAY_ERR_INVALID, "rank 9 accepted");
+  CHECK(strcmp(parray_last_error(), "parray_permute_cpu: bad rank 9, element size 4 or null shape/perm") == 0,
+        "error text: %s", parray_last_error());
   CHECK(parray_permute_cpu(buf, buf + 96, 0, 3, sh, good) == PARRAY_ERR_INVALID, "elem size 0 accepted");
   CHECK(parray_permute_cpu(NULL, buf, 4, 3, sh, good) == PARRAY_ERR_INVALID, "null dst accepted");
+  CHECK(strcmp(parray_last_error(), "parray_permute_cpu: null pointer") == 0, "error text: %s", parray_last_error());
   CHECK(parray_permute_cpu(buf, buf, 4, 3, NULL, good) == PARRAY_ERR_INVALID, "null shape accepted");
   int64_t neg[3] = {2, -3, 4};
   CHECK(parray_permute_cpu(buf, buf, 4, 3, neg, good) == PARRAY_ERR_INVALID, "negative extent accepted");
+  CHECK(strcmp(parray_last_error(), "parray_permute_cpu: negative extent -3") == 0, "error text: %s",
+        parray_last_error());
   int64_t zero[3] = {2, 0, 4};
   CHECK(parray_permute_cpu(NULL, NULL, 4, 3, zero, good) == PARRAY_OK, "empty permute with null pointers failed");
   CHECK(strlen(parray_last_error()) > 0, "no error text");

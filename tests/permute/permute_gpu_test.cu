@@ -283,9 +283,15 @@ static void errors() {
   int64_t sh[2] = {4, 4};
   int bad[2] = {1, 1};
   CHECK(parray_permute_cuda((void *)16, (void *)16, 4, 2, sh, bad, 0) == PARRAY_ERR_INVALID, "bad perm accepted");
+  CHECK(strcmp(parray_last_error(), "parray_permute_cuda: perm is not a permutation of 0..1") == 0, "error text: %s",
+        parray_last_error());
   int p[2] = {1, 0};
   CHECK(parray_permute_cuda((void *)16, (void *)16, 17, 2, sh, p, 0) == PARRAY_ERR_INVALID, "elem size 17");
+  CHECK(strcmp(parray_last_error(), "parray_permute_cuda: bad rank 2, element size 17 (1..16) or null shape/perm") == 0,
+        "error text: %s", parray_last_error());
   CHECK(parray_permute_cuda(nullptr, (void *)16, 4, 2, sh, p, 0) == PARRAY_ERR_INVALID, "null dst");
+  CHECK(strcmp(parray_last_error(), "parray_copy_strided_cuda: null pointer") == 0, "error text: %s",
+        parray_last_error());
   int64_t st[2] = {4, 1};
   CHECK(parray_copy_strided_cuda((void *)16, st, (void *)16, st, sh, 17, 4, 0) == PARRAY_ERR_INVALID, "rank 17");
   int64_t z[2] = {0, 4};
