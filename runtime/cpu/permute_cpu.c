@@ -3,24 +3,14 @@
  * dimensions dropped, dimensions that move together merged) and
  * parray_permute_cpu, which describes a permute as a strided copy and hands
  * it to parray_copy_strided_cpu (its argument rules and strides are
- * permute_args.h's, shared with the CUDA engine). */
+ * permute_args.h's, shared with the CUDA engine; the ordering and merging of
+ * dimensions is copy_dims.h's, shared with the CPU copy engine). */
 #include "parray/permute.h"
 
-#include <stdlib.h>
-
+#include "../copy_dims.h"
 #include "../permute_args.h"
 
 #define NORM_MAXD 16
-
-static int64_t iabs64(int64_t v) { return v < 0 ? -v : v; }
-
-static int cmp_dim(const void *a, const void *b) {
-  const parray_copy_dim *x = a, *y = b;
-  int64_t dx = iabs64(x->dst_stride), dy = iabs64(y->dst_stride);
-  if (dx != dy) return dx > dy ? -1 : 1; /* outermost first */
-  int64_t sx = iabs64(x->src_stride), sy = iabs64(y->src_stride);
-  return sx > sy ? -1 : sx < sy ? 1 : 0;
-}
 
 int parray_copy_normalise(parray_copy_dim *out, const int64_t *shape, const int64_t *dst_stride,
                           const int64_t *src_stride, int ndim, size_t elem_size) {
@@ -40,29 +30,7 @@ int parray_copy_normalise(parray_copy_dim *out, const int64_t *shape, const int6
     out[m++] = (parray_copy_dim){shape[i], dst_stride[i] * es, src_stride[i] * es};
   }
   if (es > 1) out[m++] = (parray_copy_dim){es, 1, 1};
-  /* Insertion sort: m <= 17, and stable, which keeps equal-stride inputs in
-   * their given order. */
-  for (int i = 1; i < m; i++) {
-    parray_copy_dim t = out[i];
-    int j = i;
-    while (j > 0 && cmp_dim(&out[j - 1], &t) > 0) {
-      out[j] = out[j - 1];
-      j--;
-    }
-    out[j] = t;
-  }
-  int k = 0;
-  for (int i = 0; i < m; i++) {
-    if (k > 0 && out[k - 1].dst_stride == out[i].dst_stride * out[i].n &&
-        out[k - 1].src_stride == out[i].src_stride * out[i].n) {
-      out[k - 1].n *= out[i].n;
-      out[k - 1].dst_stride = out[i].dst_stride;
-      out[k - 1].src_stride = out[i].src_stride;
-    } else {
-      out[k++] = out[i];
-    }
-  }
-  return k;
+  return parray__copy_dims_merge(out, m);
 }
 
 parray_status parray_permute_cpu(void *dst, const void *src, size_t elem_size, int ndim, const int64_t *src_shape,
