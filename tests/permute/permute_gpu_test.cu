@@ -17,6 +17,8 @@
 #include <cstring>
 #include <vector>
 
+#include "../common/cuda_check.h"
+
 extern "C" parray_status parray__copy_strided_cuda_opts(void *, const int64_t *, const void *, const int64_t *,
                                                         const int64_t *, int, size_t, int, cudaStream_t);
 extern "C" parray_status parray__permute_cuda_opts(void *, const void *, size_t, int, const int64_t *, const int *,
@@ -33,14 +35,6 @@ static int failures, checks;
         printf(__VA_ARGS__);                                                                                       \
         printf("\n");                                                                                              \
       }                                                                                                            \
-    }                                                                                                              \
-  } while (0)
-#define CU(x)                                                                                                      \
-  do {                                                                                                             \
-    cudaError_t e_ = (x);                                                                                          \
-    if (e_ != cudaSuccess) {                                                                                       \
-      printf("CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, __LINE__, #x);                      \
-      exit(1);                                                                                                     \
     }                                                                                                              \
   } while (0)
 
@@ -80,29 +74,29 @@ static void check_permute(const char *tag, size_t es, int nd, const int64_t *sh,
   std::vector<unsigned char> src(bytes + 1), ref(bytes + 2 * GUARD), out(bytes + 2 * GUARD);
   fill_random(src.data(), bytes);
   unsigned char *ds = nullptr, *dd = nullptr;
-  CU(cudaMalloc(&ds, bytes + 32));
-  CU(cudaMalloc(&dd, bytes + 2 * GUARD + 32));
-  CU(cudaMemcpy(ds + soff, src.data(), bytes, cudaMemcpyHostToDevice));
+  CK(cudaMalloc(&ds, bytes + 32));
+  CK(cudaMalloc(&dd, bytes + 2 * GUARD + 32));
+  CK(cudaMemcpy(ds + soff, src.data(), bytes, cudaMemcpyHostToDevice));
   parray_status st = parray_permute_cpu(ref.data() + GUARD, src.data(), es, nd, sh, perm);
   CHECK(st == PARRAY_OK, "%s: cpu reference failed", tag);
   for (int pass = 0; pass < 2; pass++) {
     const int poison = pass ? 0x5A : 0xFF; /* 0xFF.. is a NaN in every float type */
     memset(ref.data(), poison, GUARD);
     memset(ref.data() + GUARD + bytes, poison, GUARD);
-    CU(cudaMemset(dd, poison, bytes + 2 * GUARD + 32));
+    CK(cudaMemset(dd, poison, bytes + 2 * GUARD + 32));
     st = parray__permute_cuda_opts(dd + doff + GUARD, ds + soff, es, nd, sh, perm, opts, 0);
     CHECK(st == PARRAY_OK, "%s: status %d (%s)", tag, st, parray_last_error());
-    CU(cudaGetLastError());
-    CU(cudaDeviceSynchronize());
-    CU(cudaMemcpy(out.data(), dd + doff, bytes + 2 * GUARD, cudaMemcpyDeviceToHost));
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(out.data(), dd + doff, bytes + 2 * GUARD, cudaMemcpyDeviceToHost));
     size_t bad = 0, first = 0;
     for (size_t i = 0; i < bytes + 2 * GUARD; i++)
       if (out[i] != ref[i] && bad++ == 0) first = i;
     CHECK(bad == 0, "%s: es %zu nd %d total %lld opts %d soff %zu doff %zu: %zu bad bytes, first at %lld", tag, es,
           nd, (long long)total, opts, soff, doff, bad, (long long)first - (long long)GUARD);
   }
-  CU(cudaFree(ds));
-  CU(cudaFree(dd));
+  CK(cudaFree(ds));
+  CK(cudaFree(dd));
 }
 
 /* Random layout (as in permute_cpu_test): dense in a random dim order,
@@ -136,28 +130,28 @@ static void check_strided(const char *tag, size_t es, int nd, const int64_t *sh,
   std::vector<unsigned char> src(sbytes), ref(dbytes + 2 * GUARD), out(dbytes + 2 * GUARD);
   fill_random(src.data(), sbytes);
   unsigned char *ds = nullptr, *dd = nullptr;
-  CU(cudaMalloc(&ds, sbytes + 32));
-  CU(cudaMalloc(&dd, dbytes + 2 * GUARD + 32));
-  CU(cudaMemcpy(ds + soff, src.data(), sbytes, cudaMemcpyHostToDevice));
+  CK(cudaMalloc(&ds, sbytes + 32));
+  CK(cudaMalloc(&dd, dbytes + 2 * GUARD + 32));
+  CK(cudaMemcpy(ds + soff, src.data(), sbytes, cudaMemcpyHostToDevice));
   for (int pass = 0; pass < 2; pass++) {
     const int poison = pass ? 0x5A : 0xFF;
     memset(ref.data(), poison, ref.size());
     parray_status st = parray_copy_strided_cpu(ref.data() + GUARD + dbase * int64_t(es), dstr,
                                                src.data() + sbase * int64_t(es), sstr, sh, nd, es);
     CHECK(st == PARRAY_OK, "%s: cpu reference failed", tag);
-    CU(cudaMemset(dd, poison, dbytes + 2 * GUARD + 32));
+    CK(cudaMemset(dd, poison, dbytes + 2 * GUARD + 32));
     st = parray__copy_strided_cuda_opts(dd + doff + GUARD + dbase * int64_t(es), dstr,
                                         ds + soff + sbase * int64_t(es), sstr, sh, nd, es, opts, 0);
     CHECK(st == PARRAY_OK, "%s: status %d (%s)", tag, st, parray_last_error());
-    CU(cudaGetLastError());
-    CU(cudaDeviceSynchronize());
-    CU(cudaMemcpy(out.data(), dd + doff, dbytes + 2 * GUARD, cudaMemcpyDeviceToHost));
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(out.data(), dd + doff, dbytes + 2 * GUARD, cudaMemcpyDeviceToHost));
     size_t bad = 0;
     for (size_t i = 0; i < out.size(); i++) bad += out[i] != ref[i];
     CHECK(bad == 0, "%s: es %zu nd %d opts %d soff %zu doff %zu: %zu bad bytes", tag, es, nd, opts, soff, doff, bad);
   }
-  CU(cudaFree(ds));
-  CU(cudaFree(dd));
+  CK(cudaFree(ds));
+  CK(cudaFree(dd));
 }
 
 static const size_t kSizes[] = {1, 2, 4, 8, 12, 16};

@@ -13,19 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/cuda_check.h"
 #include "parray/cuda.h"
 #include "sgemm_ref.h"
 
 static int passed, failed;
-
-#define CK(call)                                                                                                \
-  do {                                                                                                          \
-    cudaError_t e_ = (call);                                                                                    \
-    if (e_ != cudaSuccess) {                                                                                    \
-      printf("FAIL: %s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));                        \
-      exit(1);                                                                                                  \
-    }                                                                                                           \
-  } while (0)
 
 typedef struct tcase {
   parray_layout o;
