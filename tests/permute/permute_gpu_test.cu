@@ -18,6 +18,11 @@
 #include <vector>
 
 #include "../common/cuda_check.h"
+#define PERMUTE_RAND_SEED 0x2545F4914F6CDD1Dull
+#include "permute_rand.h"
+
+/* odds of a zero (source side only) and of a negated stride in random_layout */
+enum { ZERO_ONE_IN = 8, FLIP_ONE_IN = 6 };
 
 extern "C" parray_status parray__copy_strided_cuda_opts(void *, const int64_t *, const void *, const int64_t *,
                                                         const int64_t *, int, size_t, int, cudaStream_t);
@@ -38,14 +43,6 @@ static int failures, checks;
     }                                                                                                              \
   } while (0)
 
-static uint64_t rs = 0x2545F4914F6CDD1Dull;
-static uint64_t rnd() {
-  rs ^= rs << 13;
-  rs ^= rs >> 7;
-  rs ^= rs << 17;
-  return rs;
-}
-static int64_t rint_(int64_t lo, int64_t hi) { return lo + int64_t(rnd() % uint64_t(hi - lo + 1)); }
 static void fill_random(unsigned char *p, size_t n) {
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -54,15 +51,6 @@ static void fill_random(unsigned char *p, size_t n) {
   }
   for (; i < n; i++) p[i] = (unsigned char)rnd();
 }
-static void random_perm(int *perm, int n) {
-  for (int i = 0; i < n; i++) perm[i] = i;
-  for (int i = n - 1; i > 0; i--) {
-    int j = int(rnd() % uint64_t(i + 1)), t = perm[i];
-    perm[i] = perm[j];
-    perm[j] = t;
-  }
-}
-
 const size_t GUARD = 64;
 
 /* One device permute (with options) checked against parray_permute_cpu. */
@@ -97,30 +85,6 @@ static void check_permute(const char *tag, size_t es, int nd, const int64_t *sh,
   }
   CK(cudaFree(ds));
   CK(cudaFree(dd));
-}
-
-/* Random layout (as in permute_cpu_test): dense in a random dim order,
- * optional padding and flipped strides, zero strides when allowed. */
-static int64_t random_layout(int64_t *stride, int64_t *base, const int64_t *shape, int nd, int allow_zero) {
-  int order[16];
-  random_perm(order, nd);
-  int64_t acc = 1;
-  for (int k = nd - 1; k >= 0; k--) {
-    int i = order[k];
-    stride[i] = acc;
-    acc *= shape[i] + (rnd() % 4 == 0 ? rint_(1, 3) : 0);
-  }
-  int64_t lo = 0, hi = 0;
-  for (int i = 0; i < nd; i++) {
-    if (allow_zero && rnd() % 8 == 0) stride[i] = 0;
-    if (rnd() % 6 == 0) stride[i] = -stride[i];
-    if (stride[i] < 0)
-      lo += (shape[i] - 1) * stride[i];
-    else
-      hi += (shape[i] - 1) * stride[i];
-  }
-  *base = -lo;
-  return hi - lo + 1;
 }
 
 static void check_strided(const char *tag, size_t es, int nd, const int64_t *sh, const int64_t *dstr, int64_t dbase,
@@ -257,7 +221,8 @@ static void random_strided(int iters) {
       total *= sh[i];
     }
     size_t es = kSizes[rnd() % 6];
-    int64_t dspan = random_layout(ds, &db, sh, nd, 0), sspan = random_layout(ss, &sb, sh, nd, 1);
+    int64_t dspan = random_layout(ds, &db, sh, nd, 0, FLIP_ONE_IN);
+    int64_t sspan = random_layout(ss, &sb, sh, nd, ZERO_ONE_IN, FLIP_ONE_IN);
     if ((dspan + sspan) * int64_t(es) > 64000000) continue;
     int opts = kOpts[rnd() % kNumOpts];
     size_t soff = rnd() % 2 ? size_t(rint_(0, 15)) : 0, doff = rnd() % 2 ? size_t(rint_(0, 15)) : 0;
