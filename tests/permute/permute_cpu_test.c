@@ -11,24 +11,10 @@
 #include <string.h>
 
 #define PERMUTE_RAND_SEED 0x9e3779b97f4a7c15ull
-#include "permute_rand.h"
+#include "permute_test.h"
 
 /* odds of a zero (source side only) and of a negated stride in random_layout */
 enum { ZERO_ONE_IN = 6, FLIP_ONE_IN = 5 };
-
-static int failures, checks;
-#define CHECK(c, ...)                                                                                              \
-  do {                                                                                                             \
-    checks++;                                                                                                      \
-    if (!(c)) {                                                                                                    \
-      failures++;                                                                                                  \
-      if (failures < 20) {                                                                                         \
-        printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                \
-        printf(__VA_ARGS__);                                                                                       \
-        printf("\n");                                                                                              \
-      }                                                                                                            \
-    }                                                                                                              \
-  } while (0)
 
 static void fill_random(unsigned char *p, size_t n) {
   for (size_t i = 0; i < n; i++) p[i] = (unsigned char)(rnd() >> 24);

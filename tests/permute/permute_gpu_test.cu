@@ -19,7 +19,7 @@
 
 #include "../common/cuda_check.h"
 #define PERMUTE_RAND_SEED 0x2545F4914F6CDD1Dull
-#include "permute_rand.h"
+#include "permute_test.h"
 
 /* odds of a zero (source side only) and of a negated stride in random_layout */
 enum { ZERO_ONE_IN = 8, FLIP_ONE_IN = 6 };
@@ -28,20 +28,6 @@ extern "C" parray_status parray__copy_strided_cuda_opts(void *, const int64_t *,
                                                         const int64_t *, int, size_t, int, cudaStream_t);
 extern "C" parray_status parray__permute_cuda_opts(void *, const void *, size_t, int, const int64_t *, const int *,
                                                    int, cudaStream_t);
-
-static int failures, checks;
-#define CHECK(c, ...)                                                                                              \
-  do {                                                                                                             \
-    checks++;                                                                                                      \
-    if (!(c)) {                                                                                                    \
-      failures++;                                                                                                  \
-      if (failures < 30) {                                                                                         \
-        printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                \
-        printf(__VA_ARGS__);                                                                                       \
-        printf("\n");                                                                                              \
-      }                                                                                                            \
-    }                                                                                                              \
-  } while (0)
 
 static void fill_random(unsigned char *p, size_t n) {
   size_t i = 0;
