@@ -1,5 +1,5 @@
 /* reduce_args.h - what the CPU reductions (cpu/reduce_cpu.c) and the CUDA
- * ones (cuda/reduce_common.cu) share: their argument rules. Private to the
+ * ones (cuda/reduce_*.cu) share: their argument rules. Private to the
  * runtime; included by C and CUDA host sources alike. */
 #ifndef PARRAY_REDUCE_ARGS_H
 #define PARRAY_REDUCE_ARGS_H
@@ -39,6 +39,18 @@ static inline parray_status parray__reduce_check(const char *what, parray_reduce
   }
   if (count > 0 && len == 0 && op != PARRAY_REDUCE_SUM) {
     parray_set_error("%s: %s of an empty set", what, parray_reduce_op_name(op));
+    return PARRAY_ERR_INVALID;
+  }
+  return PARRAY_OK;
+}
+
+/* PARRAY_OK, or PARRAY_ERR_INVALID with the error text prefixed by what: the
+ * rows of a rows x cols matrix must not overlap (row_stride >= cols, unless
+ * there is only one row). */
+static inline parray_status parray__reduce_check_stride(const char *what, int64_t rows, int64_t cols,
+                                                        int64_t row_stride) {
+  if (row_stride < cols && rows > 1) {
+    parray_set_error("%s: row stride %lld < cols %lld", what, (long long)row_stride, (long long)cols);
     return PARRAY_ERR_INVALID;
   }
   return PARRAY_OK;

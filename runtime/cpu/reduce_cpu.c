@@ -89,10 +89,8 @@ parray_status parray_reduce_rows_cpu(parray_reduce_op op, parray_dtype ydt, void
                                      int64_t rows, int64_t cols, int64_t row_stride) {
   parray_status st = parray__reduce_check("parray_reduce_rows_cpu", op, ydt, xdt, x, y, rows, cols);
   if (st != PARRAY_OK) return st;
-  if (row_stride < cols && rows > 1) {
-    parray_set_error("parray_reduce_rows_cpu: row stride %lld < cols %lld", (long long)row_stride, (long long)cols);
-    return PARRAY_ERR_INVALID;
-  }
+  st = parray__reduce_check_stride("parray_reduce_rows_cpu", rows, cols, row_stride);
+  if (st != PARRAY_OK) return st;
   const size_t es = parray_dtype_size(xdt);
   for (int64_t r = 0; r < rows; ++r) {
     const char *row = (const char *)x + (size_t)(r * row_stride) * es;
@@ -109,10 +107,8 @@ parray_status parray_reduce_cols_cpu(parray_reduce_op op, parray_dtype ydt, void
   (void)work_bytes;
   parray_status st = parray__reduce_check("parray_reduce_cols_cpu", op, ydt, xdt, x, y, cols, rows);
   if (st != PARRAY_OK) return st;
-  if (row_stride < cols && rows > 1) {
-    parray_set_error("parray_reduce_cols_cpu: row stride %lld < cols %lld", (long long)row_stride, (long long)cols);
-    return PARRAY_ERR_INVALID;
-  }
+  st = parray__reduce_check_stride("parray_reduce_cols_cpu", rows, cols, row_stride);
+  if (st != PARRAY_OK) return st;
   if (cols == 0) return PARRAY_OK;
   acc *a = malloc((size_t)cols * sizeof *a);
   if (!a) {

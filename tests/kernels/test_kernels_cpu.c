@@ -288,6 +288,8 @@ static void test_reductions(void) {
            "null input: %s", parray_last_error());
   KR_CHECK(parray_reduce_rows_cpu(PARRAY_REDUCE_SUM, PARRAY_F32, &r, PARRAY_F32, v, 2, 3, 2) == PARRAY_ERR_INVALID,
            "stride < cols");
+  KR_CHECK(strcmp(parray_last_error(), "parray_reduce_rows_cpu: row stride 2 < cols 3") == 0, "error text: %s",
+           parray_last_error());
   KR_CHECK(parray_reduce_all_cpu(PARRAY_REDUCE_SUM, PARRAY_F32, &r, PARRAY_U8, v, 4, NULL, 0) ==
                PARRAY_ERR_UNSUPPORTED,
            "u8 reduction unsupported");
