@@ -13,6 +13,16 @@ ROOT=$PWD
 B=$ROOT/build-gpu
 T0=$(date +%s)
 el() { echo "$(( $(date +%s) - T0 )) s"; }
+# the GPU tests, then the GPU conformance programs (logs in $OUT)
+gpu_checks() {
+  (cd "$B" && ctest -L gpu -j 4 --output-on-failure --timeout 400 >"$OUT/tests.log" 2>&1)
+  bash .carry/conformance/run "$B/bin/pacc" gpu >"$OUT/conformance.log" 2>&1
+}
+# the translator's speed on this machine's cores (bench/translate)
+translation_speed() {
+  echo "=== translation speed ($(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2))"
+  sh bench/translate/bench_translate.sh "$B" 20000 | tee "$OUT/translate.txt"
+}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
 FE=""
 command -v bison >/dev/null && command -v flex >/dev/null || FE="-DPAC_FRONTEND_DIR=$ROOT/.carry/frontend"
@@ -38,8 +48,7 @@ if [ "$PART" = 1 ]; then
   echo "=== matmul bench";     cat "$OUT/matmul_gpu.txt"
 elif [ "$PART" = 4 ]; then
   # everything GPU once more after the last changes, then the two benchmarks they touch
-  (cd "$B" && ctest -L gpu -j 4 --output-on-failure --timeout 400 >"$OUT/tests.log" 2>&1)
-  bash .carry/conformance/run "$B/bin/pacc" gpu >"$OUT/conformance.log" 2>&1
+  gpu_checks
   "$B/bin/pacc" -O2 bench/cuda/matmul_gpu_bench.pc -o /tmp/mmg && /tmp/mmg >"$OUT/matmul_gpu.txt" 2>&1
   "$B/bin/bench_kernels" >"$OUT/kbench.csv" 2>"$OUT/kbench.err"
   PYTHONUNBUFFERED=1 python3 bench/kernels/torch_kernels.py >"$OUT/ktorch.csv" 2>>"$OUT/kbench.err"
@@ -51,20 +60,16 @@ elif [ "$PART" = 4 ]; then
 elif [ "$PART" = 5 ]; then
   # correctness after a translator change: the GPU tests, the GPU conformance
   # programs, and the translation speed (the change must not slow pac down)
-  (cd "$B" && ctest -L gpu -j 4 --output-on-failure --timeout 400 >"$OUT/tests.log" 2>&1)
-  bash .carry/conformance/run "$B/bin/pacc" gpu >"$OUT/conformance.log" 2>&1
+  gpu_checks
   echo "=== GPU tests";   grep -E "tests passed|tests failed|\*\*\*Failed|Passed|Skipped" "$OUT/tests.log" | head -40
   echo "=== conformance"; tail -3 "$OUT/conformance.log"
-  echo "=== translation speed ($(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2))"
-  sh bench/translate/bench_translate.sh "$B" 20000 | tee "$OUT/translate.txt"
+  translation_speed
 elif [ "$PART" = 3 ]; then
   # the GPU tests again, then CPU benchmarks on this machine's idle cores
-  (cd "$B" && ctest -L gpu -j 4 --output-on-failure --timeout 400 >"$OUT/tests.log" 2>&1)
-  bash .carry/conformance/run "$B/bin/pacc" gpu >"$OUT/conformance.log" 2>&1
+  gpu_checks
   echo "=== GPU tests";   grep -E "tests passed|tests failed|\*\*\*Failed" "$OUT/tests.log" | head -30
   echo "=== conformance"; tail -1 "$OUT/conformance.log"
-  echo "=== translation speed ($(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2))"
-  sh bench/translate/bench_translate.sh "$B" 20000 | tee "$OUT/translate.txt"
+  translation_speed
   echo "=== figure 8 vs hand-indexed"
   "$B/bin/pacc" -O2 bench/matmul/matmul_bench.pc -o /tmp/mmb && /tmp/mmb | tee "$OUT/matmul_cpu.txt"
   echo "=== pthd detour vs libgomp"

@@ -1,47 +1,17 @@
 /* copy_cpu.c - the CPU copy engine behind host-side #copy: a strided copy
  * between two layouts of the same logical index space. Dimensions of size 1
  * are dropped, the rest ordered by destination stride and merged where both
- * strides chain, so that contiguous runs become memcpy and transposes become
- * cache-blocked loops. */
+ * strides chain (copy_dims.h, as parray_copy_normalise does), so that
+ * contiguous runs become memcpy and transposes become cache-blocked loops. */
 #include "parray/core.h"
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "copy_dims.h"
+
 #define MAXD 16
-
-typedef struct dimv {
-  int64_t n, ds, ss; /* size, destination stride, source stride (elements) */
-} dimv;
-
-static int cmp_dim(const void *a, const void *b) {
-  const dimv *x = a, *y = b;
-  int64_t dx = x->ds < 0 ? -x->ds : x->ds, dy = y->ds < 0 ? -y->ds : y->ds;
-  if (dx != dy) return dx > dy ? -1 : 1; /* outermost first */
-  int64_t sx = x->ss < 0 ? -x->ss : x->ss, sy = y->ss < 0 ? -y->ss : y->ss;
-  return sx > sy ? -1 : sx < sy ? 1 : 0;
-}
-
-/* Normalise: drop size-1 dims, sort, merge chained dims. Returns new rank. */
-static int normalise(dimv *d, int n) {
-  int m = 0;
-  for (int i = 0; i < n; i++)
-    if (d[i].n != 1) d[m++] = d[i];
-  qsort(d, (size_t)m, sizeof *d, cmp_dim);
-  int k = 0;
-  for (int i = 0; i < m; i++) {
-    if (k > 0 && d[k - 1].ds == d[i].ds * d[i].n && d[k - 1].ss == d[i].ss * d[i].n) {
-      d[k - 1].n *= d[i].n;
-      d[k - 1].ds = d[i].ds;
-      d[k - 1].ss = d[i].ss;
-    } else {
-      d[k++] = d[i];
-    }
-  }
-  return k;
-}
 
 static inline void move(char *dst, const char *src, size_t es) {
   switch (es) {
@@ -64,8 +34,9 @@ static inline void move(char *dst, const char *src, size_t es) {
 #define BI 128
 #define BJ 8
 #define COPY2D_T(NAME, ES)                                                                                            \
-  static void NAME(char *dst, const char *src, const dimv *o, const dimv *in) {                                       \
-    const int64_t ods = o->ds * ES, oss = o->ss * ES, ids = in->ds * ES, iss = in->ss * ES;                           \
+  static void NAME(char *dst, const char *src, const parray_copy_dim *o, const parray_copy_dim *in) {                 \
+    const int64_t ods = o->dst_stride * ES, oss = o->src_stride * ES;                                                 \
+    const int64_t ids = in->dst_stride * ES, iss = in->src_stride * ES;                                               \
     for (int64_t i0 = 0; i0 < o->n; i0 += BI)                                                                         \
       for (int64_t j0 = 0; j0 < in->n; j0 += BJ) {                                                                    \
         int64_t ie = i0 + BI < o->n ? i0 + BI : o->n, je = j0 + BJ < in->n ? j0 + BJ : in->n;                         \
@@ -82,7 +53,7 @@ COPY2D_T(copy2d_4, 4)
 COPY2D_T(copy2d_8, 8)
 COPY2D_T(copy2d_16, 16)
 
-static void copy2d(char *dst, const char *src, const dimv *o, const dimv *in, size_t es) {
+static void copy2d(char *dst, const char *src, const parray_copy_dim *o, const parray_copy_dim *in, size_t es) {
   switch (es) {
   case 1: copy2d_1(dst, src, o, in); return;
   case 2: copy2d_2(dst, src, o, in); return;
@@ -95,9 +66,10 @@ static void copy2d(char *dst, const char *src, const dimv *o, const dimv *in, si
     for (int64_t j0 = 0; j0 < in->n; j0 += BJ) {
       int64_t ie = i0 + BI < o->n ? i0 + BI : o->n, je = j0 + BJ < in->n ? j0 + BJ : in->n;
       for (int64_t i = i0; i < ie; i++) {
-        char *d = dst + (size_t)(i * o->ds + j0 * in->ds) * es;
-        const char *s = src + (size_t)(i * o->ss + j0 * in->ss) * es;
-        for (int64_t j = j0; j < je; j++, d += in->ds * (int64_t)es, s += in->ss * (int64_t)es) move(d, s, es);
+        char *d = dst + (size_t)(i * o->dst_stride + j0 * in->dst_stride) * es;
+        const char *s = src + (size_t)(i * o->src_stride + j0 * in->src_stride) * es;
+        for (int64_t j = j0; j < je; j++, d += in->dst_stride * (int64_t)es, s += in->src_stride * (int64_t)es)
+          move(d, s, es);
       }
     }
 }
@@ -109,20 +81,21 @@ parray_status parray_copy_strided_cpu(void *dst, const int64_t *dst_stride, cons
     parray_set_error("parray_copy_strided_cpu: bad rank %d or element size %zu", ndim, elem_size);
     return PARRAY_ERR_INVALID;
   }
-  dimv d[MAXD];
+  parray_copy_dim d[MAXD];
+  int m = 0; /* dimensions of extent 1 are dropped */
   for (int i = 0; i < ndim; i++) {
     if (shape[i] < 0) {
       parray_set_error("parray_copy_strided_cpu: negative extent %lld", (long long)shape[i]);
       return PARRAY_ERR_INVALID;
     }
     if (shape[i] == 0) return PARRAY_OK;
-    d[i] = (dimv){shape[i], dst_stride[i], src_stride[i]};
+    if (shape[i] != 1) d[m++] = (parray_copy_dim){shape[i], dst_stride[i], src_stride[i]};
   }
   if (!dst || !src) {
     parray_set_error("parray_copy_strided_cpu: null pointer");
     return PARRAY_ERR_INVALID;
   }
-  int n = normalise(d, ndim);
+  const int n = parray__copy_dims_merge(d, m);
   char *D = dst;
   const char *S = src;
   if (n == 0) {
@@ -130,7 +103,7 @@ parray_status parray_copy_strided_cpu(void *dst, const int64_t *dst_stride, cons
     return PARRAY_OK;
   }
   /* Innermost run contiguous on both sides: copy it with memcpy. */
-  int contig = d[n - 1].ds == 1 && d[n - 1].ss == 1;
+  int contig = d[n - 1].dst_stride == 1 && d[n - 1].src_stride == 1;
   size_t run = contig ? (size_t)d[n - 1].n * elem_size : 0;
   int outer = contig ? n - 1 : (n >= 2 ? n - 2 : 0);
   int64_t idx[MAXD] = {0};
@@ -139,8 +112,8 @@ parray_status parray_copy_strided_cpu(void *dst, const int64_t *dst_stride, cons
   for (int64_t t = 0; t < total; t++) {
     int64_t doff = 0, soff = 0;
     for (int i = 0; i < outer; i++) {
-      doff += idx[i] * d[i].ds;
-      soff += idx[i] * d[i].ss;
+      doff += idx[i] * d[i].dst_stride;
+      soff += idx[i] * d[i].src_stride;
     }
     char *dp = D + doff * (int64_t)elem_size;
     const char *sp = S + soff * (int64_t)elem_size;
@@ -149,7 +122,8 @@ parray_status parray_copy_strided_cpu(void *dst, const int64_t *dst_stride, cons
     else if (n >= 2)
       copy2d(dp, sp, &d[n - 2], &d[n - 1], elem_size);
     else
-      for (int64_t j = 0; j < d[0].n; j++) move(dp + j * d[0].ds * (int64_t)elem_size, sp + j * d[0].ss * (int64_t)elem_size, elem_size);
+      for (int64_t j = 0; j < d[0].n; j++)
+        move(dp + j * d[0].dst_stride * (int64_t)elem_size, sp + j * d[0].src_stride * (int64_t)elem_size, elem_size);
     for (int i = outer - 1; i >= 0; i--) {
       if (++idx[i] < d[i].n) break;
       idx[i] = 0;

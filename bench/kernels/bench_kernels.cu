@@ -20,25 +20,9 @@
 #include <vector>
 
 #include "../../runtime/cuda/kern_ops.cuh"
+#include "../../tests/common/cuda_check.h"
 #include "parray/elementwise.cuh"
 #include "parray/kernels.h"
-
-#define CK(call)                                                                                          \
-  do {                                                                                                    \
-    cudaError_t e_ = (call);                                                                              \
-    if (e_ != cudaSuccess) {                                                                              \
-      fprintf(stderr, "CUDA error at %s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      exit(1);                                                                                            \
-    }                                                                                                     \
-  } while (0)
-#define PK(call)                                                                               \
-  do {                                                                                         \
-    parray_status s_ = (call);                                                                 \
-    if (s_ != PARRAY_OK) {                                                                     \
-      fprintf(stderr, "parray error at %s:%d: %s\n", __FILE__, __LINE__, parray_last_error()); \
-      exit(1);                                                                                 \
-    }                                                                                          \
-  } while (0)
 
 static const int kWarm = 5, kRuns = 30;
 static const size_t kFootprint = (size_t)512 << 20; /* rotate until this much memory is touched */

@@ -15,40 +15,33 @@
 #include <string>
 #include <vector>
 
+#include "../../tests/common/cuda_check.h"
+
 extern "C" parray_status parray__copy_strided_cuda_opts(void *, const int64_t *, const void *, const int64_t *,
                                                         const int64_t *, int, size_t, int, cudaStream_t);
 extern "C" parray_status parray__permute_cuda_opts(void *, const void *, size_t, int, const int64_t *, const int *,
                                                    int, cudaStream_t);
 
-#define CU(x)                                                                                                      \
-  do {                                                                                                             \
-    cudaError_t e_ = (x);                                                                                          \
-    if (e_ != cudaSuccess) {                                                                                       \
-      fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, __LINE__, #x);             \
-      exit(1);                                                                                                     \
-    }                                                                                                              \
-  } while (0)
-
 static const int RUNS = 30, WARM = 3;
 
 template <typename F> static double median_ms(F f) {
   cudaEvent_t a, b;
-  CU(cudaEventCreate(&a));
-  CU(cudaEventCreate(&b));
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
   for (int i = 0; i < WARM; i++) f();
-  CU(cudaDeviceSynchronize());
+  CK(cudaDeviceSynchronize());
   std::vector<float> t;
   for (int i = 0; i < RUNS; i++) {
-    CU(cudaEventRecord(a));
+    CK(cudaEventRecord(a));
     f();
-    CU(cudaEventRecord(b));
-    CU(cudaEventSynchronize(b));
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
     float ms;
-    CU(cudaEventElapsedTime(&ms, a, b));
+    CK(cudaEventElapsedTime(&ms, a, b));
     t.push_back(ms);
   }
-  CU(cudaEventDestroy(a));
-  CU(cudaEventDestroy(b));
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }
@@ -83,11 +76,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   cudaDeviceProp prop;
-  CU(cudaGetDeviceProperties(&prop, 0));
+  CK(cudaGetDeviceProperties(&prop, 0));
   printf("device: %s, %d SMs, L2 %d MB\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
   const size_t CAP = size_t(1) << 30;
-  CU(cudaMalloc(&g_src, CAP + 64));
-  CU(cudaMalloc(&g_dst, CAP + 64));
+  CK(cudaMalloc(&g_src, CAP + 64));
+  CK(cudaMalloc(&g_dst, CAP + 64));
   /* random-ish, non-zero source */
   {
     std::vector<uint32_t> h(CAP / 4);
@@ -98,7 +91,7 @@ int main(int argc, char **argv) {
       x ^= x << 5;
       v = (x & 0x3fffffff) | 0x3c000000; /* finite floats/halves, never zero */
     }
-    CU(cudaMemcpy(g_src, h.data(), CAP, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(g_src, h.data(), CAP, cudaMemcpyHostToDevice));
   }
   /* engine options as in copy_strided.cu; (o+1) << 12 forces tile order o */
   using VL = std::vector<std::pair<const char *, int>>;
@@ -147,7 +140,7 @@ int main(int argc, char **argv) {
     int64_t total = 1;
     for (int i = 0; i < c.nd; i++) total *= c.sh[i];
     const size_t bytes = size_t(total) * c.es;
-    const double copy_ms = median_ms([&] { CU(cudaMemcpyAsync(g_dst, g_src, bytes, cudaMemcpyDeviceToDevice, 0)); });
+    const double copy_ms = median_ms([&] { CK(cudaMemcpyAsync(g_dst, g_src, bytes, cudaMemcpyDeviceToDevice, 0)); });
     const double copy_tbs = 2.0 * bytes / copy_ms / 1e9;
     std::string shape;
     for (int i = 0; i < c.nd; i++) shape += (i ? "x" : "") + std::to_string(c.sh[i]);
@@ -157,7 +150,7 @@ int main(int argc, char **argv) {
       const double ms = median_ms([&] {
         check(parray__permute_cuda_opts(g_dst, g_src, c.es, c.nd, c.sh, c.perm, v.second, 0));
       });
-      CU(cudaGetLastError());
+      CK(cudaGetLastError());
       const double tbs = 2.0 * bytes / ms / 1e9;
       printf("%-5s %-4s %-22s %-11s %9.3f %8.3f %9.3f %7.1f%%\n", perm.c_str(), c.dtype, shape.c_str(), v.first, ms,
              tbs, copy_tbs, 100.0 * tbs / copy_tbs);
@@ -171,7 +164,7 @@ int main(int argc, char **argv) {
   {
     const int64_t rows = 16000, cols = 16000, sh[2] = {rows, cols}, ds[2] = {16384, 1}, ss[2] = {16320, 1};
     const size_t bytes = size_t(rows * cols) * 4;
-    const double copy_ms = median_ms([&] { CU(cudaMemcpyAsync(g_dst, g_src, bytes, cudaMemcpyDeviceToDevice, 0)); });
+    const double copy_ms = median_ms([&] { CK(cudaMemcpyAsync(g_dst, g_src, bytes, cudaMemcpyDeviceToDevice, 0)); });
     const double copy_tbs = 2.0 * bytes / copy_ms / 1e9;
     for (auto v : std::vector<std::pair<const char *, int>>{
              {"default", 0}, {"g1t128", G1 | T128}, {"gather4", G4}, {"memcpy2D", 1}}) {
@@ -185,7 +178,7 @@ int main(int argc, char **argv) {
     }
   }
   fclose(csv);
-  CU(cudaFree(g_src));
-  CU(cudaFree(g_dst));
+  CK(cudaFree(g_src));
+  CK(cudaFree(g_dst));
   return 0;
 }

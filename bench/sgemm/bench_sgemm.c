@@ -23,17 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../tests/common/cuda_check.h"
 #include "parray/cuda.h"
 #include "parray/sgemm.h"
 
-#define CK(call)                                                                                                \
-  do {                                                                                                          \
-    cudaError_t e_ = (call);                                                                                    \
-    if (e_ != cudaSuccess) {                                                                                    \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));                     \
-      exit(1);                                                                                                  \
-    }                                                                                                           \
-  } while (0)
 #define CB(call)                                                                                                \
   do {                                                                                                          \
     cublasStatus_t s_ = (call);                                                                                 \

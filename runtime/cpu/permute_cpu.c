@@ -2,22 +2,15 @@
  * normaliser shared by the CPU and CUDA copy engines (byte strides, size-1
  * dimensions dropped, dimensions that move together merged) and
  * parray_permute_cpu, which describes a permute as a strided copy and hands
- * it to parray_copy_strided_cpu. */
+ * it to parray_copy_strided_cpu (its argument rules and strides are
+ * permute_args.h's, shared with the CUDA engine; the ordering and merging of
+ * dimensions is copy_dims.h's, shared with the CPU copy engine). */
 #include "parray/permute.h"
 
-#include <stdlib.h>
+#include "../copy_dims.h"
+#include "../permute_args.h"
 
 #define NORM_MAXD 16
-
-static int64_t iabs64(int64_t v) { return v < 0 ? -v : v; }
-
-static int cmp_dim(const void *a, const void *b) {
-  const parray_copy_dim *x = a, *y = b;
-  int64_t dx = iabs64(x->dst_stride), dy = iabs64(y->dst_stride);
-  if (dx != dy) return dx > dy ? -1 : 1; /* outermost first */
-  int64_t sx = iabs64(x->src_stride), sy = iabs64(y->src_stride);
-  return sx > sy ? -1 : sx < sy ? 1 : 0;
-}
 
 int parray_copy_normalise(parray_copy_dim *out, const int64_t *shape, const int64_t *dst_stride,
                           const int64_t *src_stride, int ndim, size_t elem_size) {
@@ -37,71 +30,20 @@ int parray_copy_normalise(parray_copy_dim *out, const int64_t *shape, const int6
     out[m++] = (parray_copy_dim){shape[i], dst_stride[i] * es, src_stride[i] * es};
   }
   if (es > 1) out[m++] = (parray_copy_dim){es, 1, 1};
-  /* Insertion sort: m <= 17, and stable, which keeps equal-stride inputs in
-   * their given order. */
-  for (int i = 1; i < m; i++) {
-    parray_copy_dim t = out[i];
-    int j = i;
-    while (j > 0 && cmp_dim(&out[j - 1], &t) > 0) {
-      out[j] = out[j - 1];
-      j--;
-    }
-    out[j] = t;
-  }
-  int k = 0;
-  for (int i = 0; i < m; i++) {
-    if (k > 0 && out[k - 1].dst_stride == out[i].dst_stride * out[i].n &&
-        out[k - 1].src_stride == out[i].src_stride * out[i].n) {
-      out[k - 1].n *= out[i].n;
-      out[k - 1].dst_stride = out[i].dst_stride;
-      out[k - 1].src_stride = out[i].src_stride;
-    } else {
-      out[k++] = out[i];
-    }
-  }
-  return k;
+  return parray__copy_dims_merge(out, m);
 }
 
 parray_status parray_permute_cpu(void *dst, const void *src, size_t elem_size, int ndim, const int64_t *src_shape,
                                  const int *perm) {
-  if (ndim < 0 || ndim > PARRAY_PERMUTE_MAX_DIMS || elem_size == 0 || (ndim > 0 && (!src_shape || !perm))) {
-    parray_set_error("parray_permute_cpu: bad rank %d, element size %zu or null shape/perm", ndim, elem_size);
-    return PARRAY_ERR_INVALID;
-  }
-  int seen[PARRAY_PERMUTE_MAX_DIMS] = {0};
-  int64_t total = 1;
-  for (int i = 0; i < ndim; i++) {
-    if (perm[i] < 0 || perm[i] >= ndim || seen[perm[i]]++) {
-      parray_set_error("parray_permute_cpu: perm is not a permutation of 0..%d", ndim - 1);
-      return PARRAY_ERR_INVALID;
-    }
-    if (src_shape[i] < 0) {
-      parray_set_error("parray_permute_cpu: negative extent %lld", (long long)src_shape[i]);
-      return PARRAY_ERR_INVALID;
-    }
-    if (src_shape[i] == 0) total = 0;
-  }
-  if (total == 0) return PARRAY_OK;
+  parray_status st = parray__permute_check("parray_permute_cpu", 0, ndim, elem_size, src_shape, perm);
+  if (st != PARRAY_OK) return st;
+  for (int i = 0; i < ndim; i++)
+    if (src_shape[i] == 0) return PARRAY_OK;
   if (!dst || !src) {
     parray_set_error("parray_permute_cpu: null pointer");
     return PARRAY_ERR_INVALID;
   }
-  /* Iterate over the dst index space: dst dim i has extent src_shape[perm[i]],
-   * dst stride = product of later dst extents, src stride = stride of src
-   * dim perm[i] in the dense src. */
-  int64_t sstr[PARRAY_PERMUTE_MAX_DIMS], shape[PARRAY_PERMUTE_MAX_DIMS], dstr[PARRAY_PERMUTE_MAX_DIMS],
-      ss[PARRAY_PERMUTE_MAX_DIMS];
-  int64_t acc = 1;
-  for (int i = ndim - 1; i >= 0; i--) {
-    sstr[i] = acc;
-    acc *= src_shape[i];
-  }
-  acc = 1;
-  for (int i = ndim - 1; i >= 0; i--) {
-    shape[i] = src_shape[perm[i]];
-    dstr[i] = acc;
-    ss[i] = sstr[perm[i]];
-    acc *= shape[i];
-  }
-  return parray_copy_strided_cpu(dst, dstr, src, ss, shape, ndim, elem_size);
+  int64_t shape[PARRAY_PERMUTE_MAX_DIMS], dstr[PARRAY_PERMUTE_MAX_DIMS], sstr[PARRAY_PERMUTE_MAX_DIMS];
+  parray__permute_as_copy(ndim, src_shape, perm, shape, dstr, sstr);
+  return parray_copy_strided_cpu(dst, dstr, src, sstr, shape, ndim, elem_size);
 }

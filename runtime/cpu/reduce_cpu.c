@@ -1,13 +1,15 @@
 /* reduce_cpu.c - CPU twins of the reductions of parray/kernels.h (whole
  * array, last dimension with a row stride, leading dimension): sequential
  * loops accumulating in double for floating types and in wrapping int64 for
- * integers, the result converted with the parray_cast rules. Also the
- * workspace sizes of the GPU versions (shared plan in cuda/kern_plan.h). */
+ * integers, the result converted with the parray_cast rules (argument rules
+ * shared with the GPU versions in reduce_args.h). Also the workspace sizes
+ * of the GPU versions (shared plan in cuda/kern_plan.h). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
 #include "../cuda/kern_plan.h"
+#include "../reduce_args.h"
 #include "parray/kernels.h"
 
 typedef struct acc {
@@ -15,8 +17,6 @@ typedef struct acc {
   int64_t i;
   double d;
 } acc;
-
-static bool arith(parray_dtype t) { return (unsigned)t <= PARRAY_I64; }
 
 static acc acc_init(parray_reduce_op op, bool is_int) {
   acc a = {is_int, 0, 0.0};
@@ -71,39 +71,13 @@ static void acc_store(const acc *a, parray_reduce_op op, int64_t count, parray_d
   }
 }
 
-static parray_status check(const char *what, parray_reduce_op op, parray_dtype ydt, parray_dtype xdt, const void *x,
-                           const void *y, int64_t count, int64_t len) {
-  if ((unsigned)op >= PARRAY_REDUCE_COUNT) {
-    parray_set_error("%s: bad reduction %d", what, (int)op);
-    return PARRAY_ERR_INVALID;
-  }
-  if (!arith(xdt) || !arith(ydt)) {
-    parray_set_error("%s: element types %s -> %s are not supported", what, parray_dtype_name(xdt),
-                     parray_dtype_name(ydt));
-    return PARRAY_ERR_UNSUPPORTED;
-  }
-  if (count < 0 || len < 0) {
-    parray_set_error("%s: negative size", what);
-    return PARRAY_ERR_INVALID;
-  }
-  if (count > 0 && (!y || (len > 0 && !x))) {
-    parray_set_error("%s: null pointer", what);
-    return PARRAY_ERR_INVALID;
-  }
-  if (count > 0 && len == 0 && op != PARRAY_REDUCE_SUM) {
-    parray_set_error("%s: %s of an empty set", what, parray_reduce_op_name(op));
-    return PARRAY_ERR_INVALID;
-  }
-  return PARRAY_OK;
-}
-
 static bool is_int(parray_dtype t) { return t == PARRAY_I32 || t == PARRAY_I64; }
 
 parray_status parray_reduce_all_cpu(parray_reduce_op op, parray_dtype ydt, void *y, parray_dtype xdt, const void *x,
                                     int64_t n, void *work, size_t work_bytes) {
   (void)work;
   (void)work_bytes;
-  parray_status st = check("parray_reduce_all_cpu", op, ydt, xdt, x, y, 1, n);
+  parray_status st = parray__reduce_check("parray_reduce_all_cpu", op, ydt, xdt, x, y, 1, n);
   if (st != PARRAY_OK) return st;
   acc a = acc_init(op, is_int(xdt));
   for (int64_t i = 0; i < n; ++i) acc_add(&a, op, xdt, x, i);
@@ -113,12 +87,10 @@ parray_status parray_reduce_all_cpu(parray_reduce_op op, parray_dtype ydt, void 
 
 parray_status parray_reduce_rows_cpu(parray_reduce_op op, parray_dtype ydt, void *y, parray_dtype xdt, const void *x,
                                      int64_t rows, int64_t cols, int64_t row_stride) {
-  parray_status st = check("parray_reduce_rows_cpu", op, ydt, xdt, x, y, rows, cols);
+  parray_status st = parray__reduce_check("parray_reduce_rows_cpu", op, ydt, xdt, x, y, rows, cols);
   if (st != PARRAY_OK) return st;
-  if (row_stride < cols && rows > 1) {
-    parray_set_error("parray_reduce_rows_cpu: row stride %lld < cols %lld", (long long)row_stride, (long long)cols);
-    return PARRAY_ERR_INVALID;
-  }
+  st = parray__reduce_check_stride("parray_reduce_rows_cpu", rows, cols, row_stride);
+  if (st != PARRAY_OK) return st;
   const size_t es = parray_dtype_size(xdt);
   for (int64_t r = 0; r < rows; ++r) {
     const char *row = (const char *)x + (size_t)(r * row_stride) * es;
@@ -133,12 +105,10 @@ parray_status parray_reduce_cols_cpu(parray_reduce_op op, parray_dtype ydt, void
                                      int64_t rows, int64_t cols, int64_t row_stride, void *work, size_t work_bytes) {
   (void)work;
   (void)work_bytes;
-  parray_status st = check("parray_reduce_cols_cpu", op, ydt, xdt, x, y, cols, rows);
+  parray_status st = parray__reduce_check("parray_reduce_cols_cpu", op, ydt, xdt, x, y, cols, rows);
   if (st != PARRAY_OK) return st;
-  if (row_stride < cols && rows > 1) {
-    parray_set_error("parray_reduce_cols_cpu: row stride %lld < cols %lld", (long long)row_stride, (long long)cols);
-    return PARRAY_ERR_INVALID;
-  }
+  st = parray__reduce_check_stride("parray_reduce_cols_cpu", rows, cols, row_stride);
+  if (st != PARRAY_OK) return st;
   if (cols == 0) return PARRAY_OK;
   acc *a = malloc((size_t)cols * sizeof *a);
   if (!a) {

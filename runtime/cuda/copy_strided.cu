@@ -4,11 +4,15 @@
  * and dispatches it: cudaMemcpyAsync for one contiguous run, the tiled
  * transpose when src and dst have different contiguous dimensions, the
  * gather kernel otherwise, batched row copies included (kernels in
- * permute_kernels.cu). docs/permute.md states the rules. */
+ * permute_kernels.cu). The permute's argument rules and its description as
+ * a strided copy are parray_permute_cpu's (permute_args.h). docs/permute.md
+ * states the rules. */
 #include "parray/cuda.h"
 #include "parray/permute.h"
 
 #include <cstdint>
+
+#include "../permute_args.h"
 
 extern "C" {
 parray_status parray__launch_gather(void *dst, const void *src, int unit, const parray_copy_dim *d, int nd, int un,
@@ -206,38 +210,11 @@ parray_status copy_strided(void *dst, const int64_t *dst_stride, const void *src
 
 parray_status permute(void *dst, const void *src, size_t elem_size, int ndim, const int64_t *src_shape,
                       const int *perm, int opts, cudaStream_t s) {
-  if (ndim < 0 || ndim > PARRAY_PERMUTE_MAX_DIMS || elem_size == 0 || elem_size > 16 ||
-      (ndim > 0 && (!src_shape || !perm))) {
-    parray_set_error("parray_permute_cuda: bad rank %d, element size %zu (1..16) or null shape/perm", ndim,
-                     elem_size);
-    return PARRAY_ERR_INVALID;
-  }
-  int seen[PARRAY_PERMUTE_MAX_DIMS] = {0};
-  for (int i = 0; i < ndim; i++) {
-    if (perm[i] < 0 || perm[i] >= ndim || seen[perm[i]]++) {
-      parray_set_error("parray_permute_cuda: perm is not a permutation of 0..%d", ndim - 1);
-      return PARRAY_ERR_INVALID;
-    }
-    if (src_shape[i] < 0) {
-      parray_set_error("parray_permute_cuda: negative extent %lld", (long long)src_shape[i]);
-      return PARRAY_ERR_INVALID;
-    }
-  }
-  int64_t sstr[PARRAY_PERMUTE_MAX_DIMS], shape[PARRAY_PERMUTE_MAX_DIMS], dstr[PARRAY_PERMUTE_MAX_DIMS],
-      ss[PARRAY_PERMUTE_MAX_DIMS];
-  int64_t acc = 1;
-  for (int i = ndim - 1; i >= 0; i--) {
-    sstr[i] = acc;
-    acc *= src_shape[i];
-  }
-  acc = 1;
-  for (int i = ndim - 1; i >= 0; i--) {
-    shape[i] = src_shape[perm[i]];
-    dstr[i] = acc;
-    ss[i] = sstr[perm[i]];
-    acc *= shape[i];
-  }
-  return copy_strided(dst, dstr, src, ss, shape, ndim, elem_size, opts, s);
+  const parray_status st = parray__permute_check("parray_permute_cuda", 16, ndim, elem_size, src_shape, perm);
+  if (st != PARRAY_OK) return st;
+  int64_t shape[PARRAY_PERMUTE_MAX_DIMS], dstr[PARRAY_PERMUTE_MAX_DIMS], sstr[PARRAY_PERMUTE_MAX_DIMS];
+  parray__permute_as_copy(ndim, src_shape, perm, shape, dstr, sstr);
+  return copy_strided(dst, dstr, src, sstr, shape, ndim, elem_size, opts, s);
 }
 
 } // namespace

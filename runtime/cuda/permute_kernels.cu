@@ -109,20 +109,32 @@ template <typename I> struct GatherDesc {
   int cs; /* streaming loads/stores */
 };
 
-template <typename I>
-__device__ __forceinline__ void gather_offsets(const GatherDesc<I> &p, I i, I &doff, I &soff) {
-  I rem = i, so = 0, dof = 0;
+/* The dst and src offsets (units, signed) of linear index i over n dims
+ * stored innermost first: dim k < n-1 is divided out of i by div[k] (its
+ * extent), the outermost keeps the quotient. Used by the gather (all its
+ * dims) and by the tile transpose (its batch dims). The scalars come by
+ * reference to the kernel parameter, so that they are read where they are
+ * used: the kernels compile to the same code as with the loop written out. */
+template <typename I, typename D>
+__device__ __forceinline__ void split_offsets(const D *div, const I *ds, const I *ss, const I &ds_outer,
+                                              const I &ss_outer, const int &n, I i, I &doff, I &soff) {
+  I so = 0, dof = 0;
 #pragma unroll
   for (int k = 0; k < KMAXD - 1; k++) {
-    if (k >= p.nd - 1) break;
+    if (k >= n - 1) break;
     I q, r;
-    p.div[k].divmod(rem, q, r);
-    so += r * p.ss[k];
-    dof += r * p.ds[k];
-    rem = q;
+    div[k].divmod(i, q, r);
+    so += r * ss[k];
+    dof += r * ds[k];
+    i = q;
   }
-  soff = so + rem * p.ss_outer;
-  doff = dof + rem * p.ds_outer;
+  soff = so + i * ss_outer;
+  doff = dof + i * ds_outer;
+}
+
+template <typename I>
+__device__ __forceinline__ void gather_offsets(const GatherDesc<I> &p, I i, I &doff, I &soff) {
+  split_offsets(p.div, p.ds, p.ss, p.ds_outer, p.ss_outer, p.nd, i, doff, soff);
 }
 
 /* Each thread moves UN units of B bytes, NT apart (coalesced), all loads
@@ -234,18 +246,7 @@ __device__ __forceinline__ void tile_base(const TileDesc<I> &p, I t, I &ta, I &t
   bi += t * p.mbi[3];
   ta = a;
   tb = b;
-  I s = 0, d = 0;
-#pragma unroll
-  for (int k = 0; k < KMAXD - 1; k++) {
-    if (k >= p.nb - 1) break;
-    I qq, r;
-    p.bdiv[k].divmod(bi, qq, r);
-    s += r * p.bss[k];
-    d += r * p.bds[k];
-    bi = qq;
-  }
-  so = s + bi * p.bss_outer;
-  dof = d + bi * p.bds_outer;
+  split_offsets(p.bdiv, p.bds, p.bss, p.bds_outer, p.bss_outer, p.nb, bi, dof, so);
 }
 
 /* Tile: 32 slots along a (one warp, contiguous in src) by 32*YM slots along

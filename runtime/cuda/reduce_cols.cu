@@ -12,6 +12,7 @@
  * row to the workspace and the last block of a column tile (atomic ticket
  * per tile) folds the splits in index order. No atomics touch the values:
  * results are reproducible. */
+#include "../reduce_args.h"
 #include "kern_reduce.cuh"
 
 namespace parray_rd {
@@ -188,10 +189,8 @@ extern "C" parray_status parray_reduce_cols_cuda(parray_reduce_op op, parray_dty
                                                  void *work, size_t work_bytes, cudaStream_t stream) {
   parray_status st = parray_rd::check_reduce("parray_reduce_cols_cuda", op, ydt, xdt, x, y, cols, rows);
   if (st != PARRAY_OK) return st;
-  if (row_stride < cols && rows > 1) {
-    parray_set_error("parray_reduce_cols_cuda: row stride %lld < cols %lld", (long long)row_stride, (long long)cols);
-    return PARRAY_ERR_INVALID;
-  }
+  st = parray__reduce_check_stride("parray_reduce_cols_cuda", rows, cols, row_stride);
+  if (st != PARRAY_OK) return st;
   if (cols == 0) return PARRAY_OK;
   if (rows == 0)
     return parray_ew::status_of(cudaMemsetAsync(y, 0, (size_t)cols * parray_dtype_size(ydt), stream),

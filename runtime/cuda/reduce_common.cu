@@ -1,8 +1,10 @@
 /* reduce_common.cu - shared host side of the GPU reductions: argument
- * checks, the occupancy cache that sizes persistent grids, and temporary
+ * checks (the CPU reductions' rules, reduce_args.h, plus alignment), the
+ * occupancy cache that sizes persistent grids, and temporary
  * workspaces (stream-ordered allocation) for callers that pass none. */
 #include <mutex>
 
+#include "../reduce_args.h"
 #include "kern_reduce.cuh"
 
 namespace parray_rd {
@@ -59,35 +61,10 @@ parray_status free_workspace(void *work, cudaStream_t s) {
   return PARRAY_OK;
 }
 
-static bool arith_type(parray_dtype t) { return (unsigned)t <= PARRAY_I64; }
-
 parray_status check_reduce(const char *what, parray_reduce_op op, parray_dtype ydt, parray_dtype xdt, const void *x,
                            const void *y, int64_t count, int64_t reduce_len) {
-  if ((unsigned)op >= PARRAY_REDUCE_COUNT) {
-    parray_set_error("%s: bad reduction %d", what, (int)op);
-    return PARRAY_ERR_INVALID;
-  }
-  if (!arith_type(xdt) || !arith_type(ydt)) {
-    parray_set_error("%s: element types %s -> %s are not supported", what, parray_dtype_name(xdt),
-                     parray_dtype_name(ydt));
-    return PARRAY_ERR_UNSUPPORTED;
-  }
-  if (count < 0 || reduce_len < 0) {
-    parray_set_error("%s: negative size", what);
-    return PARRAY_ERR_INVALID;
-  }
-  if (count > 0 && !y) {
-    parray_set_error("%s: null output", what);
-    return PARRAY_ERR_INVALID;
-  }
-  if (count > 0 && reduce_len > 0 && !x) {
-    parray_set_error("%s: null input", what);
-    return PARRAY_ERR_INVALID;
-  }
-  if (count > 0 && reduce_len == 0 && op != PARRAY_REDUCE_SUM) {
-    parray_set_error("%s: %s of an empty set", what, parray_reduce_op_name(op));
-    return PARRAY_ERR_INVALID;
-  }
+  const parray_status st = parray__reduce_check(what, op, ydt, xdt, x, y, count, reduce_len);
+  if (st != PARRAY_OK) return st;
   if (x && (uintptr_t)x % parray_dtype_size(xdt)) {
     parray_set_error("%s: input not aligned to its element size", what);
     return PARRAY_ERR_INVALID;

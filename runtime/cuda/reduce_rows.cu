@@ -13,6 +13,7 @@
  * Other rows are loaded one element at a time (group of L lanes per row).
  * Each row is folded in an order fixed by its length, so results do not
  * depend on the grid. */
+#include "../reduce_args.h"
 #include "kern_reduce.cuh"
 
 namespace parray_rd {
@@ -298,10 +299,8 @@ extern "C" parray_status parray_reduce_rows_cuda(parray_reduce_op op, parray_dty
                                                  cudaStream_t stream) {
   parray_status st = parray_rd::check_reduce("parray_reduce_rows_cuda", op, ydt, xdt, x, y, rows, cols);
   if (st != PARRAY_OK) return st;
-  if (row_stride < cols && rows > 1) {
-    parray_set_error("parray_reduce_rows_cuda: row stride %lld < cols %lld", (long long)row_stride, (long long)cols);
-    return PARRAY_ERR_INVALID;
-  }
+  st = parray__reduce_check_stride("parray_reduce_rows_cuda", rows, cols, row_stride);
+  if (st != PARRAY_OK) return st;
   if (rows == 0) return PARRAY_OK;
   if (cols == 0)
     return parray_ew::status_of(cudaMemsetAsync(y, 0, (size_t)rows * parray_dtype_size(ydt), stream),

@@ -85,12 +85,16 @@ struct Cfg {
 
 __device__ __forceinline__ float4 ldg4(const float *p) { return __ldg(reinterpret_cast<const float4 *>(p)); }
 
-/* Moves a ROWS x BK tile of one operand (ROWS along m for A, along n for B)
- * from global memory to a k-major shared tile s[BK][SR]. Element (r, c) of the
- * tile (r < ROWS along m/n, c < BK along k) is at g[r*sr + c*sk]; the unit
- * stride is along k (KCONTIG) or along r (!KCONTIG). */
-template <int ROWS, int BK, int T, int SR, bool KCONTIG>
-struct TileLoader {
+/* Which elements of a ROWS x BK tile of one operand (ROWS along m for A,
+ * along n for B) each of the T threads moves, as quads along the unit
+ * stride, and where the thread's first one lies in global memory. Element
+ * (r, c) of the tile (r < ROWS along m/n, c < BK along k) is at
+ * g[r*sr + c*sk]; the unit stride is along k (KCONTIG) or along r
+ * (!KCONTIG). Shared by the register-staged TileLoader and the cp.async
+ * AsyncLoader, so that both write the same conflict-free places of the
+ * k-major shared tile. */
+template <int ROWS, int BK, int T, bool KCONTIG>
+struct TileMap {
   static constexpr int NL = ROWS * BK / (4 * T); // float4 per thread per slice
   static_assert(NL >= 1 && ROWS * BK == NL * 4 * T, "tile must split evenly into float4 per thread");
   // KCONTIG: TPR threads per row (2, or T/ROWS when there are more threads
@@ -109,7 +113,6 @@ struct TileLoader {
   int r0, c0;          // this thread's first element within the tile
   int rows_left;       // rows of the matrix from the tile origin
   bool vec_rows;       // vector path allowed for this tile's rows
-  float4 v[NL];
 
   __device__ __forceinline__ void init(const float *g, long long ld_, int rows_left_, bool vec, int tid) {
     ld = ld_;
@@ -125,6 +128,17 @@ struct TileLoader {
       p = g + (long long)c0 * ld + r0;
     }
   }
+};
+
+/* Moves a ROWS x BK tile of one operand from global memory to a k-major
+ * shared tile s[BK][SR] through registers (the thread mapping of TileMap). */
+template <int ROWS, int BK, int T, int SR, bool KCONTIG>
+struct TileLoader : TileMap<ROWS, BK, T, KCONTIG> {
+  typedef TileMap<ROWS, BK, T, KCONTIG> Map;
+  using Map::NL, Map::RS, Map::KSTEP, Map::KP, Map::KROWS;
+  using Map::p, Map::ld, Map::r0, Map::c0, Map::rows_left, Map::vec_rows;
+  float4 v[NL];
+
   __device__ __forceinline__ void advance() { p += KCONTIG ? (long long)BK : (long long)BK * ld; }
 
   __device__ __forceinline__ void load(int k_left) {
@@ -176,25 +190,26 @@ struct TileLoader {
   }
 };
 
+/* N float4 of a k row of a shared tile, STEP floats apart from s, into f. */
+template <int N, int STEP>
+__device__ __forceinline__ void load_quads(const float *s, float (&f)[4 * N]) {
+#pragma unroll
+  for (int r = 0; r < N; ++r) {
+    const float4 t = *reinterpret_cast<const float4 *>(s + r * STEP);
+    f[4 * r] = t.x;
+    f[4 * r + 1] = t.y;
+    f[4 * r + 2] = t.z;
+    f[4 * r + 3] = t.w;
+  }
+}
+
+/* The thread's fragments of one k step: RM quads of op(A) 16 rows apart and
+ * RN quads of op(B) 32 columns apart (see the blocking above). */
 template <class C>
 __device__ __forceinline__ void load_frag(const float *sa, const float *sb, int am, int bn, float (&fa)[C::TM],
                                           float (&fb)[C::TN]) {
-#pragma unroll
-  for (int r = 0; r < C::RM; ++r) {
-    const float4 t = *reinterpret_cast<const float4 *>(sa + am + r * 16);
-    fa[4 * r] = t.x;
-    fa[4 * r + 1] = t.y;
-    fa[4 * r + 2] = t.z;
-    fa[4 * r + 3] = t.w;
-  }
-#pragma unroll
-  for (int c = 0; c < C::RN; ++c) {
-    const float4 t = *reinterpret_cast<const float4 *>(sb + bn + c * 32);
-    fb[4 * c] = t.x;
-    fb[4 * c + 1] = t.y;
-    fb[4 * c + 2] = t.z;
-    fb[4 * c + 3] = t.w;
-  }
+  load_quads<C::RM, 16>(sa + am, fa);
+  load_quads<C::RN, 32>(sb + bn, fb);
 }
 
 /* Where this block and thread work: tile origin (row0, col0), the thread's
@@ -310,6 +325,21 @@ __device__ __forceinline__ void add_partner_sums(float *x, const Place<C> &pl, f
   }
 }
 
+/* What both kernels do first: point the loaders of op(A) and op(B) (a
+ * TileLoader or an AsyncLoader pair) at this block's first k slice, zero the
+ * accumulators, and return the number of k slices of the block. */
+template <class C, bool AK, bool BKC, class LA, class LB>
+__device__ __forceinline__ int start_tile(const Params &P, const Place<C> &pl, LA &la, LB &lb,
+                                          float (&acc)[C::TM][C::TN]) {
+  la.init(pl.a_origin(P, AK), P.lda, P.M - pl.row0, P.vecA != 0, threadIdx.x);
+  lb.init(pl.b_origin(P, BKC), P.ldb, P.N - pl.col0, P.vecB != 0, threadIdx.x);
+#pragma unroll
+  for (int i = 0; i < C::TM; ++i)
+#pragma unroll
+    for (int j = 0; j < C::TN; ++j) acc[i][j] = 0.0f;
+  return pl.kblk > 0 ? (pl.kblk + C::BK - 1) / C::BK : 0;
+}
+
 template <class C, bool AK, bool BKC>
 __global__ void __launch_bounds__(C::T, C::MINB) sgemm_kernel(const Params P) {
   constexpr int BK = C::BK, KU = C::KU, KS = C::KS, TM = C::TM, TN = C::TN;
@@ -319,16 +349,8 @@ __global__ void __launch_bounds__(C::T, C::MINB) sgemm_kernel(const Params P) {
   const int am = pl.am, bn = pl.bn, kblk = pl.kblk, k0 = pl.kofs;
   TileLoader<C::BM, BK, C::T, C::SA, AK> la;
   TileLoader<C::BN, BK, C::T, C::SB, BKC> lb;
-  la.init(pl.a_origin(P, AK), P.lda, P.M - pl.row0, P.vecA != 0, threadIdx.x);
-  lb.init(pl.b_origin(P, BKC), P.ldb, P.N - pl.col0, P.vecB != 0, threadIdx.x);
-
   float acc[TM][TN];
-#pragma unroll
-  for (int i = 0; i < TM; ++i)
-#pragma unroll
-    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
-
-  const int KT = kblk > 0 ? (kblk + BK - 1) / BK : 0;
+  const int KT = start_tile<C, AK, BKC>(P, pl, la, lb, acc);
   if (KT > 0) {
     float fa[2][TM], fb[2][TN];
     la.load(kblk);
@@ -380,7 +402,7 @@ __global__ void __launch_bounds__(C::T, C::MINB) sgemm_kernel(const Params P) {
  * The same tiles, loaded with cp.async straight into shared memory (no
  * staging registers), STAGES slices in flight. An operand contiguous along
  * m / n moves as 16-byte copies; a k-contiguous one as 4-byte copies that
- * land transposed (the same thread mapping and padding as TileLoader, so
+ * land transposed (TileMap's thread mapping and padding, as TileLoader, so
  * the shared-memory writes are conflict-free). Out-of-range elements are
  * zero-filled by the copy itself (source size 0). */
 __device__ __forceinline__ unsigned smem_addr(const float *p) {
@@ -403,29 +425,15 @@ __device__ __forceinline__ void cp_async_wait() {
 }
 
 template <int ROWS, int BK, int T, int SR, bool KCONTIG>
-struct AsyncLoader {
-  typedef TileLoader<ROWS, BK, T, SR, KCONTIG> Map; // the same thread -> element mapping
-  static constexpr int NL = Map::NL, KP = Map::KP, KROWS = Map::KROWS;
-  const float *p;    // this thread's element of the current slice
-  const float *org;  // the slice's origin (a valid address for zero-fill copies)
-  long long ld;
-  int r0, c0, rows_left;
-  bool vec_rows;
+struct AsyncLoader : TileMap<ROWS, BK, T, KCONTIG> {
+  typedef TileMap<ROWS, BK, T, KCONTIG> Map; // the same thread -> element mapping as TileLoader
+  using Map::NL, Map::RS, Map::KSTEP, Map::KP, Map::KROWS;
+  using Map::p, Map::ld, Map::r0, Map::c0, Map::rows_left, Map::vec_rows;
+  const float *org; // the slice's origin (a valid address for zero-fill copies)
 
   __device__ __forceinline__ void init(const float *g, long long ld_, int rows_left_, bool vec, int tid) {
-    ld = ld_;
+    Map::init(g, ld_, rows_left_, vec, tid);
     org = g;
-    rows_left = rows_left_;
-    vec_rows = vec && rows_left_ >= ROWS;
-    if (KCONTIG) {
-      r0 = tid >> 1;
-      c0 = (tid & 1) * 4;
-      p = g + (long long)r0 * ld + c0;
-    } else {
-      c0 = tid / (ROWS / 4);
-      r0 = (tid % (ROWS / 4)) * 4;
-      p = g + (long long)c0 * ld + r0;
-    }
   }
   __device__ __forceinline__ void advance() {
     const long long step = KCONTIG ? (long long)BK : (long long)BK * ld;
@@ -439,8 +447,8 @@ struct AsyncLoader {
     for (int l = 0; l < NL; ++l) {
       if (KCONTIG) {
         const int mp = l / KP, kp = l % KP;
-        const int r = r0 + mp * (T / 2), c = c0 + kp * 8;
-        const float *q = p + (long long)mp * (T / 2) * ld + kp * 8;
+        const int r = r0 + mp * RS, c = c0 + kp * KSTEP;
+        const float *q = p + (long long)mp * RS * ld + kp * KSTEP;
         float *d = s + c * SR + r;
         if (fast) {
 #pragma unroll
@@ -481,16 +489,8 @@ __global__ void __launch_bounds__(C::T, C::MINB) sgemm_async_kernel(const Params
   const int am = pl.am, bn = pl.bn, kblk = pl.kblk;
   AsyncLoader<C::BM, BK, C::T, C::SA, AK> la;
   AsyncLoader<C::BN, BK, C::T, C::SB, BKC> lb;
-  la.init(pl.a_origin(P, AK), P.lda, P.M - pl.row0, P.vecA != 0, threadIdx.x);
-  lb.init(pl.b_origin(P, BKC), P.ldb, P.N - pl.col0, P.vecB != 0, threadIdx.x);
-
   float acc[TM][TN];
-#pragma unroll
-  for (int i = 0; i < TM; ++i)
-#pragma unroll
-    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
-
-  const int KT = kblk > 0 ? (kblk + BK - 1) / BK : 0;
+  const int KT = start_tile<C, AK, BKC>(P, pl, la, lb, acc);
   if (KT > 0) {
     // Prologue: slices 0 .. S-2 in flight (one commit group each, empty ones too).
 #pragma unroll

@@ -276,8 +276,20 @@ static void test_reductions(void) {
            "empty sum");
   KR_CHECK(parray_reduce_all_cpu(PARRAY_REDUCE_MAX, PARRAY_F32, &r, PARRAY_F32, v, 0, NULL, 0) == PARRAY_ERR_INVALID,
            "empty max");
+  KR_CHECK(strcmp(parray_last_error(), "parray_reduce_all_cpu: max of an empty set") == 0, "error text: %s",
+           parray_last_error());
+  /* the argument rules are the GPU reductions' (runtime/reduce_args.h) */
+  KR_CHECK(parray_reduce_rows_cpu(PARRAY_REDUCE_SUM, PARRAY_F32, NULL, PARRAY_F32, v, 2, 2, 2) == PARRAY_ERR_INVALID &&
+               strcmp(parray_last_error(), "parray_reduce_rows_cpu: null output") == 0,
+           "null output: %s", parray_last_error());
+  KR_CHECK(parray_reduce_cols_cpu(PARRAY_REDUCE_SUM, PARRAY_F32, &r, PARRAY_F32, NULL, 2, 1, 1, NULL, 0) ==
+                   PARRAY_ERR_INVALID &&
+               strcmp(parray_last_error(), "parray_reduce_cols_cpu: null input") == 0,
+           "null input: %s", parray_last_error());
   KR_CHECK(parray_reduce_rows_cpu(PARRAY_REDUCE_SUM, PARRAY_F32, &r, PARRAY_F32, v, 2, 3, 2) == PARRAY_ERR_INVALID,
            "stride < cols");
+  KR_CHECK(strcmp(parray_last_error(), "parray_reduce_rows_cpu: row stride 2 < cols 3") == 0, "error text: %s",
+           parray_last_error());
   KR_CHECK(parray_reduce_all_cpu(PARRAY_REDUCE_SUM, PARRAY_F32, &r, PARRAY_U8, v, 4, NULL, 0) ==
                PARRAY_ERR_UNSUPPORTED,
            "u8 reduction unsupported");

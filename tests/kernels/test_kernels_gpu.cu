@@ -11,25 +11,9 @@
 
 #include <vector>
 
+#include "../common/cuda_check.h"
 #include "kref.h"
 #include "parray/cuda.h"
-
-#define CK(call)                                                                                          \
-  do {                                                                                                    \
-    cudaError_t e_ = (call);                                                                              \
-    if (e_ != cudaSuccess) {                                                                              \
-      fprintf(stderr, "CUDA error at %s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      exit(1);                                                                                            \
-    }                                                                                                     \
-  } while (0)
-#define PK(call)                                                                                          \
-  do {                                                                                                    \
-    parray_status s_ = (call);                                                                            \
-    if (s_ != PARRAY_OK) {                                                                                \
-      fprintf(stderr, "parray error at %s:%d: %s: %s\n", __FILE__, __LINE__, #call, parray_last_error()); \
-      exit(1);                                                                                            \
-    }                                                                                                     \
-  } while (0)
 
 static cudaStream_t g_s;
 static const parray_dtype kTypes[6] = {PARRAY_F32, PARRAY_F16, PARRAY_BF16, PARRAY_F64, PARRAY_I32, PARRAY_I64};

@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "../common/cuda_check.h"
 #include "kref.h"
 #include "parray/elementwise.cuh"
 
@@ -23,15 +24,6 @@ PARRAY_ELEMENTWISE_BINARY(user_clamp, float, float, float, fminf(fmaxf(a, -b), b
 PARRAY_ELEMENTWISE_UNARY(user_sq_h, __half, __half, __float2half(__half2float(x) * __half2float(x)))
 /* int64 = int32 * int8 + s (mixed widths: 2-element packs) */
 PARRAY_ELEMENTWISE_BINARY_S(user_mad_i, int64_t, int32_t, int8_t, int64_t, (int64_t)a * b + s)
-
-#define CK(call)                                                                                          \
-  do {                                                                                                    \
-    cudaError_t e_ = (call);                                                                              \
-    if (e_ != cudaSuccess) {                                                                              \
-      fprintf(stderr, "CUDA error at %s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      exit(1);                                                                                            \
-    }                                                                                                     \
-  } while (0)
 
 template <typename T>
 static T *dev_copy(const std::vector<T> &h, int off) {

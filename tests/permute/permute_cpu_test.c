@@ -10,40 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures, checks;
-#define CHECK(c, ...)                                                                                              \
-  do {                                                                                                             \
-    checks++;                                                                                                      \
-    if (!(c)) {                                                                                                    \
-      failures++;                                                                                                  \
-      if (failures < 20) {                                                                                         \
-        printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                \
-        printf(__VA_ARGS__);                                                                                       \
-        printf("\n");                                                                                              \
-      }                                                                                                            \
-    }                                                                                                              \
-  } while (0)
+#define PERMUTE_RAND_SEED 0x9e3779b97f4a7c15ull
+#include "permute_test.h"
 
-static uint64_t rs = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void) {
-  rs ^= rs << 13;
-  rs ^= rs >> 7;
-  rs ^= rs << 17;
-  return rs;
-}
-static int64_t rint_(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
+/* odds of a zero (source side only) and of a negated stride in random_layout */
+enum { ZERO_ONE_IN = 6, FLIP_ONE_IN = 5 };
 
 static void fill_random(unsigned char *p, size_t n) {
   for (size_t i = 0; i < n; i++) p[i] = (unsigned char)(rnd() >> 24);
-}
-
-static void random_perm(int *perm, int n) {
-  for (int i = 0; i < n; i++) perm[i] = i;
-  for (int i = n - 1; i > 0; i--) {
-    int j = (int)(rnd() % (uint64_t)(i + 1)), t = perm[i];
-    perm[i] = perm[j];
-    perm[j] = t;
-  }
 }
 
 /* naive: for each dst index, dst dim i = src dim perm[i] */
@@ -131,31 +105,6 @@ static int64_t enum_pairs(pair *out, const parray_copy_dim *d, int n) {
   return total;
 }
 
-/* Random layout: a dense layout of `shape` in a random dim order, with
- * optional padding and flipped (negative) strides. Returns the element span;
- * *base is the element offset of index 0 inside the allocation. */
-static int64_t random_layout(int64_t *stride, int64_t *base, const int64_t *shape, int nd, int allow_zero) {
-  int order[16];
-  random_perm(order, nd);
-  int64_t acc = 1;
-  for (int k = nd - 1; k >= 0; k--) {
-    int i = order[k];
-    stride[i] = acc;
-    acc *= shape[i] + (rnd() % 4 == 0 ? rint_(1, 3) : 0);
-  }
-  int64_t lo = 0, hi = 0;
-  for (int i = 0; i < nd; i++) {
-    if (allow_zero && rnd() % 6 == 0) stride[i] = 0;
-    if (rnd() % 5 == 0) stride[i] = -stride[i];
-    if (stride[i] < 0)
-      lo += (shape[i] - 1) * stride[i];
-    else
-      hi += (shape[i] - 1) * stride[i];
-  }
-  *base = -lo;
-  return hi - lo + 1;
-}
-
 static void test_normalise_random(int iters) {
   static const size_t sizes[] = {1, 2, 4, 8, 12, 16, 5};
   pair *a = malloc(sizeof(pair) * 70000), *b = malloc(sizeof(pair) * 70000);
@@ -168,9 +117,9 @@ static void test_normalise_random(int iters) {
     }
     size_t es = sizes[rnd() % (sizeof sizes / sizeof *sizes)];
     if (total * (int64_t)es > 60000) continue;
-    random_layout(ds, &db, sh, nd, 0);
+    random_layout(ds, &db, sh, nd, 0, FLIP_ONE_IN);
     if (rnd() % 2)
-      random_layout(ss, &sb, sh, nd, 1);
+      random_layout(ss, &sb, sh, nd, ZERO_ONE_IN, FLIP_ONE_IN);
     else
       memcpy(ss, ds, sizeof ds); /* same layout: should merge to one run */
     parray_copy_dim in[17], out[17];
@@ -273,7 +222,8 @@ static void test_strided_random(int iters) {
       total *= sh[i];
     }
     size_t es = sizes[rnd() % (sizeof sizes / sizeof *sizes)];
-    int64_t dspan = random_layout(ds, &db, sh, nd, 0), sspan = random_layout(ss, &sb, sh, nd, 1);
+    int64_t dspan = random_layout(ds, &db, sh, nd, 0, FLIP_ONE_IN);
+    int64_t sspan = random_layout(ss, &sb, sh, nd, ZERO_ONE_IN, FLIP_ONE_IN);
     size_t dbytes = (size_t)dspan * es, sbytes = (size_t)sspan * es;
     unsigned char *src = malloc(sbytes), *dst = malloc(dbytes), *ref = malloc(dbytes);
     fill_random(src, sbytes);
@@ -294,14 +244,21 @@ static void test_errors(void) {
   int bad[3] = {0, 0, 1}, good[3] = {2, 0, 1};
   char buf[24 * 8] = {0};
   CHECK(parray_permute_cpu(buf, buf + 96, 4, 3, sh, bad) == PARRAY_ERR_INVALID, "duplicate perm accepted");
+  CHECK(strcmp(parray_last_error(), "parray_permute_cpu: perm is not a permutation of 0..2") == 0, "error text: %s",
+        parray_last_error());
   int oob[3] = {0, 1, 3};
   CHECK(parray_permute_cpu(buf, buf + 96, 4, 3, sh, oob) == PARRAY_ERR_INVALID, "out-of-range perm accepted");
   CHECK(parray_permute_cpu(buf, buf + 96, 4, 9, sh, good) == PARRAY_ERR_INVALID, "rank 9 accepted");
+  CHECK(strcmp(parray_last_error(), "parray_permute_cpu: bad rank 9, element size 4 or null shape/perm") == 0,
+        "error text: %s", parray_last_error());
   CHECK(parray_permute_cpu(buf, buf + 96, 0, 3, sh, good) == PARRAY_ERR_INVALID, "elem size 0 accepted");
   CHECK(parray_permute_cpu(NULL, buf, 4, 3, sh, good) == PARRAY_ERR_INVALID, "null dst accepted");
+  CHECK(strcmp(parray_last_error(), "parray_permute_cpu: null pointer") == 0, "error text: %s", parray_last_error());
   CHECK(parray_permute_cpu(buf, buf, 4, 3, NULL, good) == PARRAY_ERR_INVALID, "null shape accepted");
   int64_t neg[3] = {2, -3, 4};
   CHECK(parray_permute_cpu(buf, buf, 4, 3, neg, good) == PARRAY_ERR_INVALID, "negative extent accepted");
+  CHECK(strcmp(parray_last_error(), "parray_permute_cpu: negative extent -3") == 0, "error text: %s",
+        parray_last_error());
   int64_t zero[3] = {2, 0, 4};
   CHECK(parray_permute_cpu(NULL, NULL, 4, 3, zero, good) == PARRAY_OK, "empty permute with null pointers failed");
   CHECK(strlen(parray_last_error()) > 0, "no error text");

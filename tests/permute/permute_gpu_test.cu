@@ -17,41 +17,18 @@
 #include <cstring>
 #include <vector>
 
+#include "../common/cuda_check.h"
+#define PERMUTE_RAND_SEED 0x2545F4914F6CDD1Dull
+#include "permute_test.h"
+
+/* odds of a zero (source side only) and of a negated stride in random_layout */
+enum { ZERO_ONE_IN = 8, FLIP_ONE_IN = 6 };
+
 extern "C" parray_status parray__copy_strided_cuda_opts(void *, const int64_t *, const void *, const int64_t *,
                                                         const int64_t *, int, size_t, int, cudaStream_t);
 extern "C" parray_status parray__permute_cuda_opts(void *, const void *, size_t, int, const int64_t *, const int *,
                                                    int, cudaStream_t);
 
-static int failures, checks;
-#define CHECK(c, ...)                                                                                              \
-  do {                                                                                                             \
-    checks++;                                                                                                      \
-    if (!(c)) {                                                                                                    \
-      failures++;                                                                                                  \
-      if (failures < 30) {                                                                                         \
-        printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                \
-        printf(__VA_ARGS__);                                                                                       \
-        printf("\n");                                                                                              \
-      }                                                                                                            \
-    }                                                                                                              \
-  } while (0)
-#define CU(x)                                                                                                      \
-  do {                                                                                                             \
-    cudaError_t e_ = (x);                                                                                          \
-    if (e_ != cudaSuccess) {                                                                                       \
-      printf("CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, __LINE__, #x);                      \
-      exit(1);                                                                                                     \
-    }                                                                                                              \
-  } while (0)
-
-static uint64_t rs = 0x2545F4914F6CDD1Dull;
-static uint64_t rnd() {
-  rs ^= rs << 13;
-  rs ^= rs >> 7;
-  rs ^= rs << 17;
-  return rs;
-}
-static int64_t rint_(int64_t lo, int64_t hi) { return lo + int64_t(rnd() % uint64_t(hi - lo + 1)); }
 static void fill_random(unsigned char *p, size_t n) {
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -60,15 +37,6 @@ static void fill_random(unsigned char *p, size_t n) {
   }
   for (; i < n; i++) p[i] = (unsigned char)rnd();
 }
-static void random_perm(int *perm, int n) {
-  for (int i = 0; i < n; i++) perm[i] = i;
-  for (int i = n - 1; i > 0; i--) {
-    int j = int(rnd() % uint64_t(i + 1)), t = perm[i];
-    perm[i] = perm[j];
-    perm[j] = t;
-  }
-}
-
 const size_t GUARD = 64;
 
 /* One device permute (with options) checked against parray_permute_cpu. */
@@ -80,53 +48,29 @@ static void check_permute(const char *tag, size_t es, int nd, const int64_t *sh,
   std::vector<unsigned char> src(bytes + 1), ref(bytes + 2 * GUARD), out(bytes + 2 * GUARD);
   fill_random(src.data(), bytes);
   unsigned char *ds = nullptr, *dd = nullptr;
-  CU(cudaMalloc(&ds, bytes + 32));
-  CU(cudaMalloc(&dd, bytes + 2 * GUARD + 32));
-  CU(cudaMemcpy(ds + soff, src.data(), bytes, cudaMemcpyHostToDevice));
+  CK(cudaMalloc(&ds, bytes + 32));
+  CK(cudaMalloc(&dd, bytes + 2 * GUARD + 32));
+  CK(cudaMemcpy(ds + soff, src.data(), bytes, cudaMemcpyHostToDevice));
   parray_status st = parray_permute_cpu(ref.data() + GUARD, src.data(), es, nd, sh, perm);
   CHECK(st == PARRAY_OK, "%s: cpu reference failed", tag);
   for (int pass = 0; pass < 2; pass++) {
     const int poison = pass ? 0x5A : 0xFF; /* 0xFF.. is a NaN in every float type */
     memset(ref.data(), poison, GUARD);
     memset(ref.data() + GUARD + bytes, poison, GUARD);
-    CU(cudaMemset(dd, poison, bytes + 2 * GUARD + 32));
+    CK(cudaMemset(dd, poison, bytes + 2 * GUARD + 32));
     st = parray__permute_cuda_opts(dd + doff + GUARD, ds + soff, es, nd, sh, perm, opts, 0);
     CHECK(st == PARRAY_OK, "%s: status %d (%s)", tag, st, parray_last_error());
-    CU(cudaGetLastError());
-    CU(cudaDeviceSynchronize());
-    CU(cudaMemcpy(out.data(), dd + doff, bytes + 2 * GUARD, cudaMemcpyDeviceToHost));
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(out.data(), dd + doff, bytes + 2 * GUARD, cudaMemcpyDeviceToHost));
     size_t bad = 0, first = 0;
     for (size_t i = 0; i < bytes + 2 * GUARD; i++)
       if (out[i] != ref[i] && bad++ == 0) first = i;
     CHECK(bad == 0, "%s: es %zu nd %d total %lld opts %d soff %zu doff %zu: %zu bad bytes, first at %lld", tag, es,
           nd, (long long)total, opts, soff, doff, bad, (long long)first - (long long)GUARD);
   }
-  CU(cudaFree(ds));
-  CU(cudaFree(dd));
-}
-
-/* Random layout (as in permute_cpu_test): dense in a random dim order,
- * optional padding and flipped strides, zero strides when allowed. */
-static int64_t random_layout(int64_t *stride, int64_t *base, const int64_t *shape, int nd, int allow_zero) {
-  int order[16];
-  random_perm(order, nd);
-  int64_t acc = 1;
-  for (int k = nd - 1; k >= 0; k--) {
-    int i = order[k];
-    stride[i] = acc;
-    acc *= shape[i] + (rnd() % 4 == 0 ? rint_(1, 3) : 0);
-  }
-  int64_t lo = 0, hi = 0;
-  for (int i = 0; i < nd; i++) {
-    if (allow_zero && rnd() % 8 == 0) stride[i] = 0;
-    if (rnd() % 6 == 0) stride[i] = -stride[i];
-    if (stride[i] < 0)
-      lo += (shape[i] - 1) * stride[i];
-    else
-      hi += (shape[i] - 1) * stride[i];
-  }
-  *base = -lo;
-  return hi - lo + 1;
+  CK(cudaFree(ds));
+  CK(cudaFree(dd));
 }
 
 static void check_strided(const char *tag, size_t es, int nd, const int64_t *sh, const int64_t *dstr, int64_t dbase,
@@ -136,28 +80,28 @@ static void check_strided(const char *tag, size_t es, int nd, const int64_t *sh,
   std::vector<unsigned char> src(sbytes), ref(dbytes + 2 * GUARD), out(dbytes + 2 * GUARD);
   fill_random(src.data(), sbytes);
   unsigned char *ds = nullptr, *dd = nullptr;
-  CU(cudaMalloc(&ds, sbytes + 32));
-  CU(cudaMalloc(&dd, dbytes + 2 * GUARD + 32));
-  CU(cudaMemcpy(ds + soff, src.data(), sbytes, cudaMemcpyHostToDevice));
+  CK(cudaMalloc(&ds, sbytes + 32));
+  CK(cudaMalloc(&dd, dbytes + 2 * GUARD + 32));
+  CK(cudaMemcpy(ds + soff, src.data(), sbytes, cudaMemcpyHostToDevice));
   for (int pass = 0; pass < 2; pass++) {
     const int poison = pass ? 0x5A : 0xFF;
     memset(ref.data(), poison, ref.size());
     parray_status st = parray_copy_strided_cpu(ref.data() + GUARD + dbase * int64_t(es), dstr,
                                                src.data() + sbase * int64_t(es), sstr, sh, nd, es);
     CHECK(st == PARRAY_OK, "%s: cpu reference failed", tag);
-    CU(cudaMemset(dd, poison, dbytes + 2 * GUARD + 32));
+    CK(cudaMemset(dd, poison, dbytes + 2 * GUARD + 32));
     st = parray__copy_strided_cuda_opts(dd + doff + GUARD + dbase * int64_t(es), dstr,
                                         ds + soff + sbase * int64_t(es), sstr, sh, nd, es, opts, 0);
     CHECK(st == PARRAY_OK, "%s: status %d (%s)", tag, st, parray_last_error());
-    CU(cudaGetLastError());
-    CU(cudaDeviceSynchronize());
-    CU(cudaMemcpy(out.data(), dd + doff, dbytes + 2 * GUARD, cudaMemcpyDeviceToHost));
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(out.data(), dd + doff, dbytes + 2 * GUARD, cudaMemcpyDeviceToHost));
     size_t bad = 0;
     for (size_t i = 0; i < out.size(); i++) bad += out[i] != ref[i];
     CHECK(bad == 0, "%s: es %zu nd %d opts %d soff %zu doff %zu: %zu bad bytes", tag, es, nd, opts, soff, doff, bad);
   }
-  CU(cudaFree(ds));
-  CU(cudaFree(dd));
+  CK(cudaFree(ds));
+  CK(cudaFree(dd));
 }
 
 static const size_t kSizes[] = {1, 2, 4, 8, 12, 16};
@@ -263,7 +207,8 @@ static void random_strided(int iters) {
       total *= sh[i];
     }
     size_t es = kSizes[rnd() % 6];
-    int64_t dspan = random_layout(ds, &db, sh, nd, 0), sspan = random_layout(ss, &sb, sh, nd, 1);
+    int64_t dspan = random_layout(ds, &db, sh, nd, 0, FLIP_ONE_IN);
+    int64_t sspan = random_layout(ss, &sb, sh, nd, ZERO_ONE_IN, FLIP_ONE_IN);
     if ((dspan + sspan) * int64_t(es) > 64000000) continue;
     int opts = kOpts[rnd() % kNumOpts];
     size_t soff = rnd() % 2 ? size_t(rint_(0, 15)) : 0, doff = rnd() % 2 ? size_t(rint_(0, 15)) : 0;
@@ -283,9 +228,15 @@ static void errors() {
   int64_t sh[2] = {4, 4};
   int bad[2] = {1, 1};
   CHECK(parray_permute_cuda((void *)16, (void *)16, 4, 2, sh, bad, 0) == PARRAY_ERR_INVALID, "bad perm accepted");
+  CHECK(strcmp(parray_last_error(), "parray_permute_cuda: perm is not a permutation of 0..1") == 0, "error text: %s",
+        parray_last_error());
   int p[2] = {1, 0};
   CHECK(parray_permute_cuda((void *)16, (void *)16, 17, 2, sh, p, 0) == PARRAY_ERR_INVALID, "elem size 17");
+  CHECK(strcmp(parray_last_error(), "parray_permute_cuda: bad rank 2, element size 17 (1..16) or null shape/perm") == 0,
+        "error text: %s", parray_last_error());
   CHECK(parray_permute_cuda(nullptr, (void *)16, 4, 2, sh, p, 0) == PARRAY_ERR_INVALID, "null dst");
+  CHECK(strcmp(parray_last_error(), "parray_copy_strided_cuda: null pointer") == 0, "error text: %s",
+        parray_last_error());
   int64_t st[2] = {4, 1};
   CHECK(parray_copy_strided_cuda((void *)16, st, (void *)16, st, sh, 17, 4, 0) == PARRAY_ERR_INVALID, "rank 17");
   int64_t z[2] = {0, 4};

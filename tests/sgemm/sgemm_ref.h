@@ -1,5 +1,6 @@
 /* sgemm_ref.h - helpers shared by the SGEMM tests: random matrices, a
- * float64 reference product (threaded with pthreads), and the error check.
+ * float64 reference product (threaded with pthreads), the error check, and
+ * the host buffers of a case with the check of C's padding.
  *
  * Error measure (per element, every element checked):
  *   err(i,j) = |c(i,j) - ref(i,j)| / (|alpha| * sum_p |op(A)(i,p)| |op(B)(p,j)| + |beta| |c0(i,j)| + tiny)
@@ -146,5 +147,69 @@ static ref_result ref_check(parray_layout order, int64_t m, int64_t n, float alp
 
 static const char *ref_order_name(parray_layout o) { return o == PARRAY_ROW_MAJOR ? "row" : "col"; }
 static const char *ref_trans_name(parray_trans t) { return t == PARRAY_NOTRANS ? "N" : "T"; }
+
+/* The smallest leading dimension of a stored rows x cols matrix (at least 1). */
+static inline int64_t ref_need_ld(parray_layout order, int64_t rows, int64_t cols) {
+  const int64_t v = order == PARRAY_ROW_MAJOR ? cols : rows;
+  return v > 1 ? v : 1;
+}
+
+/* The host side of one case: the operands A (sa floats) and B (sb), C0 (sc:
+ * C before the call), C (sc: the result to check), and ref, mag (m x n) for
+ * ref_product. */
+typedef struct ref_bufs {
+  float *A, *B, *C, *C0;
+  double *ref, *mag;
+} ref_bufs;
+
+/* Allocates the buffers and fills A, B with ref_rand() and C0 with ref_rand()
+ * too, or with NaN everywhere when beta == 0 (C must then not be read, and
+ * every element must be written); C is left to the caller. Exits with a FAIL
+ * line when memory runs out. */
+static ref_bufs ref_bufs_new(int64_t sa, int64_t sb, int64_t sc, int64_t m, int64_t n, float beta) {
+  ref_bufs b;
+  b.A = malloc(sizeof(float) * (size_t)sa);
+  b.B = malloc(sizeof(float) * (size_t)sb);
+  b.C = malloc(sizeof(float) * (size_t)sc);
+  b.C0 = malloc(sizeof(float) * (size_t)sc);
+  b.ref = malloc(sizeof(double) * (size_t)(m * n + 1));
+  b.mag = malloc(sizeof(double) * (size_t)(m * n + 1));
+  if (!b.A || !b.B || !b.C || !b.C0 || !b.ref || !b.mag) {
+    printf("FAIL: host allocation\n");
+    exit(1);
+  }
+  for (int64_t x = 0; x < sa; x++) b.A[x] = ref_rand();
+  for (int64_t x = 0; x < sb; x++) b.B[x] = ref_rand();
+  for (int64_t x = 0; x < sc; x++) b.C0[x] = beta == 0.0f ? NAN : ref_rand();
+  return b;
+}
+
+static void ref_bufs_free(ref_bufs *b) {
+  free(b->A);
+  free(b->B);
+  free(b->C);
+  free(b->C0);
+  free(b->ref);
+  free(b->mag);
+}
+
+/* Elements of the padding (past the m x n window, within ldc) where C and C0
+ * differ bitwise: what the call wrote outside its result. */
+static int64_t ref_outside(parray_layout order, int64_t m, int64_t n, const float *C, const float *C0, int64_t ldc) {
+  int64_t outside = 0;
+  for (int64_t i = 0; i < (order == PARRAY_ROW_MAJOR ? m : n); i++)
+    for (int64_t j = (order == PARRAY_ROW_MAJOR ? n : m); j < ldc; j++)
+      if (memcmp(&C[i * ldc + j], &C0[i * ldc + j], sizeof(float)) != 0) outside++;
+  return outside;
+}
+
+/* Prints what went wrong in a case (nothing when r and outside are clean);
+ * returns nonzero when the case passed. */
+static int ref_report(ref_result r, int64_t outside) {
+  if (!r.bad && !outside) return 1;
+  printf("  max err %.3g, norm err %.3g, %lld bad (first %lld,%lld), %lld written outside\n", r.max_err, r.norm_err,
+         (long long)r.bad, (long long)r.first_i, (long long)r.first_j, (long long)outside);
+  return 0;
+}
 
 #endif

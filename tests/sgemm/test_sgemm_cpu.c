@@ -26,55 +26,32 @@ static void stored(parray_trans t, int64_t r, int64_t c, int64_t *sr, int64_t *s
   *sc = t == PARRAY_NOTRANS ? c : r;
 }
 
-static int64_t need_ld(parray_layout o, int64_t rows, int64_t cols) {
-  int64_t v = o == PARRAY_ROW_MAJOR ? cols : rows;
-  return v > 1 ? v : 1;
-}
-
 static void run_case(parray_layout o, parray_trans ta, parray_trans tb, int64_t m, int64_t n, int64_t k, int pad,
                      float alpha, float beta, int null_ab) {
   int64_t ar, ac, br, bc;
   stored(ta, m, k, &ar, &ac);
   stored(tb, k, n, &br, &bc);
-  const int64_t lda = need_ld(o, ar, ac) + pad, ldb = need_ld(o, br, bc) + 2 * pad, ldc = need_ld(o, m, n) + pad;
+  const int64_t lda = ref_need_ld(o, ar, ac) + pad, ldb = ref_need_ld(o, br, bc) + 2 * pad,
+                ldc = ref_need_ld(o, m, n) + pad;
   const int64_t sa = ref_span(o, ar, ac, lda), sb = ref_span(o, br, bc, ldb), sc = ref_span(o, m, n, ldc);
-  float *A = malloc(sizeof(float) * sa), *B = malloc(sizeof(float) * sb);
-  float *C = malloc(sizeof(float) * sc), *C0 = malloc(sizeof(float) * sc);
-  double *ref = malloc(sizeof(double) * (m * n + 1)), *mag = malloc(sizeof(double) * (m * n + 1));
-  for (int64_t x = 0; x < sa; x++) A[x] = ref_rand();
-  for (int64_t x = 0; x < sb; x++) B[x] = ref_rand();
-  for (int64_t x = 0; x < sc; x++) C0[x] = beta == 0.0f ? NAN : ref_rand();
-  memcpy(C, C0, sizeof(float) * sc);
+  ref_bufs h = ref_bufs_new(sa, sb, sc, m, n, beta);
+  memcpy(h.C, h.C0, sizeof(float) * sc);
   char what[200];
   snprintf(what, sizeof what, "%s %s%s m=%lld n=%lld k=%lld pad=%d alpha=%g beta=%g%s", ref_order_name(o),
            ref_trans_name(ta), ref_trans_name(tb), (long long)m, (long long)n, (long long)k, pad, alpha, beta,
            null_ab ? " A=B=NULL" : "");
-  parray_status st = parray_sgemm_cpu(o, ta, tb, m, n, k, alpha, null_ab ? NULL : A, lda, null_ab ? NULL : B, ldb,
-                                      beta, C, ldc);
+  parray_status st = parray_sgemm_cpu(o, ta, tb, m, n, k, alpha, null_ab ? NULL : h.A, lda, null_ab ? NULL : h.B,
+                                      ldb, beta, h.C, ldc);
   if (st != PARRAY_OK) {
     printf("  status %s: %s\n", parray_status_str(st), parray_last_error());
     expect(0, what);
   } else {
-    ref_product(o, ta, tb, m, n, k, A, lda, B, ldb, ref, mag);
-    ref_result r = ref_check(o, m, n, alpha, beta, ref, mag, C, C0, ldc, 1e-5);
+    ref_product(o, ta, tb, m, n, k, h.A, lda, h.B, ldb, h.ref, h.mag);
+    ref_result r = ref_check(o, m, n, alpha, beta, h.ref, h.mag, h.C, h.C0, ldc, 1e-5);
     /* Padding outside the m x n window must be untouched. */
-    int64_t outside = 0;
-    for (int64_t i = 0; i < (o == PARRAY_ROW_MAJOR ? m : n); i++)
-      for (int64_t j = (o == PARRAY_ROW_MAJOR ? n : m); j < ldc; j++) {
-        const int64_t x = i * ldc + j;
-        if (memcmp(&C[x], &C0[x], sizeof(float)) != 0) outside++;
-      }
-    if (r.bad || outside)
-      printf("  max err %.3g, norm err %.3g, %lld bad (first %lld,%lld), %lld written outside\n", r.max_err,
-             r.norm_err, (long long)r.bad, (long long)r.first_i, (long long)r.first_j, (long long)outside);
-    expect(r.bad == 0 && outside == 0, what);
+    expect(ref_report(r, ref_outside(o, m, n, h.C, h.C0, ldc)), what);
   }
-  free(A);
-  free(B);
-  free(C);
-  free(C0);
-  free(ref);
-  free(mag);
+  ref_bufs_free(&h);
 }
 
 static void arg_checks(void) {

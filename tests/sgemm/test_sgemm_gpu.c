@@ -13,19 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/cuda_check.h"
 #include "parray/cuda.h"
 #include "sgemm_ref.h"
 
 static int passed, failed;
-
-#define CK(call)                                                                                                \
-  do {                                                                                                          \
-    cudaError_t e_ = (call);                                                                                    \
-    if (e_ != cudaSuccess) {                                                                                    \
-      printf("FAIL: %s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));                        \
-      exit(1);                                                                                                  \
-    }                                                                                                           \
-  } while (0)
 
 typedef struct tcase {
   parray_layout o;
@@ -37,40 +29,26 @@ typedef struct tcase {
   int config, splits; /* config 0 = parray_sgemm itself */
 } tcase;
 
-static int64_t need_ld(parray_layout o, int64_t rows, int64_t cols) {
-  int64_t v = o == PARRAY_ROW_MAJOR ? cols : rows;
-  return v > 1 ? v : 1;
-}
-
 static void run_case(tcase t) {
   const int64_t ar = t.ta == PARRAY_NOTRANS ? t.m : t.k, ac = t.ta == PARRAY_NOTRANS ? t.k : t.m;
   const int64_t br = t.tb == PARRAY_NOTRANS ? t.k : t.n, bc = t.tb == PARRAY_NOTRANS ? t.n : t.k;
-  const int64_t lda = need_ld(t.o, ar, ac) + t.pad, ldb = need_ld(t.o, br, bc) + t.pad,
-                ldc = need_ld(t.o, t.m, t.n) + t.pad;
+  const int64_t lda = ref_need_ld(t.o, ar, ac) + t.pad, ldb = ref_need_ld(t.o, br, bc) + t.pad,
+                ldc = ref_need_ld(t.o, t.m, t.n) + t.pad;
   const int64_t sa = ref_span(t.o, ar, ac, lda), sb = ref_span(t.o, br, bc, ldb), sc = ref_span(t.o, t.m, t.n, ldc);
-  float *A = malloc(sizeof(float) * sa), *B = malloc(sizeof(float) * sb);
-  float *C = malloc(sizeof(float) * sc), *C0 = malloc(sizeof(float) * sc);
-  double *ref = malloc(sizeof(double) * (t.m * t.n + 1)), *mag = malloc(sizeof(double) * (t.m * t.n + 1));
-  if (!A || !B || !C || !C0 || !ref || !mag) {
-    printf("FAIL: host allocation\n");
-    exit(1);
-  }
-  for (int64_t x = 0; x < sa; x++) A[x] = ref_rand();
-  for (int64_t x = 0; x < sb; x++) B[x] = ref_rand();
   /* beta == 0: C starts as NaN everywhere (it must not be read, and every
    * element must be written). Otherwise random values, NaN in the padding. */
-  for (int64_t x = 0; x < sc; x++) C0[x] = t.beta == 0.0f ? NAN : ref_rand();
+  ref_bufs h = ref_bufs_new(sa, sb, sc, t.m, t.n, t.beta);
   if (t.beta != 0.0f)
     for (int64_t i = 0; i < (t.o == PARRAY_ROW_MAJOR ? t.m : t.n); i++)
-      for (int64_t j = (t.o == PARRAY_ROW_MAJOR ? t.n : t.m); j < ldc; j++) C0[i * ldc + j] = NAN;
+      for (int64_t j = (t.o == PARRAY_ROW_MAJOR ? t.n : t.m); j < ldc; j++) h.C0[i * ldc + j] = NAN;
   float *dA, *dB, *dC;
   const int off = t.misalign;
   CK(cudaMalloc((void **)&dA, sizeof(float) * (sa + 64)));
   CK(cudaMalloc((void **)&dB, sizeof(float) * (sb + 64)));
   CK(cudaMalloc((void **)&dC, sizeof(float) * (sc + 64)));
-  CK(cudaMemcpy(dA + off, A, sizeof(float) * sa, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(dB + off, B, sizeof(float) * sb, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(dC + off, C0, sizeof(float) * sc, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dA + off, h.A, sizeof(float) * sa, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dB + off, h.B, sizeof(float) * sb, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dC + off, h.C0, sizeof(float) * sc, cudaMemcpyHostToDevice));
   char what[256];
   snprintf(what, sizeof what, "%s %s%s m=%lld n=%lld k=%lld pad=%d off=%d alpha=%g beta=%g config=%d(%s) splits=%d",
            ref_order_name(t.o), ref_trans_name(t.ta), ref_trans_name(t.tb), (long long)t.m, (long long)t.n,
@@ -87,16 +65,10 @@ static void run_case(tcase t) {
     printf("FAIL: %s\n", what);
     failed++;
   } else {
-    CK(cudaMemcpy(C, dC + off, sizeof(float) * sc, cudaMemcpyDeviceToHost));
-    ref_product(t.o, t.ta, t.tb, t.m, t.n, t.k, A, lda, B, ldb, ref, mag);
-    ref_result r = ref_check(t.o, t.m, t.n, t.alpha, t.beta, ref, mag, C, C0, ldc, 1e-5);
-    int64_t outside = 0;
-    for (int64_t i = 0; i < (t.o == PARRAY_ROW_MAJOR ? t.m : t.n); i++)
-      for (int64_t j = (t.o == PARRAY_ROW_MAJOR ? t.n : t.m); j < ldc; j++)
-        if (memcmp(&C[i * ldc + j], &C0[i * ldc + j], sizeof(float)) != 0) outside++;
-    if (r.bad || outside) {
-      printf("  max err %.3g, norm err %.3g, %lld bad (first %lld,%lld), %lld written outside\n", r.max_err,
-             r.norm_err, (long long)r.bad, (long long)r.first_i, (long long)r.first_j, (long long)outside);
+    CK(cudaMemcpy(h.C, dC + off, sizeof(float) * sc, cudaMemcpyDeviceToHost));
+    ref_product(t.o, t.ta, t.tb, t.m, t.n, t.k, h.A, lda, h.B, ldb, h.ref, h.mag);
+    ref_result r = ref_check(t.o, t.m, t.n, t.alpha, t.beta, h.ref, h.mag, h.C, h.C0, ldc, 1e-5);
+    if (!ref_report(r, ref_outside(t.o, t.m, t.n, h.C, h.C0, ldc))) {
       printf("FAIL: %s\n", what);
       failed++;
     } else {
@@ -107,12 +79,7 @@ static void run_case(tcase t) {
   CK(cudaFree(dA));
   CK(cudaFree(dB));
   CK(cudaFree(dC));
-  free(A);
-  free(B);
-  free(C);
-  free(C0);
-  free(ref);
-  free(mag);
+  ref_bufs_free(&h);
 }
 
 static tcase mk(parray_layout o, int ta, int tb, int64_t m, int64_t n, int64_t k, int pad, int off, float alpha,
