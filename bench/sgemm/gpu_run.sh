@@ -63,7 +63,7 @@ grep -E "error|BUILD FAILED|spill stores" "$OUT/build.log" | sort | uniq -c | he
 echo "== tests"
 (cd $BD && timeout 200 ctest -R sgemm -V) >"$OUT/tests.log" 2>&1
 echo "ctest rc=$? $(grep -E '% tests passed' $OUT/tests.log) $(grep -E '^[0-9]+: [0-9]+ passed' $OUT/tests.log | tr '\n' ' ')"
-grep -E "FAIL" "$OUT/tests.log" | head -20
+grep -E "FAIL|CUDA error" "$OUT/tests.log" | head -20
 
 echo "== bench"
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active \
@@ -75,7 +75,7 @@ if [ "$VARIANTS" = 1 ]; then
   echo "#### variants" >>"$OUT/tests.log"
   SGEMM_TEST_VARIANTS=1 timeout 150 $B/test_sgemm_gpu >>"$OUT/tests.log" 2>&1
   echo "variant test rc=$? $(tail -1 $OUT/tests.log)"
-  grep -E "FAIL" "$OUT/tests.log" | head -20
+  grep -E "FAIL|CUDA error" "$OUT/tests.log" | head -20
   echo "#### variants" >>"$OUT/bench.log"
   NVIDIA_TF32_OVERRIDE=0 timeout 200 $B/bench_sgemm -s $SIZES -r 20 -v -o "$OUT/bench_variants.csv" >>"$OUT/bench.log" 2>&1
   echo "variant bench rc=$?"
