@@ -1,10 +1,10 @@
-/* lower_detour.c - thread arrays (docs/threads.md): a #detour body is
- * outlined into a function at file scope -- a pthread body, an MPI body or a
- * CUDA kernel -- and replaced by the code that runs it and waits for it.
- * Variables of the enclosing scopes that the body uses are found through the
- * translator's scopes and captured: by reference for pthd, by value for mpi
- * and cuda (a pointer there is an error that names it). $tid$ and #sync are
- * lowered per kind. */
+/* lower_detour.c - thread arrays (docs/threads.md): a #detour is checked,
+ * its body walked into a buffer, the variables of the enclosing scopes that
+ * the body uses found through the translator's scopes and captured (by
+ * reference for pthd, by value for mpi and cuda; a pointer there is an
+ * error that names it), and the result planned as a plan_detour that the
+ * target's emitter prints as an outlined function or kernel and the code
+ * that runs it. $tid$ and #sync are lowered per kind. */
 #include "lower.h"
 
 #include "target.h"
