@@ -93,6 +93,9 @@ const char *lw_ident_replacement(lw *w, item *it) {
     for (instance *in = w->inst; in; in = in->outer) {
       if (s && s->depth >= in->depth) break;
       const char *r = strmap_get(&in->vals, name, len);
+      /* used in a detour inside the instance: the argument's variables are
+       * the enclosing code's, captured like the body's own uses */
+      if (r && w->rg != in->rg) r = lw_localize_text(w, strmap_get(&in->raw, name, len), it->loc);
       if (r) return r;
     }
   }

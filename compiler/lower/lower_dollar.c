@@ -62,6 +62,13 @@ ex *lw_localize(lw *w, ex *e, loc at) {
   return ex_map_atoms(&w->ex, e, localize_atom, &c);
 }
 
+const char *lw_localize_text(lw *w, const char *text, loc at) {
+  if (w->rg->kind == RG_HOST) return text;
+  localizer c = {w, at};
+  const char *r = localize_atom(&c, text);
+  return r ? r : text;
+}
+
 static void push_tok(lw *w, ltok **v, int *n, int *cap, ltok t) {
   if (*n == *cap) {
     int nc = *cap * 2; /* lw_ltoks starts every vector with room */

@@ -144,6 +144,23 @@ void lw_global(lw *w, item *it) {
   pr_replace(&w->pr, it->loc.b, it->loc.e, "");
 }
 
+/* The texts of an argument: as the code at the #insert writes it, and as
+ * host code writes it (different inside a detour, where the variables of
+ * the code around are captures; a detour inside the instance captures them
+ * itself). An error in the argument is reported once. */
+static void arg_texts(lw *w, instance *in, const char *param, items *arg) {
+  size_t len = strlen(param);
+  region *saved = w->rg;
+  int errors = w->dg->errors;
+  w->rg = &w->host;
+  const char *raw = arena_printf(w->ar, "(%s)", lw_list_text(w, arg));
+  w->rg = saved;
+  const char *val = raw;
+  if (w->rg != &w->host && w->dg->errors == errors) val = arena_printf(w->ar, "(%s)", lw_list_text(w, arg));
+  strmap_put(&in->raw, param, len, (void *)raw);
+  strmap_put(&in->vals, param, len, (void *)val);
+}
+
 void lw_insert(lw *w, item *it) {
   directive *d = it->dir;
   if (d->bad) return;
@@ -172,12 +189,13 @@ void lw_insert(lw *w, item *it) {
   instance *in = arena_alloc(w->ar, sizeof *in);
   in->sp = sp, in->id = ++w->next_id, in->at = d->loc, in->outer = w->inst;
   strmap_init(&in->vals);
+  strmap_init(&in->raw);
   strmap_init(&in->renames);
+  in->rg = w->rg;
   sc_push(&w->sc);
   in->depth = w->sc.depth;
   for (int i = 0; i < n; i++) {
-    const char *txt = lw_list_text(w, &args[i]);
-    strmap_put(&in->vals, sp->params[i], strlen(sp->params[i]), (void *)arena_printf(w->ar, "(%s)", txt));
+    arg_texts(w, in, sp->params[i], &args[i]);
     if (args[i].n == 1 && args[i].first->kind == IT_TOK && args[i].first->tk == T_IDENT) {
       dnode *tn = lw_resolve(w, args[i].first->loc, false);
       if (!tn) tn = w->ty.failed; /* a failed type: the parameter stays silent too */
@@ -199,6 +217,7 @@ void lw_insert(lw *w, item *it) {
   w->inst = in->outer;
   sc_pop(&w->sc);
   strmap_free(&in->vals);
+  strmap_free(&in->raw);
   strmap_free(&in->renames);
 }
 
