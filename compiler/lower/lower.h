@@ -53,8 +53,8 @@ struct instance {
   int depth;       /* scope depth of the instance: names declared this deep or deeper shadow its parameters */
   loc at;
   strmap vals;     /* value parameter -> replacement text, as the code at the #insert writes it */
-  strmap raw;      /* the same as host code writes it (the variables by their own names), for
-                    * a detour inside the instance, which captures them (lw_ident_replacement) */
+  strmap raw;      /* the same with the variables by their own names (w->keep_names), for a
+                    * detour inside the instance, which captures them (lw_ident_replacement) */
   region *rg;      /* the region of the #insert */
   strmap renames;  /* names declared in #global -> private names */
   instance *outer;
@@ -99,6 +99,7 @@ typedef struct lw {
   region *rg;       /* the detour being walked (host: none) */
   instance *inst;   /* the #insert being walked */
   int next_id;
+  bool keep_names;  /* an #insert argument rendered as host code writes it: nothing captured */
   strmap subprogs;
   strmap all_types; /* every type declared, by name (for --layout) */
   bool has_mainhost;

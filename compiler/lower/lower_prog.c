@@ -144,21 +144,22 @@ void lw_global(lw *w, item *it) {
   pr_replace(&w->pr, it->loc.b, it->loc.e, "");
 }
 
-/* The texts of an argument: as the code at the #insert writes it, and as
- * host code writes it (different inside a detour, where the variables of
- * the code around are captures; a detour inside the instance captures them
- * itself). An error in the argument is reported once. */
+/* The texts of an argument: as the code at the #insert writes it, and with
+ * the variables of the code around by their own names (different inside a
+ * detour, where they are captures; a detour inside the instance captures
+ * them itself). The second is read only when the first was reported
+ * nothing, so that nothing is reported twice. */
 static void arg_texts(lw *w, instance *in, const char *param, items *arg) {
   size_t len = strlen(param);
-  region *saved = w->rg;
-  int errors = w->dg->errors;
-  w->rg = &w->host;
-  const char *raw = arena_printf(w->ar, "(%s)", lw_list_text(w, arg));
-  w->rg = saved;
-  const char *val = raw;
-  if (w->rg != &w->host && w->dg->errors == errors) val = arena_printf(w->ar, "(%s)", lw_list_text(w, arg));
-  strmap_put(&in->raw, param, len, (void *)raw);
+  int errors = w->dg->errors, warnings = w->dg->warnings;
+  const char *val = arena_printf(w->ar, "(%s)", lw_list_text(w, arg)), *raw = val;
+  if (w->rg != &w->host && w->dg->errors == errors && w->dg->warnings == warnings) {
+    w->keep_names = true;
+    raw = arena_printf(w->ar, "(%s)", lw_list_text(w, arg));
+    w->keep_names = false;
+  }
   strmap_put(&in->vals, param, len, (void *)val);
+  strmap_put(&in->raw, param, len, (void *)raw);
 }
 
 void lw_insert(lw *w, item *it) {
