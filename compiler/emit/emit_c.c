@@ -2,9 +2,9 @@
  * static function at file scope taking its captures through a struct, run
  * by parray_pthd_run or parray_mpi_detour; host #create/#destroy call the
  * host runtime, distributed ones the MPI runtime, rmem ones declare a local
- * array; #copy becomes memcpy, the
- * strided copy engine, a loop, or parray_mpi_copy; main() starts the
- * runtime (docs/threads.md, docs/mpi_runtime.md). */
+ * array; #copy becomes memcpy, the strided copy engine, a loop, or
+ * parray_mpi_copy; main() starts the runtime (docs/threads.md,
+ * docs/mpi_runtime.md). */
 #include "emit.h"
 
 #include "types.h"
@@ -132,10 +132,11 @@ char *emit_c_destroy(emitter *e, const plan_destroy *p) {
                         emit_bytes(e, &p->bytes, &p->site));
   case AL_ARRAY:
     if (p->mem == MK_RMEM) return arena_strdup(e->ar, "/* rmem memory is released at the end of its block */");
-    return arena_strdup(e->ar, "#error \"pac: device memory needs the CUDA target\"");
+    break;
   default:
-    return arena_strdup(e->ar, "#error \"pac: device memory needs the CUDA target\"");
+    break;
   }
+  return arena_strdup(e->ar, "#error \"pac: device memory needs the CUDA target\"");
 }
 
 /* ---- #copy ------------------------------------------------------------------ */
