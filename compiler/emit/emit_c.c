@@ -1,9 +1,10 @@
 /* emit_c.c - the host emitter (target "c"): a pthd or mpi #detour becomes a
  * static function at file scope taking its captures through a struct, run
  * by parray_pthd_run or parray_mpi_detour; host #create/#destroy call the
- * host runtime, distributed ones the MPI runtime; #copy becomes memcpy, the
- * strided copy engine, a loop, or parray_mpi_copy; main() starts the
- * runtime (docs/threads.md, docs/mpi_runtime.md). */
+ * host runtime, distributed ones the MPI runtime, rmem ones declare a local
+ * array; #copy becomes memcpy, the strided copy engine, a loop, or
+ * parray_mpi_copy; main() starts the runtime (docs/threads.md,
+ * docs/mpi_runtime.md). */
 #include "emit.h"
 
 #include "types.h"
@@ -112,6 +113,8 @@ static char *alloc_distributed(emitter *e, const plan_alloc *p) {
 
 char *emit_c_alloc(emitter *e, const plan_alloc *p) {
   if (p->kind == AL_DIST) return alloc_distributed(e, p);
+  if (p->kind == AL_ARRAY && p->mem == MK_RMEM) /* a thread's own array, local to its block */
+    return arena_printf(e->ar, "%s %s[%lld];", p->elem, p->target, (long long)p->nelems);
   if (p->kind != AL_HOST) return arena_strdup(e->ar, "#error \"pac: device memory needs the CUDA target\"");
   const char *site = emit_site(e, &p->site);
   const char *call = arena_printf(e->ar, "(%s *)parray_create_host(%s, %s, %s)", p->elem, emit_memkind(p->mem),
@@ -127,9 +130,13 @@ char *emit_c_destroy(emitter *e, const plan_destroy *p) {
   case AL_HOST:
     return arena_printf(e->ar, "parray_destroy_host(%s, %s, %s);", emit_memkind(p->mem), p->target,
                         emit_bytes(e, &p->bytes, &p->site));
+  case AL_ARRAY:
+    if (p->mem == MK_RMEM) return arena_strdup(e->ar, "/* rmem memory is released at the end of its block */");
+    break;
   default:
-    return arena_strdup(e->ar, "#error \"pac: device memory needs the CUDA target\"");
+    break;
   }
+  return arena_strdup(e->ar, "#error \"pac: device memory needs the CUDA target\"");
 }
 
 /* ---- #copy ------------------------------------------------------------------ */

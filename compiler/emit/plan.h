@@ -87,7 +87,7 @@ typedef struct plan_bytes {
 typedef enum {
   AL_HOST,   /* paged or pinned host memory, from the host runtime */
   AL_DEVICE, /* device memory (or pinned memory on the CUDA target), from the CUDA runtime */
-  AL_ARRAY,  /* smem or rmem: an array declared in the kernel */
+  AL_ARRAY,  /* smem or rmem: an array declared in the kernel (rmem: or in the block of host or pthd/mpi code) */
   AL_DIST    /* distributed over the processes of an mpi thread array */
 } plan_alloc_kind;
 
@@ -112,6 +112,7 @@ typedef struct plan_destroy {
   const char *target;
   plan_bytes bytes; /* AL_HOST: what was allocated */
   plan_site site;
+  bool kernel;      /* AL_ARRAY: declared in a kernel */
 } plan_destroy;
 
 typedef enum {

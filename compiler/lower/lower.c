@@ -93,10 +93,13 @@ const char *lw_ident_replacement(lw *w, item *it) {
     for (instance *in = w->inst; in; in = in->outer) {
       if (s && s->depth >= in->depth) break;
       const char *r = strmap_get(&in->vals, name, len);
+      /* used in a detour inside the instance: the argument's variables are
+       * the enclosing code's, captured like the body's own uses */
+      if (r && (w->rg != in->rg || w->keep_names)) r = lw_localize_text(w, strmap_get(&in->raw, name, len), it->loc);
       if (r) return r;
     }
   }
-  if (w->rg->kind != RG_HOST) {
+  if (w->rg->kind != RG_HOST && !w->keep_names) {
     sym *s = sc_find(&w->sc, name, len);
     if (s && s->kind == SYM_VAR && s->depth > 0 && s->depth < w->rg->depth)
       return lw_capture_ref(w, w->rg, s, it->loc);

@@ -52,7 +52,10 @@ struct instance {
   int id;
   int depth;       /* scope depth of the instance: names declared this deep or deeper shadow its parameters */
   loc at;
-  strmap vals;     /* value parameter -> replacement text */
+  strmap vals;     /* value parameter -> replacement text, as the code at the #insert writes it */
+  strmap raw;      /* the same with the variables by their own names (w->keep_names), for a
+                    * detour inside the instance, which captures them (lw_ident_replacement) */
+  region *rg;      /* the region of the #insert */
   strmap renames;  /* names declared in #global -> private names */
   instance *outer;
 };
@@ -96,6 +99,7 @@ typedef struct lw {
   region *rg;       /* the detour being walked (host: none) */
   instance *inst;   /* the #insert being walked */
   int next_id;
+  bool keep_names;  /* an #insert argument rendered as host code writes it: nothing captured */
   strmap subprogs;
   strmap all_types; /* every type declared, by name (for --layout) */
   bool has_mainhost;
@@ -144,6 +148,9 @@ dnode *lw_resolve(lw *w, loc name, bool report);
  * code that its atoms name (the sizes of a type declared outside the body)
  * become captures of the detour; `at` is where the use is reported */
 ex *lw_localize(lw *w, ex *e, loc at);
+/* the same for C text: its names of variables of the enclosing code become
+ * captures of the current detour (text itself when none does) */
+const char *lw_localize_text(lw *w, const char *text, loc at);
 /* tokens of an expression, with nested $...$ lowered; the vector lives in
  * w->scratch: take an arena_save mark before and arena_restore after use */
 int lw_ltoks(lw *w, items *expr, ltok **out);

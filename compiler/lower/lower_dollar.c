@@ -57,9 +57,16 @@ static const char *localize_atom(void *env, const char *text) {
 }
 
 ex *lw_localize(lw *w, ex *e, loc at) {
-  if (!e || w->rg->kind == RG_HOST) return e;
+  if (!e || w->rg->kind == RG_HOST || w->keep_names) return e;
   localizer c = {w, at};
   return ex_map_atoms(&w->ex, e, localize_atom, &c);
+}
+
+const char *lw_localize_text(lw *w, const char *text, loc at) {
+  if (w->rg->kind == RG_HOST || w->keep_names) return text;
+  localizer c = {w, at};
+  const char *r = localize_atom(&c, text);
+  return r ? r : text;
 }
 
 static void push_tok(lw *w, ltok **v, int *n, int *cap, ltok t) {

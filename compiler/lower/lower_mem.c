@@ -124,11 +124,13 @@ static void create_distributed(lw *w, item *it, dnode *n, items *arg) {
   lw_replace_dir(w, it, w->em.ops->alloc(&w->em, &p));
 }
 
-/* #create of smem or rmem inside a kernel: an array of constant size */
+/* #create of smem inside a kernel or of rmem anywhere (a thread's own
+ * array: in a kernel, a pthd or mpi body, or host code): an array of
+ * constant size */
 static void create_array(lw *w, item *it, dnode *n, items *arg, plan_alloc *p) {
   directive *d = it->dir;
   const char *mem = ty_mem_name(p->mem);
-  if (!in_cuda_region(w)) {
+  if (p->mem == MK_SMEM && !in_cuda_region(w)) {
     diag_error(w->dg, d->name, "'%s' is %s memory, which exists only inside a cuda detour", n->path, mem);
     return;
   }
@@ -239,6 +241,7 @@ void lw_destroy(lw *w, item *it) {
     p.kind = AL_DIST;
   } else if (mem == MK_SMEM || mem == MK_RMEM) {
     p.kind = AL_ARRAY;
+    p.kernel = in_cuda_region(w);
   } else if (on_device(w, mem)) {
     p.kind = AL_DEVICE;
     p.site = lw_site(w, d->loc, lw_dir_text(w, it));

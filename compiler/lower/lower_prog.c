@@ -144,6 +144,24 @@ void lw_global(lw *w, item *it) {
   pr_replace(&w->pr, it->loc.b, it->loc.e, "");
 }
 
+/* The texts of an argument: as the code at the #insert writes it, and with
+ * the variables of the code around by their own names (different inside a
+ * detour, where they are captures; a detour inside the instance captures
+ * them itself). The second is read only when the first was reported
+ * nothing, so that nothing is reported twice. */
+static void arg_texts(lw *w, instance *in, const char *param, items *arg) {
+  size_t len = strlen(param);
+  int errors = w->dg->errors, warnings = w->dg->warnings;
+  const char *val = arena_printf(w->ar, "(%s)", lw_list_text(w, arg)), *raw = val;
+  if (w->rg != &w->host && w->dg->errors == errors && w->dg->warnings == warnings) {
+    w->keep_names = true;
+    raw = arena_printf(w->ar, "(%s)", lw_list_text(w, arg));
+    w->keep_names = false;
+  }
+  strmap_put(&in->vals, param, len, (void *)val);
+  strmap_put(&in->raw, param, len, (void *)raw);
+}
+
 void lw_insert(lw *w, item *it) {
   directive *d = it->dir;
   if (d->bad) return;
@@ -172,12 +190,13 @@ void lw_insert(lw *w, item *it) {
   instance *in = arena_alloc(w->ar, sizeof *in);
   in->sp = sp, in->id = ++w->next_id, in->at = d->loc, in->outer = w->inst;
   strmap_init(&in->vals);
+  strmap_init(&in->raw);
   strmap_init(&in->renames);
+  in->rg = w->rg;
   sc_push(&w->sc);
   in->depth = w->sc.depth;
   for (int i = 0; i < n; i++) {
-    const char *txt = lw_list_text(w, &args[i]);
-    strmap_put(&in->vals, sp->params[i], strlen(sp->params[i]), (void *)arena_printf(w->ar, "(%s)", txt));
+    arg_texts(w, in, sp->params[i], &args[i]);
     if (args[i].n == 1 && args[i].first->kind == IT_TOK && args[i].first->tk == T_IDENT) {
       dnode *tn = lw_resolve(w, args[i].first->loc, false);
       if (!tn) tn = w->ty.failed; /* a failed type: the parameter stays silent too */
@@ -199,6 +218,7 @@ void lw_insert(lw *w, item *it) {
   w->inst = in->outer;
   sc_pop(&w->sc);
   strmap_free(&in->vals);
+  strmap_free(&in->raw);
   strmap_free(&in->renames);
 }
 
