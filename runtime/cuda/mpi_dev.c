@@ -1,7 +1,7 @@
 /* mpi_dev.c - distributed device arrays: a dmem type with a dimension over an
  * mpi thread array gives each process its block in the memory of its own GPU
- * (GPU = local rank mod the node's GPU count, chosen once per process at the
- * first use). Built only on top of the public MPI runtime (parray/mpi.h):
+ * (the GPU INIT_GPU selected on that process, else local rank mod the node's
+ * GPU count, chosen once per process at the first use). Built only on top of the public MPI runtime (parray/mpi.h):
  * each process's record {device pointer, bytes} lives in a small host
  * distributed array, and the work every process must do (allocate, free,
  * copy between its device block and a host staging block) runs as the
@@ -37,6 +37,13 @@ typedef struct service_ctx {
 
 static int chosen_gpu = -1;
 
+/* parray_cuda's INIT_GPU record (weak: the emulated tests link no parray_cuda) */
+#if defined(__GNUC__)
+extern int parray_cuda_init_gpu_choice(void) __attribute__((weak));
+#else
+extern int parray_cuda_init_gpu_choice(void);
+#endif
+
 /* the process's rank among the processes of its node */
 static int local_rank(void) {
   static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"};
@@ -47,8 +54,11 @@ static int local_rank(void) {
   return parray_mpi_rank();
 }
 
-/* select this process's GPU once: local rank mod the GPU count */
+/* this process's GPU: the one INIT_GPU selected, or else local rank mod the
+ * GPU count, chosen once */
 static int select_gpu(const service_ctx *c) {
+  int user = parray_cuda_init_gpu_choice ? parray_cuda_init_gpu_choice() : -1;
+  if (user >= 0) return chosen_gpu = user; /* INIT_GPU made it current */
   if (chosen_gpu >= 0) return chosen_gpu;
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
