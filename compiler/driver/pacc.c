@@ -688,7 +688,9 @@ static int link_all(pacc *p) {
     const char *o = p->ldopts.v[i];
     push(&a, p->cuda && !strncmp(o, "-Wl,", 4) ? cat("-Xlinker=", o + 4) : o);
   }
-  bool ok = (!p->cuda || need_lib(p, &a, "parray_cuda", "CUDA")) && (!p->mpi || need_lib(p, &a, "parray_mpi", "MPI"));
+  /* distributed dmem arrays (parray_mpi_cuda) when a program has both */
+  bool ok = (!p->cuda || !p->mpi || need_lib(p, &a, "parray_mpi_cuda", "CUDA and MPI")) &&
+            (!p->cuda || need_lib(p, &a, "parray_cuda", "CUDA")) && (!p->mpi || need_lib(p, &a, "parray_mpi", "MPI"));
   push(&a, "-lparray");
   if (p->cuda && p->mpi) mpi_flags_for_nvcc(p, &a, "link");
   push(&a, p->cuda ? "-Xcompiler=-pthread" : "-pthread");

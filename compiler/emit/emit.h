@@ -61,6 +61,8 @@ const char *emit_capture_ref(emitter *e, plan_kind k, cap_mode m, const char *fi
 char *emit_c_detour(emitter *e, const plan_detour *p);
 char *emit_c_sync(emitter *e, plan_kind k, plan_sync s);
 char *emit_c_alloc(emitter *e, const plan_alloc *p);
+/* a distributed #create: host blocks, or (device) blocks on the processes' GPUs */
+char *emit_alloc_distributed(emitter *e, const plan_alloc *p, bool device);
 char *emit_c_destroy(emitter *e, const plan_destroy *p);
 char *emit_c_copy(emitter *e, const plan_copy *p);
 char *emit_c_entry(emitter *e, const plan_entry *p);

@@ -59,7 +59,8 @@ static void host_function(const plan_detour *p, const char *st, sbuf *h) {
   for (int i = 0; i < p->ncaps; i++)
     if (p->caps[i].mode == CAP_HANDLE) {
       const char *el = p->caps[i].elem, *f = p->caps[i].field;
-      sb_printf(h, "  %s *const parray__l_%s = (%s *)parray_mpi_local(parray__ctx->%s);\n", el, f, el, f);
+      sb_printf(h, "  %s *const parray__l_%s = (%s *)parray_mpi_%slocal(parray__ctx->%s);\n", el, f, el,
+                p->caps[i].device ? "dev_" : "", f);
     }
   sb_puts(h, p->body);
   sb_puts(h, "\n}\n");
@@ -98,21 +99,27 @@ char *emit_c_sync(emitter *e, plan_kind k, plan_sync s) {
 
 /* collective: each process gets its block; the variable points to process
  * 0's block and parray__h_<name> holds the handle */
-static char *alloc_distributed(emitter *e, const plan_alloc *p) {
+char *emit_alloc_distributed(emitter *e, const plan_alloc *p, bool device) {
   const char *n = p->target, *site = emit_site(e, &p->site);
   const char *bytes = emit_bytes(e, &p->bytes, &p->site), *nprocs = emit_ex(e, p->nprocs);
+  const char *create = device ? arena_printf(e->ar, "parray_mpi_create_dev(%d, %s, %s, %s)", p->service, bytes, nprocs,
+                                             site)
+                              : arena_printf(e->ar, "parray_mpi_create(%s, %s)", bytes, nprocs);
+  const char *local = device ? "dev_local" : "local";
   if (p->declare)
-    return arena_printf(e->ar, "int parray__h_%s = parray_mpi_create(%s, %s); if (parray__h_%s < 0) "
-                        "parray_fatal_at(%s, \"%%s\", parray_last_error()); %s *%s = (%s *)parray_mpi_local(parray__h_%s);",
-                        n, bytes, nprocs, n, site, p->elem, n, p->elem, n);
+    return arena_printf(e->ar, "int parray__h_%s = %s; if (parray__h_%s < 0) "
+                        "parray_fatal_at(%s, \"%%s\", parray_last_error()); %s *%s = (%s *)parray_mpi_%s(parray__h_%s);",
+                        n, create, n, site, p->elem, n, p->elem, local, n);
   if (p->file_handle) pr_hoist(e->pr, arena_printf(e->ar, "static int parray__h_%s = -1;\n", n));
-  return arena_printf(e->ar, "parray__h_%s = parray_mpi_create(%s, %s); if (parray__h_%s < 0) "
-                      "parray_fatal_at(%s, \"%%s\", parray_last_error()); %s = (%s *)parray_mpi_local(parray__h_%s);",
-                      n, bytes, nprocs, n, site, n, p->elem, n);
+  return arena_printf(e->ar, "parray__h_%s = %s; if (parray__h_%s < 0) "
+                      "parray_fatal_at(%s, \"%%s\", parray_last_error()); %s = (%s *)parray_mpi_%s(parray__h_%s);",
+                      n, create, n, site, n, p->elem, local, n);
 }
 
 char *emit_c_alloc(emitter *e, const plan_alloc *p) {
-  if (p->kind == AL_DIST) return alloc_distributed(e, p);
+  if (p->kind == AL_DIST && p->mem == MK_DMEM)
+    return arena_strdup(e->ar, "#error \"pac: a distributed dmem array needs the CUDA target\"");
+  if (p->kind == AL_DIST) return emit_alloc_distributed(e, p, false);
   if (p->kind == AL_ARRAY && p->mem == MK_RMEM) /* a thread's own array, local to its block */
     return arena_printf(e->ar, "%s %s[%lld];", p->elem, p->target, (long long)p->nelems);
   if (p->kind != AL_HOST) return arena_strdup(e->ar, "#error \"pac: device memory needs the CUDA target\"");
@@ -159,8 +166,14 @@ static void copy_distributed(emitter *e, sbuf *b, const plan_copy *p, const char
   }
   sb_printf(b, ";\n  parray_mpi_side parray__d = {%s, %s, parray__dl, parray__dp}, parray__s = {%s, (void *)(%s), "
             "parray__sl, parray__sp};\n", handle[0], ptr[0], handle[1], ptr[1]);
-  sb_printf(b, "  if (parray_mpi_copy(&parray__d, &parray__s, parray__shape, %d, sizeof(%s)) != PARRAY_OK) "
-            "parray_fatal_at(%s, \"%%s\", parray_last_error()); }", p->nmodes, p->elem, site);
+  bool dd = p->dst.var && p->dst.mem == MK_DMEM, sdev = p->src.var && p->src.mem == MK_DMEM;
+  if (dd || sdev) /* distributed dmem sides: staged through host blocks on each process */
+    sb_printf(b, "  if (parray_mpi_copy_dev(%d, %d, %d, &parray__d, &parray__s, parray__shape, %d, sizeof(%s), %s) != "
+              "PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }", p->service, dd, sdev, p->nmodes,
+              p->elem, site, site);
+  else
+    sb_printf(b, "  if (parray_mpi_copy(&parray__d, &parray__s, parray__shape, %d, sizeof(%s)) != PARRAY_OK) "
+              "parray_fatal_at(%s, \"%%s\", parray_last_error()); }", p->nmodes, p->elem, site);
 }
 
 void emit_strided_arrays(emitter *e, sbuf *b, const plan_copy *p) {

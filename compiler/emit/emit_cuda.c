@@ -103,6 +103,7 @@ char *emit_cuda_sync(emitter *e, plan_kind k, plan_sync s) {
 char *emit_cuda_alloc(emitter *e, const plan_alloc *p) {
   if (p->kind == AL_ARRAY && p->mem == MK_SMEM) /* 16-byte aligned, so that vector accesses into it are legal */
     return arena_printf(e->ar, "__shared__ __align__(16) %s %s[%lld];", p->elem, p->target, (long long)p->nelems);
+  if (p->kind == AL_DIST && p->mem == MK_DMEM) return emit_alloc_distributed(e, p, true);
   if (p->kind != AL_DEVICE) return emit_c_alloc(e, p);
   const char *call = arena_printf(e->ar, "(%s *)parray_cuda_create(%s, %s, %s)", p->elem, emit_memkind(p->mem),
                                   emit_bytes(e, &p->bytes, &p->site), emit_site(e, &p->site));
@@ -113,6 +114,9 @@ char *emit_cuda_alloc(emitter *e, const plan_alloc *p) {
 char *emit_cuda_destroy(emitter *e, const plan_destroy *p) {
   if (p->kind == AL_ARRAY && p->kernel)
     return arena_printf(e->ar, "/* %s memory is released when the kernel ends */", ty_mem_name(p->mem));
+  if (p->kind == AL_DIST && p->mem == MK_DMEM)
+    return arena_printf(e->ar, "parray_mpi_destroy_dev(%d, parray__h_%s, %s); %s = 0;", p->service, p->target,
+                        emit_site(e, &p->site), p->target);
   if (p->kind == AL_DEVICE)
     return arena_printf(e->ar, "parray_cuda_destroy(%s, %s, %s);", emit_memkind(p->mem), p->target,
                         emit_site(e, &p->site));

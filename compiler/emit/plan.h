@@ -40,6 +40,7 @@ typedef struct plan_capture {
   const char *field; /* member of the capture struct, or kernel parameter */
   plan_decl decl;    /* the member's declaration */
   const char *elem;  /* CAP_HANDLE: the element type of the distributed array */
+  bool device;       /* CAP_HANDLE: a distributed dmem array (its blocks are on the processes' GPUs) */
   const char *init;  /* its value in the enclosing code; CAP_HANDLE: the distributed array's variable */
 } plan_capture;
 
@@ -102,6 +103,7 @@ typedef struct plan_alloc {
   int64_t nelems;     /* AL_ARRAY */
   ex *nprocs;         /* AL_DIST: the processes it is spread over */
   bool file_handle;   /* AL_DIST into a variable declared elsewhere: its handle lives at file scope */
+  int service;        /* AL_DIST of dmem: the index of parray_mpi_dev_service in the mpi body table */
   plan_site site;
 } plan_alloc;
 
@@ -111,6 +113,7 @@ typedef struct plan_destroy {
   int mem;
   const char *target;
   plan_bytes bytes; /* AL_HOST: what was allocated */
+  int service;      /* AL_DIST of dmem: as in plan_alloc */
   plan_site site;
   bool kernel;      /* AL_ARRAY: declared in a kernel */
 } plan_destroy;
@@ -132,7 +135,7 @@ typedef enum {
 /* A side of a #copy. */
 typedef struct plan_side {
   const char *ptr; /* the pointer (NULL: a distributed array) */
-  const char *var; /* a distributed array's variable */
+  const char *var; /* a distributed array's variable (with mem MK_DMEM: blocks on the GPUs) */
   int mem;
   ex *off;          /* CP_LOOP: the offset of element PLAN_LOOP_INDEX */
   ex **stride;      /* CP_STRIDED: a stride per mode; CP_DIST: the local offsets' */
@@ -150,6 +153,7 @@ typedef struct plan_copy {
   int nmodes;
   ex **shape;           /* CP_STRIDED, CP_DIST: merged shape, outermost first */
   bool unroll;          /* CP_LOOP: a constant trip count in a kernel */
+  int service;          /* CP_DIST with a distributed dmem side (its mem is MK_DMEM): as in plan_alloc */
   plan_site site;
 } plan_copy;
 

@@ -163,6 +163,9 @@ bool lw_single_ident(items *a, loc *out);
 /* the data type a directive names (reports a thread array type) */
 dnode *lw_data_type(lw *w, loc name);
 void lw_create(lw *w, item *it);
+/* the index of the runtime's body parray_mpi_dev_service in the mpi body
+ * table (distributed dmem arrays), added at the first use */
+int lw_dev_service(lw *w);
 void lw_destroy(lw *w, item *it);
 /* the variables #destroy has released along the straight-line code of one
  * list of items (a block), so that a second #destroy of one is reported */

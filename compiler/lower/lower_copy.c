@@ -53,6 +53,7 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
         return;
       }
       side[k]->var = lw_text(w, vl);
+      if (side[k]->mem == MK_DMEM) p.service = lw_dev_service(w); /* staged on each process */
     } else {
       if (side_n[k]->type->mem == MK_DMEM) {
         diag_error(w->dg, d->loc, "#copy between dmem and a distributed array: copy through host memory");
@@ -173,10 +174,11 @@ void lw_copy(lw *w, item *it) {
     p.check_src = lw_localize(w, ns->size, w->rg->at);
     p.check_dst = lw_localize(w, nd->size, w->rg->at);
   }
-  if (w->rg->kind != RG_HOST) {
+  bool device = ns->type->mem == MK_DMEM || nd->type->mem == MK_DMEM;
+  if (w->rg->kind == RG_CUDA || (w->rg->kind != RG_HOST && !device)) {
     plan_loop(w, ns, nd, w->rg->kind == RG_CUDA && k1, &p); /* per thread, inside a detour */
-  } else {
-    p.device = ns->type->mem == MK_DMEM || nd->type->mem == MK_DMEM;
+  } else { /* host code, a pthd or mpi body included: device memory through the CUDA runtime */
+    p.device = device;
     if (p.device && w->target != TARGET_CUDA) {
       diag_error(w->dg, d->loc, "#copy involving dmem (GPU) memory needs the CUDA target");
       return;

@@ -185,7 +185,8 @@ static plan_capture *plan_captures(lw *w, region *r, bool decls, ex **localize) 
   for (int i = 0; i < r->ncaps; i++) {
     capture *c = &r->caps[i];
     pc[i] = (plan_capture){.mode = c->mode, .field = c->field};
-    if (c->mode == CAP_HANDLE) pc[i].elem = c->s->created->type->elem;
+    if (c->mode == CAP_HANDLE)
+      pc[i].elem = c->s->created->type->elem, pc[i].device = c->s->created->type->mem == MK_DMEM;
     else if (c->mode != CAP_ERROR && decls) pc[i].decl = field_decl(w, c->s, c->mode);
   }
   if (localize) *localize = lw_localize(w, *localize, r->at);

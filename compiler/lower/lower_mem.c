@@ -89,8 +89,22 @@ static bool in_cuda_region(lw *w) {
   return false;
 }
 
+#define DEV_SERVICE "parray_mpi_dev_service"
+
+int lw_dev_service(lw *w) {
+  plan_entry *en = &w->entry;
+  for (int i = 0; i < en->nmpi_bodies; i++)
+    if (!strcmp(en->mpi_bodies[i], DEV_SERVICE)) return i;
+  const char **nb = arena_alloc(w->ar, sizeof *nb * (size_t)(en->nmpi_bodies + 1));
+  if (en->nmpi_bodies) memcpy(nb, en->mpi_bodies, sizeof *nb * (size_t)en->nmpi_bodies);
+  nb[en->nmpi_bodies] = DEV_SERVICE;
+  en->mpi_bodies = nb;
+  return en->nmpi_bodies++;
+}
+
 /* #create of a type distributed over an mpi thread array: collective; the
- * variable points to process 0's block (its handle is the emitter's) */
+ * variable points to process 0's block (its handle is the emitter's); a
+ * dmem type puts each process's block on its GPU (CUDA target only) */
 static void create_distributed(lw *w, item *it, dnode *n, items *arg) {
   directive *d = it->dir;
   loc vl;
@@ -115,12 +129,18 @@ static void create_distributed(lw *w, item *it, dnode *n, items *arg) {
                   .site = lw_site(w, d->loc, lw_dir_text(w, it))};
   p.nprocs = lw_localize(w, n->type->mpi_ref->size, w->rg->at);
   if (!create_bytes(w, n, d->name, &p.bytes)) return;
+  if (p.mem == MK_DMEM && w->target == TARGET_CUDA) p.service = lw_dev_service(w), w->entry.uses_cuda = true;
   p.file_handle = !fresh && !(s->created && s->created->type->mpi_ref);
   if (fresh) {
     lw_declare_var(w, name, strlen(name), p.elem, "*@", true);
     s = sc_find(&w->sc, name, strlen(name));
   }
   s->created = n, s->created_at = d->loc;
+  if (p.mem == MK_DMEM && w->target != TARGET_CUDA) { /* reported once: its uses are not errors again */
+    diag_error(w->dg, d->name, "'%s' is distributed dmem (GPU) memory, which needs the CUDA target (--emit=cuda)",
+               n->path);
+    return;
+  }
   lw_replace_dir(w, it, w->em.ops->alloc(&w->em, &p));
 }
 
@@ -239,6 +259,7 @@ void lw_destroy(lw *w, item *it) {
   plan_destroy p = {.mem = mem, .target = lw_list_text(w, &args[0])};
   if (s->created->type->mpi_ref) {
     p.kind = AL_DIST;
+    if (mem == MK_DMEM) p.service = lw_dev_service(w), p.site = lw_site(w, d->loc, lw_dir_text(w, it));
   } else if (mem == MK_SMEM || mem == MK_RMEM) {
     p.kind = AL_ARRAY;
     p.kernel = in_cuda_region(w);

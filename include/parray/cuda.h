@@ -29,6 +29,9 @@ PARRAY_API int parray_cuda_device_count(void);
 
 /* INIT_GPU(n): select GPU n for the calling thread or process. */
 PARRAY_API void parray_cuda_init_gpu(int n, const char *file, int line);
+/* The GPU the last INIT_GPU of this process selected; -1 when none did
+ * (distributed dmem arrays then use local rank mod the GPU count). */
+PARRAY_API int parray_cuda_init_gpu_choice(void);
 #define INIT_GPU(n) parray_cuda_init_gpu((n), __FILE__, __LINE__)
 
 /* #create / #destroy of dmem (cudaMalloc) and, in CUDA programs, pinned

@@ -67,6 +67,25 @@ typedef struct parray_mpi_side {
 PARRAY_API parray_status parray_mpi_copy(const parray_mpi_side *dst, const parray_mpi_side *src, const parray_int64_t *shape,
                                          int nmodes, parray_size_t elem_size);
 
+/* Distributed device arrays (library parray_mpi_cuda): each process
+ * 0..nprocs-1 holds its block in the memory of its GPU (local rank mod the
+ * node's GPU count, selected once per process). `service` is the index of
+ * parray_mpi_dev_service in the program's body table; file, line and what
+ * name the .pc directive in errors (a process that cannot allocate ends the
+ * job naming it). parray_mpi_create_dev returns a handle, or -1 with the
+ * error text set; parray_mpi_dev_local is this process's device block (NULL
+ * where it holds none). parray_mpi_copy_dev is parray_mpi_copy where the
+ * sides flagged dst_dev / src_dev are distributed device arrays: their blocks
+ * are staged through host blocks on every process. */
+PARRAY_API void parray_mpi_dev_service(void *ctx, parray_int64_t tid);
+PARRAY_API int parray_mpi_create_dev(int service, parray_size_t local_bytes, parray_int64_t nprocs, const char *file,
+                                     int line, const char *what);
+PARRAY_API void parray_mpi_destroy_dev(int service, int handle, const char *file, int line, const char *what);
+PARRAY_API void *parray_mpi_dev_local(int handle);
+PARRAY_API parray_status parray_mpi_copy_dev(int service, int dst_dev, int src_dev, const parray_mpi_side *dst,
+                                             const parray_mpi_side *src, const parray_int64_t *shape, int nmodes,
+                                             parray_size_t elem_size, const char *file, int line, const char *what);
+
 #ifdef __cplusplus
 }
 #endif

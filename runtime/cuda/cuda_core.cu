@@ -31,6 +31,10 @@ static void check(cudaError_t e, const char *file, int line, const char *what, c
   if (e != cudaSuccess) parray_fatal_at(file, line, what, "%s failed: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
+static int init_gpu_choice = -1;
+
+int parray_cuda_init_gpu_choice(void) { return init_gpu_choice; }
+
 void parray_cuda_init_gpu(int n, const char *file, int line) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
@@ -39,6 +43,7 @@ void parray_cuda_init_gpu(int n, const char *file, int line) {
                     e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
   if (n < 0 || n >= count) parray_fatal_at(file, line, "INIT_GPU", "GPU %d does not exist (this machine has %d)", n, count);
   check(cudaSetDevice(n), file, line, "INIT_GPU", "cudaSetDevice");
+  init_gpu_choice = n;
 }
 
 void *parray_cuda_create(parray_memkind kind, size_t bytes, const char *file, int line, const char *what) {

@@ -9,6 +9,9 @@
 #   ```c gpu       a complete CUDA program: always translated by pac; compiled
 #                  when nvcc and the CUDA runtime are built; run (and its
 #                  ```output compared) only on a machine with a GPU
+#   ```c gpu-mpi=N a CUDA program with mpi thread arrays (distributed device
+#                  arrays): as gpu, compiled when the MPI runtime is built
+#                  too, and run on N processes with mpirun
 #   ```layout T    the exact output of `pac --layout T` on the program before
 #   ```generated   lines that must appear, together and in this order, in what
 #                  pac writes for the program before (--emit=cuda for a gpu one)
@@ -34,7 +37,7 @@ extract() {
       n++; print "prog " base n " " kind " " md " " FNR " " f
       system("mkdir -p \"" dir "/" base n "\""); start(dir "/" base n "/" f)
     }
-    !inblock && /^```c (run|gpu|mpi=[0-9]+)( file=[^ ]*)?[ \t]*$/ { prog($2); next }
+    !inblock && /^```c (run|gpu|mpi=[0-9]+|gpu-mpi=[0-9]+)( file=[^ ]*)?[ \t]*$/ { prog($2); next }
     !inblock && /^```output( sorted)?[ \t]*$/ {
       if (n == 0) { print "orphan output " md " " FNR; start("/dev/null"); next }
       print "out " base n " " ($2 == "sorted"); start(dir "/" base n ".out"); next }
@@ -64,15 +67,21 @@ compare() {
 
 run_prog() { # N KIND WHERE FILE
   n=$1; kind=$2; where=$3; file=$4
-  progs=$((progs + 1))
-  emit=c; [ "$kind" = gpu ] && emit=cuda
+  progs=$((progs + 1)) launch=
+  emit=c; gpu=0
+  case $kind in gpu | gpu-mpi=*) emit=cuda gpu=1 ;; esac
   if ! (cd "$tmp/$n" && "$bin/pac" --emit=$emit "$file" -o "$tmp/$n.gen") 2>"$tmp/err"; then
     echo "FAIL $where: pac rejects the example:"; cat "$tmp/err"; fail=$((fail + 1)); return
   fi
-  if [ "$kind" = gpu ] && ! have_gpu_build; then
+  if [ "$gpu" = 1 ] && ! have_gpu_build; then
     echo "ok   $where (translated; no CUDA build: not compiled)"; return
   fi
-  launch=""
+  case $kind in gpu-mpi=*)
+    if ! [ -e "$bin/../lib/libparray_mpi_cuda.a" ] || ! command -v mpirun >/dev/null 2>&1; then
+      echo "ok   $where (translated; no MPI with CUDA build: not compiled)"; return
+    fi
+    launch="mpirun --allow-run-as-root --oversubscribe -np ${kind#gpu-mpi=}" ;;
+  esac
   case $kind in mpi=*)
     if ! command -v mpirun >/dev/null 2>&1; then echo "ok   $where (translated; no mpirun)"; return; fi
     launch="mpirun --allow-run-as-root --oversubscribe -np ${kind#mpi=}" ;;
@@ -80,12 +89,13 @@ run_prog() { # N KIND WHERE FILE
   if ! (cd "$tmp/$n" && "$bin/pacc" "$file" -o "$tmp/$n.exe") 2>"$tmp/err"; then
     echo "FAIL $where: pacc cannot build the example:"; cat "$tmp/err"; fail=$((fail + 1)); return
   fi
-  if [ "$kind" = gpu ] && ! have_gpu; then echo "ok   $where (compiled; no GPU: not run)"; return; fi
+  if [ "$gpu" = 1 ] && ! have_gpu; then echo "ok   $where (compiled; no GPU: not run)"; return; fi
   if ! [ -e "$tmp/$n.out" ]; then
     echo "FAIL $where: no \`\`\`output block follows the program"; fail=$((fail + 1)); return
   fi
   # shellcheck disable=SC2086 # $launch is a command with arguments
-  if ! (cd "$tmp" && timeout 120 $launch "./$n.exe") >"$tmp/$n.got" 2>"$tmp/err"; then
+  # stdin is the manifest being read: mpirun would swallow the rest of it
+  if ! (cd "$tmp" && timeout 120 $launch "./$n.exe") </dev/null >"$tmp/$n.got" 2>"$tmp/err"; then
     echo "FAIL $where: the program failed:"; cat "$tmp/err"; fail=$((fail + 1)); return
   fi
   compare "$tmp/$n.out" "$tmp/$n.got" "$(cat "$tmp/$n.sorted" 2>/dev/null || echo 0)" "$where" &&
