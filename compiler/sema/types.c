@@ -212,6 +212,29 @@ static void set_strides(tyctx *t, dnode *root) {
   }
 }
 
+/* The processes a distributed type spreads over: the product of the extents
+ * of its dimensions that reference an mpi thread array (all of them, not the
+ * first one only: [[#P_0][2]][[#P_1][2]] spreads over all of P), or, for a view
+ * of a distributed type, one past the largest process index of its process
+ * layout. */
+ex *ty_nprocs(tyctx *t, dnode *n) {
+  ptype *ty = n->type;
+  if (!ty || !ty->mpi_ref || !ty->root) return ex_const(t->ex, 1);
+  dnode **lv = NULL;
+  int cnt = 0, cap = 0;
+  collect_leaves(ty->root, &lv, &cnt, &cap, t->ar);
+  ex *p = NULL;
+  for (int i = 0; i < cnt; i++)
+    if (ty_is_mpi_ref(lv[i])) p = p ? ex_mul(t->ex, p, lv[i]->size) : lv[i]->size;
+  if (p) return p;
+  layout *l = ty_proc_layout(t, n);
+  if (!l) return ty->mpi_ref->size;
+  ex *span = ex_const(t->ex, 1);
+  for (int k = 0; k < l->nm; k++)
+    span = ex_add(t->ex, span, ex_mul(t->ex, ex_sub(t->ex, l->m[k].n, ex_const(t->ex, 1)), l->m[k].d));
+  return span;
+}
+
 static dnode *first_data_ref(dnode *n) {
   if (n->ref && n->ref->type && n->ref->type->thread == TK_DATA) return n->ref;
   if (n->kind == DN_REF) return NULL;

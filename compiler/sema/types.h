@@ -97,6 +97,8 @@ layout *ty_layout(tyctx *t, dnode *n);
  * each element (0 everywhere for types that are not distributed). */
 layout *ty_proc_layout(tyctx *t, dnode *n);
 bool ty_is_mpi_ref(const dnode *n);
+/* The number of processes a distributed type spreads over. */
+ex *ty_nprocs(tyctx *t, dnode *n);
 /* Merge chained modes and drop size-1 modes (returns a new layout). */
 layout *lay_coalesce(tyctx *t, const layout *l);
 /* x -> f_L(x * w) for x < s, or NULL when the split cannot be proved. */
