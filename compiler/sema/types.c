@@ -127,6 +127,9 @@ static dnode *build_dim(tyctx *t, ptype *ty, dimast *d, bool under_ref, bool *ok
     n = new_node(t, d->kind == DA_REF ? DN_REF : d->kind == DA_SREF ? DN_SREF : DN_CREF, ty, d->loc);
     n->ref = r;
     if (r->type && r->type->thread == TK_MPI && !ty->mpi_ref) ty->mpi_ref = n;
+    /* a view of a distributed type is distributed: its local and process
+     * layouts come through the reference */
+    if (r->type && r->type->mpi_ref && ty->thread == TK_DATA && !ty->mpi_ref) ty->mpi_ref = r->type->mpi_ref;
     if (d->kind == DA_REF) {
       n->size = r->size;
       n->kids = r->kids, n->nkids = r->nkids; /* takes T_p's children as its own */
