@@ -31,6 +31,26 @@ static void plan_loop(lw *w, dnode *ns, dnode *nd, bool unroll, plan_copy *p) {
   p->count = lw_localize(w, ns->size, w->rg->at);
 }
 
+/* Each side's own modes (the common refinement of its local and process
+ * layouts), for a distributed copy the runtime plans (false: none). */
+static bool plan_split(lw *w, plan_copy *p, layout *const *ls) {
+  plan_side *side[2] = {&p->dst, &p->src};
+  for (int k = 0; k < 2; k++) {
+    ex *shape[32], *st[32 * 2];
+    int nm = lay_refine(&w->ty, ls + 2 * k, 2, shape, st, 32);
+    if (nm < 0) return false;
+    ex **v = arena_alloc(w->ar, sizeof *v * (size_t)(nm ? nm : 1) * 3);
+    side[k]->nmodes = nm, side[k]->shape = v, side[k]->stride = v + nm, side[k]->proc_stride = v + 2 * nm;
+    for (int m = 0; m < nm; m++) {
+      v[m] = lw_localize(w, shape[m], w->rg->at);
+      v[nm + m] = lw_localize(w, st[2 * m], w->rg->at);
+      v[2 * nm + m] = lw_localize(w, st[2 * m + 1], w->rg->at);
+    }
+  }
+  p->split = true;
+  return true;
+}
+
 /* #copy where a side is distributed: scatter, gather or redistribution */
 static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da) {
   directive *d = it->dir;
@@ -63,10 +83,17 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
   }
   layout *ls[4] = {ty_layout(&w->ty, nd), ty_proc_layout(&w->ty, nd), ty_layout(&w->ty, ns), ty_proc_layout(&w->ty, ns)};
   ex *shape[32], *st[32 * 4];
-  int nm = (ls[0] && ls[1] && ls[2] && ls[3]) ? lay_refine(&w->ty, ls, 4, shape, st, 32) : -1;
+  bool flat = ls[0] && ls[1] && ls[2] && ls[3];
+  int nm = flat ? lay_refine(&w->ty, ls, 4, shape, st, 32) : -1;
   if (nm < 0) {
-    diag_error(w->dg, d->loc, "#copy between these distributions needs a split of dimensions that cannot be proved "
-               "at compile time");
+    /* the sides' splits do not nest: planned at run time */
+    if (!flat || !plan_split(w, &p, ls)) {
+      diag_error(w->dg, d->loc, "#copy between these distributions needs offsets that are not flat layouts");
+      return;
+    }
+    w->entry.uses_mpi = true;
+    p.site = lw_site(w, d->loc, lw_dir_text(w, it));
+    lw_replace_dir(w, it, w->em.ops->copy(&w->em, &p));
     return;
   }
   w->entry.uses_mpi = true;
