@@ -3,7 +3,8 @@
  * a contiguous copy, a strided copy over the modes of a common refinement
  * of the two layouts (merged dimensions, outermost first), or, when a side
  * is distributed, a scatter, gather or redistribution over the local and
- * process layouts of both sides. */
+ * process layouts of both sides (planned at run time when their splits do
+ * not nest). */
 #include "lower.h"
 
 #include <string.h>
@@ -87,8 +88,13 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
   int nm = flat ? lay_refine(&w->ty, ls, 4, shape, st, 32) : -1;
   if (nm < 0) {
     /* the sides' splits do not nest: planned at run time */
-    if (!flat || !plan_split(w, &p, ls)) {
-      diag_error(w->dg, d->loc, "#copy between these distributions needs offsets that are not flat layouts");
+    if (!flat) {
+      diag_error(w->dg, d->loc, "#copy of a distributed array through offsets that are not a flat layout");
+      return;
+    }
+    if (!plan_split(w, &p, ls)) {
+      diag_error(w->dg, d->loc, "#copy between these distributions needs a split of dimensions that cannot be "
+                 "proved at compile time");
       return;
     }
     w->entry.uses_mpi = true;
