@@ -41,7 +41,6 @@ struct dnode {
   bool derived;  /* offsets derived from an enclosing referencing node (rule 4) */
   ex *weight;    /* w_j: product of the sizes of the later siblings */
   ex *stride;    /* natural leaf: its stride */
-  ex *proc_stride; /* a reference to an mpi thread array: its stride in process index */
   layout *lays[2]; /* flat layout per view (local offsets, process index), or NULL */
   bool lay_done[2];
   loc loc;
