@@ -345,6 +345,7 @@ static int serve(void) {
     case PMPI_CMD_CREATE: (void)run_create((size_t)h.a, h.b); break; /* process 0 reports failures */
     case PMPI_CMD_DESTROY: run_destroy(h.a); break;
     case PMPI_CMD_COPY: s = pmpi_copy_serve(payload, (size_t)h.bytes); break;
+    case PMPI_CMD_COPY_SPLIT: s = pmpi_copy_split_serve(payload, (size_t)h.bytes); break;
     default:
       parray_set_error("unknown command %d from process 0", h.op);
       s = PARRAY_ERR_INVALID;

@@ -349,8 +349,8 @@ static bool extent(const int64_t *shape, const int64_t *str, int n, int64_t *max
   return true;
 }
 
-static parray_status check_side(const parray_mpi_side *s, const char *name, const int64_t *shape, int n,
-                                size_t es, int64_t *lmax) {
+parray_status pmpi_check_side(const parray_mpi_side *s, const char *name, const int64_t *shape, int n, size_t es,
+                              int64_t *lmax) {
   if (!s->local) {
     parray_set_error("#copy: the %s has no local strides", name);
     return PARRAY_ERR_INVALID;
@@ -463,8 +463,8 @@ parray_status parray_mpi_copy(const parray_mpi_side *dst, const parray_mpi_side 
   if (total == 0) return PARRAY_OK;
   int64_t smax, dmax;
   parray_status s;
-  if ((s = check_side(src, "source", shape, nmodes, elem_size, &smax)) != PARRAY_OK ||
-      (s = check_side(dst, "destination", shape, nmodes, elem_size, &dmax)) != PARRAY_OK)
+  if ((s = pmpi_check_side(src, "source", shape, nmodes, elem_size, &smax)) != PARRAY_OK ||
+      (s = pmpi_check_side(dst, "destination", shape, nmodes, elem_size, &dmax)) != PARRAY_OK)
     return s;
   if (src->handle < 0 && dst->handle < 0) /* both on process 0: a local copy */
     return parray_copy_strided_cpu(dst->ptr, dst->local, src->ptr, src->local, shape, nmodes, elem_size);

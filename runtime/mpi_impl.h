@@ -18,7 +18,7 @@
 #endif
 
 /* Commands process 0 broadcasts to the dispatchers of the other processes. */
-enum { PMPI_CMD_FINISH = 1, PMPI_CMD_DETOUR, PMPI_CMD_CREATE, PMPI_CMD_DESTROY, PMPI_CMD_COPY };
+enum { PMPI_CMD_FINISH = 1, PMPI_CMD_DETOUR, PMPI_CMD_CREATE, PMPI_CMD_DESTROY, PMPI_CMD_COPY, PMPI_CMD_COPY_SPLIT };
 
 /* The most modes a copy may have (the CPU copy engine's limit). */
 #define PMPI_MAXM 16
@@ -45,5 +45,12 @@ PMPI_HIDDEN parray_status pmpi_error(int rc, const char *what);
  * pack buffers at the end. */
 PMPI_HIDDEN parray_status pmpi_copy_serve(const void *payload, size_t bytes);
 PMPI_HIDDEN void pmpi_copy_cleanup(void);
+/* Process 0: check one side of a copy over n modes of extents shape (handle
+ * live, process indices within its processes, local offsets within its
+ * block, strides non-negative); *lmax: its largest local offset. */
+PMPI_HIDDEN parray_status pmpi_check_side(const parray_mpi_side *s, const char *name, const int64_t *shape, int n,
+                                          size_t es, int64_t *lmax);
+/* mpi_copy_split.c: a dispatcher's part of a copy planned at run time. */
+PMPI_HIDDEN parray_status pmpi_copy_split_serve(const void *payload, size_t bytes);
 
 #endif

@@ -148,6 +148,28 @@ char *emit_c_destroy(emitter *e, const plan_destroy *p) {
 
 /* ---- #copy ------------------------------------------------------------------ */
 
+/* a distributed copy planned at run time: per side, its own modes (extents,
+ * local strides, process strides) */
+static void copy_split(emitter *e, sbuf *b, const plan_copy *p, const char *site, const char *const *handle,
+                       const char *const *ptr) {
+  const plan_side *sd[2] = {&p->dst, &p->src};
+  static const char *const names[2][3] = {{"parray__dn", "parray__dl", "parray__dp"},
+                                          {"parray__sn", "parray__sl", "parray__sp"}};
+  sb_puts(b, "{ const parray_int64_t ");
+  for (int k = 0; k < 2; k++) {
+    ex **v[3] = {sd[k]->shape, sd[k]->stride, sd[k]->proc_stride};
+    for (int j = 0; j < 3; j++) {
+      if (k || j) sb_puts(b, ", ");
+      emit_int64_array(e, b, names[k][j], v[j], sd[k]->nmodes);
+    }
+  }
+  sb_printf(b, ";\n  parray_mpi_side parray__d = {%s, %s, parray__dl, parray__dp}, parray__s = {%s, (void *)(%s), "
+            "parray__sl, parray__sp};\n", handle[0], ptr[0], handle[1], ptr[1]);
+  sb_printf(b, "  if (parray_mpi_copy_split(&parray__d, parray__dn, %d, &parray__s, parray__sn, %d, sizeof(%s)) != "
+            "PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }", p->dst.nmodes, p->src.nmodes, p->elem,
+            site);
+}
+
 /* scatter, gather or redistribution: the merged shape and, per side, the
  * strides of its local offsets and of its process index */
 static void copy_distributed(emitter *e, sbuf *b, const plan_copy *p, const char *site) {
@@ -156,6 +178,10 @@ static void copy_distributed(emitter *e, sbuf *b, const plan_copy *p, const char
   for (int k = 0; k < 2; k++) {
     handle[k] = sd[k]->var ? arena_printf(e->ar, "parray__h_%s", sd[k]->var) : "-1";
     ptr[k] = sd[k]->var ? "0" : sd[k]->ptr;
+  }
+  if (p->split) {
+    copy_split(e, b, p, site, handle, ptr);
+    return;
   }
   sb_puts(b, "{ const parray_int64_t ");
   emit_int64_array(e, b, "parray__shape", p->shape, p->nmodes);

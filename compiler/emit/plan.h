@@ -140,6 +140,8 @@ typedef struct plan_side {
   ex *off;          /* CP_LOOP: the offset of element PLAN_LOOP_INDEX */
   ex **stride;      /* CP_STRIDED: a stride per mode; CP_DIST: the local offsets' */
   ex **proc_stride; /* CP_DIST: the process index's */
+  int nmodes;       /* CP_DIST planned at run time: this side's own modes, */
+  ex **shape;       /* their extents (stride, proc_stride: per mode of these) */
 } plan_side;
 
 /* #copy: dst[f_dst(i)] = src[f_src(i)] for every i */
@@ -154,6 +156,8 @@ typedef struct plan_copy {
   ex **shape;           /* CP_STRIDED, CP_DIST: merged shape, outermost first */
   bool unroll;          /* CP_LOOP: a constant trip count in a kernel */
   int service;          /* CP_DIST with a distributed dmem side (its mem is MK_DMEM): as in plan_alloc */
+  bool split;           /* CP_DIST: no common refinement was proved; each side has
+                           its own modes and the runtime plans the copy */
   plan_site site;
 } plan_copy;
 

@@ -3,7 +3,8 @@
  * a contiguous copy, a strided copy over the modes of a common refinement
  * of the two layouts (merged dimensions, outermost first), or, when a side
  * is distributed, a scatter, gather or redistribution over the local and
- * process layouts of both sides. */
+ * process layouts of both sides (planned at run time when their splits do
+ * not nest). */
 #include "lower.h"
 
 #include <string.h>
@@ -29,6 +30,26 @@ static void plan_loop(lw *w, dnode *ns, dnode *nd, bool unroll, plan_copy *p) {
   p->src.off = lw_localize(w, ty_offset_linear(&w->ty, ns, i), w->rg->at);
   p->dst.off = lw_localize(w, ty_offset_linear(&w->ty, nd, i), w->rg->at);
   p->count = lw_localize(w, ns->size, w->rg->at);
+}
+
+/* Each side's own modes (the common refinement of its local and process
+ * layouts), for a distributed copy the runtime plans (false: none). */
+static bool plan_split(lw *w, plan_copy *p, layout *const *ls) {
+  plan_side *side[2] = {&p->dst, &p->src};
+  for (int k = 0; k < 2; k++) {
+    ex *shape[32], *st[32 * 2];
+    int nm = lay_refine(&w->ty, ls + 2 * k, 2, shape, st, 32);
+    if (nm < 0) return false;
+    ex **v = arena_alloc(w->ar, sizeof *v * (size_t)(nm ? nm : 1) * 3);
+    side[k]->nmodes = nm, side[k]->shape = v, side[k]->stride = v + nm, side[k]->proc_stride = v + 2 * nm;
+    for (int m = 0; m < nm; m++) {
+      v[m] = lw_localize(w, shape[m], w->rg->at);
+      v[nm + m] = lw_localize(w, st[2 * m], w->rg->at);
+      v[2 * nm + m] = lw_localize(w, st[2 * m + 1], w->rg->at);
+    }
+  }
+  p->split = true;
+  return true;
 }
 
 /* #copy where a side is distributed: scatter, gather or redistribution */
@@ -64,10 +85,22 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
   }
   layout *ls[4] = {ty_layout(&w->ty, nd), ty_proc_layout(&w->ty, nd), ty_layout(&w->ty, ns), ty_proc_layout(&w->ty, ns)};
   ex *shape[32], *st[32 * 4];
-  int nm = (ls[0] && ls[1] && ls[2] && ls[3]) ? lay_refine(&w->ty, ls, 4, shape, st, 32) : -1;
+  bool flat = ls[0] && ls[1] && ls[2] && ls[3];
+  int nm = flat ? lay_refine(&w->ty, ls, 4, shape, st, 32) : -1;
   if (nm < 0) {
-    diag_error(w->dg, d->loc, "#copy between these distributions needs a split of dimensions that cannot be proved "
-               "at compile time");
+    /* the sides' splits do not nest: planned at run time */
+    if (!flat) {
+      diag_error(w->dg, d->loc, "#copy of a distributed array through offsets that are not a flat layout");
+      return;
+    }
+    if (!plan_split(w, &p, ls)) {
+      diag_error(w->dg, d->loc, "#copy between these distributions needs a split of dimensions that cannot be "
+                 "proved at compile time");
+      return;
+    }
+    w->entry.uses_mpi = true;
+    p.site = lw_site(w, d->loc, lw_dir_text(w, it));
+    lw_replace_dir(w, it, w->em.ops->copy(&w->em, &p));
     return;
   }
   w->entry.uses_mpi = true;

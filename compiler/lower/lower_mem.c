@@ -127,7 +127,7 @@ static void create_distributed(lw *w, item *it, dnode *n, items *arg) {
   w->entry.uses_mpi = true;
   plan_alloc p = {.kind = AL_DIST, .mem = n->type->mem, .elem = n->type->elem, .target = name, .declare = fresh,
                   .site = lw_site(w, d->loc, lw_dir_text(w, it))};
-  p.nprocs = lw_localize(w, n->type->mpi_ref->size, w->rg->at);
+  p.nprocs = lw_localize(w, ty_nprocs(&w->ty, n), w->rg->at);
   if (!create_bytes(w, n, d->name, &p.bytes)) return;
   if (p.mem == MK_DMEM && w->target == TARGET_CUDA) p.service = lw_dev_service(w), w->entry.uses_cuda = true;
   p.file_handle = !fresh && !(s->created && s->created->type->mpi_ref);

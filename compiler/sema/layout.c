@@ -214,10 +214,17 @@ layout *ty_layout(tyctx *t, dnode *n) {
   if (n->lay_done[v]) return n->lays[v];
   n->lay_done[v] = true; /* also guards against cycles */
   layout *l = NULL;
-  if (ty_is_mpi_ref(n) && !n->derived) {
-    /* selects the process: no local offset; in the process view, its index */
-    l = lay_new(t, 1);
-    l->m[0] = (mode){n->size, v ? n->proc_stride : ex_const(t->ex, 0)};
+  if (ty_is_mpi_ref(n) && !n->derived && v) {
+    /* selects the process: in the process view, the referenced node's offsets
+     * within its mpi thread array (the process $tid$ numbers so: with
+     * {mpi [2][2]} P, [#P_1] moves by 1 and [#P_0] by 2 wherever they stand) */
+    t->view = 0;
+    layout *r = ty_layout(t, n->ref);
+    t->view = v;
+    l = r && n->kind != DN_REF ? lay_compose(t, r, ex_const(t->ex, 1), n->size) : r;
+  } else if (ty_is_mpi_ref(n) && !n->derived) {
+    l = lay_new(t, 1); /* selects the process: no local offset */
+    l->m[0] = (mode){n->size, ex_const(t->ex, 0)};
   } else if (n->type && n->type->thread != TK_DATA && v) {
     l = lay_new(t, 1);
     l->m[0] = (mode){n->size, ex_const(t->ex, 0)};

@@ -127,6 +127,9 @@ static dnode *build_dim(tyctx *t, ptype *ty, dimast *d, bool under_ref, bool *ok
     n = new_node(t, d->kind == DA_REF ? DN_REF : d->kind == DA_SREF ? DN_SREF : DN_CREF, ty, d->loc);
     n->ref = r;
     if (r->type && r->type->thread == TK_MPI && !ty->mpi_ref) ty->mpi_ref = n;
+    /* a view of a distributed type is distributed: its local and process
+     * layouts come through the reference */
+    if (r->type && r->type->mpi_ref && ty->thread == TK_DATA && !ty->mpi_ref) ty->mpi_ref = r->type->mpi_ref;
     if (d->kind == DA_REF) {
       n->size = r->size;
       n->kids = r->kids, n->nkids = r->nkids; /* takes T_p's children as its own */
@@ -194,22 +197,36 @@ bool ty_is_mpi_ref(const dnode *n) {
 }
 
 /* Natural strides over the leaf sequence. A reference to an mpi thread array
- * selects the process and takes no room in the local block: it has a stride
- * in process index instead. */
+ * selects the process and takes no room in the local block (its process
+ * index is the referenced node's offset in the thread array: ty_layout). */
 static void set_strides(tyctx *t, dnode *root) {
   dnode **lv = NULL;
   int cnt = 0, cap = 0;
   collect_leaves(root, &lv, &cnt, &cap, t->ar);
-  ex *s = ex_const(t->ex, 1), *ps = ex_const(t->ex, 1);
+  ex *s = ex_const(t->ex, 1);
   for (int i = cnt - 1; i >= 0; i--) {
-    if (ty_is_mpi_ref(lv[i])) {
-      lv[i]->proc_stride = ps;
-      ps = ex_mul(t->ex, ps, lv[i]->size);
-      continue;
-    }
+    if (ty_is_mpi_ref(lv[i])) continue;
     if (lv[i]->kind == DN_LEAF) lv[i]->stride = s;
     s = ex_mul(t->ex, s, lv[i]->size);
   }
+}
+
+/* The processes a distributed type spreads over: one past the largest
+ * process index of its process layout (all its dimensions that reference an
+ * mpi thread array count, not the first one only: [[#P_0][2]][[#P_1][2]]
+ * spreads over all of P); a view of a distributed type has the process
+ * layout of the type it references. */
+ex *ty_nprocs(tyctx *t, dnode *n) {
+  ptype *ty = n->type;
+  if (!ty || !ty->mpi_ref) return ex_const(t->ex, 1);
+  layout *l = ty_proc_layout(t, n);
+  if (!l) return ty->mpi_ref->size;
+  int64_t one;
+  if (l->nm == 1 && ex_is_const(l->m[0].d, &one) && one == 1) return l->m[0].n;
+  ex *span = ex_const(t->ex, 1);
+  for (int k = 0; k < l->nm; k++)
+    span = ex_add(t->ex, span, ex_mul(t->ex, ex_sub(t->ex, l->m[k].n, ex_const(t->ex, 1)), l->m[k].d));
+  return span;
 }
 
 static dnode *first_data_ref(dnode *n) {

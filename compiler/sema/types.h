@@ -41,7 +41,6 @@ struct dnode {
   bool derived;  /* offsets derived from an enclosing referencing node (rule 4) */
   ex *weight;    /* w_j: product of the sizes of the later siblings */
   ex *stride;    /* natural leaf: its stride */
-  ex *proc_stride; /* a reference to an mpi thread array: its stride in process index */
   layout *lays[2]; /* flat layout per view (local offsets, process index), or NULL */
   bool lay_done[2];
   loc loc;
@@ -97,6 +96,8 @@ layout *ty_layout(tyctx *t, dnode *n);
  * each element (0 everywhere for types that are not distributed). */
 layout *ty_proc_layout(tyctx *t, dnode *n);
 bool ty_is_mpi_ref(const dnode *n);
+/* The number of processes a distributed type spreads over. */
+ex *ty_nprocs(tyctx *t, dnode *n);
 /* Merge chained modes and drop size-1 modes (returns a new layout). */
 layout *lay_coalesce(tyctx *t, const layout *l);
 /* x -> f_L(x * w) for x < s, or NULL when the split cannot be proved. */

@@ -86,6 +86,16 @@ PARRAY_API parray_status parray_mpi_copy_dev(int service, int dst_dev, int src_d
                                              const parray_mpi_side *src, const parray_int64_t *shape, int nmodes,
                                              parray_size_t elem_size, const char *file, int line, const char *what);
 
+/* The same copy when the two sides split the index space in ways that do not
+ * nest (no common refinement of their modes): each side has its own modes,
+ * with extents dshape (dn modes) and sshape (sn modes) of the same product,
+ * and strides per mode of its own. Every process walks the index space and
+ * moves the elements it holds (MPI_Alltoallv); slower than parray_mpi_copy,
+ * which the translator uses whenever the common refinement is proved. */
+PARRAY_API parray_status parray_mpi_copy_split(const parray_mpi_side *dst, const parray_int64_t *dshape, int dn,
+                                               const parray_mpi_side *src, const parray_int64_t *sshape, int sn,
+                                               parray_size_t elem_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,5 @@
-/* test_mpi_rt.c - tests of the mpi runtime (runtime/mpi.c, mpi_copy.c),
- * written the way the translator's generated code uses the API: a
+/* test_mpi_rt.c - tests of the mpi runtime (runtime/mpi.c, mpi_copy.c,
+ * mpi_copy_split.c), written the way the translator's generated code uses the API: a
  * #mainhost function, a table of outlined detour bodies and one context
  * struct of captured values per detour. Run as
  *   mpirun --allow-run-as-root --oversubscribe -np 4 test_mpi_rt CASE
@@ -551,6 +551,96 @@ static void case_random(void) {
   parray_mpi_destroy(err);
 }
 
+/* ---- copies planned at run time (parray_mpi_copy_split) ------------------ */
+
+/* One side given modes of its own: each mode of extent n = a*b is, at random,
+ * split into (a, stride*b) and (b, stride); now and then a mode of extent 1 is
+ * inserted. The element order, local offsets and process indices stay the
+ * same, but the two sides of a copy no longer share their modes. */
+typedef struct own_modes {
+  int n;
+  int64_t shape[2 * MM + 2], local[2 * MM + 2], proc[2 * MM + 2];
+} own_modes;
+static own_modes split_side(const int64_t *shape, int n, const int64_t *local, const int64_t *proc) {
+  own_modes o;
+  memset(&o, 0, sizeof o);
+  for (int k = 0; k < n; k++) {
+    int64_t l = local[k], p = proc ? proc[k] : 0, a = 0;
+    for (int64_t f = 2; f < shape[k] && !a; f++)
+      if (shape[k] % f == 0 && rnd(2)) a = f;
+    if (a) {
+      int64_t b = shape[k] / a;
+      o.shape[o.n] = a, o.local[o.n] = l * b, o.proc[o.n] = p * b, o.n++;
+      o.shape[o.n] = b, o.local[o.n] = l, o.proc[o.n] = p, o.n++;
+    } else {
+      o.shape[o.n] = shape[k], o.local[o.n] = l, o.proc[o.n] = p, o.n++;
+    }
+    if (rnd(6) == 0) o.shape[o.n] = 1, o.local[o.n] = 5, o.proc[o.n] = 0, o.n++;
+  }
+  return o;
+}
+
+static parray_status copy_split(int dh, void *dptr, const own_modes *d, int sh, void *sptr, const own_modes *s,
+                                int es) {
+  parray_mpi_side D = {dh, dptr, d->local, d->proc}, S = {sh, sptr, s->local, s->proc};
+  return parray_mpi_copy_split(&D, d->shape, d->n, &S, s->shape, s->n, (size_t)es);
+}
+
+/* The random trials of case_random through parray_mpi_copy_split, each side
+ * with its own modes; and a copy whose sizes differ, refused. */
+static void case_split(void) {
+  int err = err_create();
+  for (int t = 0; t < 100; t++) {
+    int n = 1 + (int)rnd(MM), es = 1 + (int)rnd(12);
+    int64_t shape[MM], total = 1, hl[MM], gl[MM], idx[MM];
+    for (int k = 0; k < n; k++) total *= shape[k] = 1 + (int64_t)rnd(total > 400 ? 2 : 6);
+    layout a = random_layout(shape, n), b = random_layout(shape, n);
+    host_layout(shape, n, hl);
+    host_layout(shape, n, gl);
+    unsigned char *h = malloc((size_t)(total * es)), *g = calloc((size_t)total, (size_t)es);
+    for (int64_t lin = 0; lin < total; lin++) {
+      int64_t r = lin, off = 0;
+      for (int k = n - 1; k >= 0; k--) idx[k] = r % shape[k], r /= shape[k];
+      for (int k = 0; k < n; k++) off += idx[k] * hl[k];
+      put_value(h + off * es, lin, es);
+    }
+    int da = parray_mpi_create((size_t)(a.block * es), a.nprocs), db = parray_mpi_create((size_t)(b.block * es), b.nprocs);
+    CHECK(da >= 0 && db >= 0);
+    own_modes H = split_side(shape, n, hl, NULL), A1 = split_side(shape, n, a.local, a.proc);
+    RT(copy_split(da, NULL, &A1, -1, h, &H, es));
+    int ok_a = check_dist(err, da, shape, n, es, &a, total);
+    own_modes A2 = split_side(shape, n, a.local, a.proc), B1 = split_side(shape, n, b.local, b.proc);
+    RT(copy_split(db, NULL, &B1, da, NULL, &A2, es));
+    int ok_b = check_dist(err, db, shape, n, es, &b, total);
+    own_modes B2 = split_side(shape, n, b.local, b.proc), G = split_side(shape, n, gl, NULL);
+    RT(copy_split(-1, g, &G, db, NULL, &B2, es));
+    int ok_g = 1;
+    for (int64_t lin = 0; lin < total; lin++) {
+      int64_t r = lin, off = 0;
+      for (int k = n - 1; k >= 0; k--) idx[k] = r % shape[k], r /= shape[k];
+      for (int k = 0; k < n; k++) off += idx[k] * gl[k];
+      ok_g &= value_ok(g + off * es, lin, es);
+    }
+    if (!ok_a || !ok_b || !ok_g) {
+      fprintf(stderr, "split trial %d: n=%d es=%d scatter %s, redistribute %s, gather %s\n", t, n, es,
+              ok_a ? "ok" : "BAD", ok_b ? "ok" : "BAD", ok_g ? "ok" : "BAD");
+      failures++;
+    }
+    if (t == 0) { /* one more element on one side: refused on process 0, nothing sent */
+      own_modes big = H;
+      big.shape[0]++;
+      CHECK(copy_split(da, NULL, &A1, -1, h, &big, es) == PARRAY_ERR_INVALID);
+      CHECK(strstr(parray_last_error(), "elements") != NULL);
+      CHECK(copy_split(da, NULL, &A1, da, NULL, &A1, es) == PARRAY_ERR_UNSUPPORTED);
+    }
+    parray_mpi_destroy(da);
+    parray_mpi_destroy(db);
+    free(h);
+    free(g);
+  }
+  parray_mpi_destroy(err);
+}
+
 static int mainhost(int argc, char **argv) {
   const char *which = argc > 1 ? argv[1] : "";
   if (parray_mpi_size() != NP) {
@@ -567,6 +657,8 @@ static int mainhost(int argc, char **argv) {
     case_matrix();
   else if (!strcmp(which, "random"))
     case_random();
+  else if (!strcmp(which, "split"))
+    case_split();
   else if (!strcmp(which, "toofew")) {
     /* What generated code does for `#detour P` with P = {mpi [8]}. */
     int x = 1;
