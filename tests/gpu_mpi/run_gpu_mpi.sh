@@ -32,5 +32,11 @@ if [ "$fails" = --fails ]; then
   exit $?
 fi
 [ "$rc" -eq 0 ] || { echo "exit status $rc"; cat "$tmp/out" "$tmp/err"; exit 1; }
+if [ -n "$wrap" ]; then
+  # compute-sanitizer's lines go to stdout: every process must report no error
+  n=$(grep -c '^========= ERROR SUMMARY: 0 errors' "$tmp/out")
+  [ "$n" -eq "$np" ] || { echo "memcheck: $n of $np processes reported no errors"; cat "$tmp/out"; exit 1; }
+  grep -v '^=========' "$tmp/out" >"$tmp/out.prog" && mv "$tmp/out.prog" "$tmp/out"
+fi
 [ -s "$tmp/err" ] && cat "$tmp/err"
 diff -u "${name%.pc}.expected" "$tmp/out"
