@@ -569,6 +569,22 @@ static void set_obj(const pacc *p, input *in, int k) {
 
 /* Translate one .pc file with pac: to in->gen (.c or .cu) in the temporary
  * folder, or with -E to -o's file or stdout, or with -M only its rule. */
+/* MPI's include folders (mpicc --showme:incdirs), for pac's preprocessor: a
+ * .pc file that includes <mpi.h> must have its macros read as mpicc will
+ * compile it. Nothing when there is no mpicc, or with -### (its line would
+ * stand among the commands). */
+static void mpi_incdirs(const pacc *p, strv *a) {
+  if (p->dry) return;
+  strv m = {0};
+  push_tool(&m, "MPICC", "mpicc");
+  push(&m, "--showme:incdirs");
+  char *out = NULL;
+  if (!run_full(&(pacc){.verbose = false}, &m, &out, NULL) && out)
+    for (char *t = strtok(own(out), " \t\n"); t; t = strtok(NULL, " \t\n")) push(a, cat("-I", t));
+  else free(out);
+  free(m.v);
+}
+
 static int translate(pacc *p, input *in, int k) {
   set_obj(p, in, k);
   strv a = {0};
@@ -578,6 +594,7 @@ static int translate(pacc *p, input *in, int k) {
     if (!strncmp(p->ccopts.v[i], "-I", 2) || !strncmp(p->ccopts.v[i], "-D", 2) || !strncmp(p->ccopts.v[i], "-U", 2))
       push(&a, p->ccopts.v[i]);
   push(&a, cat("-I", p->incdir)); /* the runtime's headers, as the compiler will see them */
+  mpi_incdirs(p, &a);
   if (p->werror) push(&a, "-Werror");
   if (p->nowarn) push(&a, "-w");
   dep_args(p, &a, in);
