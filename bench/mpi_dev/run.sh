@@ -13,6 +13,6 @@ for np in 2 4; do
     reps=9
     [ "$n" = 32768 ] && reps=5
     "$bin/pacc" -O2 -DNP=$np -DN=$n -DREPS=$reps bench/mpi_dev/alltoall_bench.pc -o "$tmp/a2a" || exit 1
-    timeout 300 mpirun --allow-run-as-root --oversubscribe -np $np "$tmp/a2a" || echo "np=$np N=$n failed"
+    timeout 100 mpirun --allow-run-as-root --oversubscribe -np $np "$tmp/a2a" || echo "np=$np N=$n failed"
   done
 done
