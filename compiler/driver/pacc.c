@@ -88,6 +88,8 @@ typedef struct pacc {
   strv ldopts;  /* to the linker */
   strv qdirs;   /* the folders of the .pc files: quote-include path */
   strv mt;      /* -MT/-MQ and their values */
+  strv mpiinc;  /* -I of MPI's include folders, for pac's preprocessor (asked once) */
+  bool mpiinc_asked;
   input *in;
   int nin;
   const char *out, *mf;
@@ -571,18 +573,20 @@ static void set_obj(const pacc *p, input *in, int k) {
  * folder, or with -E to -o's file or stdout, or with -M only its rule. */
 /* MPI's include folders (mpicc --showme:incdirs), for pac's preprocessor: a
  * .pc file that includes <mpi.h> must have its macros read as mpicc will
- * compile it. Nothing when there is no mpicc, or with -### (its line would
- * stand among the commands). */
-static void mpi_incdirs(const pacc *p, strv *a) {
-  if (p->dry) return;
+ * compile it. Asked once per command; nothing when there is no mpicc, or with
+ * -### (its line would stand among the commands). */
+static const strv *mpi_incdirs(pacc *p) {
+  if (p->dry || p->mpiinc_asked) return &p->mpiinc;
+  p->mpiinc_asked = true;
   strv m = {0};
   push_tool(&m, "MPICC", "mpicc");
   push(&m, "--showme:incdirs");
   char *out = NULL;
   if (!run_full(&(pacc){.verbose = false}, &m, &out, NULL) && out)
-    for (char *t = strtok(own(out), " \t\n"); t; t = strtok(NULL, " \t\n")) push(a, cat("-I", t));
+    for (char *t = strtok(own(out), " \t\n"); t; t = strtok(NULL, " \t\n")) push(&p->mpiinc, cat("-I", t));
   else free(out);
   free(m.v);
+  return &p->mpiinc;
 }
 
 static int translate(pacc *p, input *in, int k) {
@@ -594,7 +598,7 @@ static int translate(pacc *p, input *in, int k) {
     if (!strncmp(p->ccopts.v[i], "-I", 2) || !strncmp(p->ccopts.v[i], "-D", 2) || !strncmp(p->ccopts.v[i], "-U", 2))
       push(&a, p->ccopts.v[i]);
   push(&a, cat("-I", p->incdir)); /* the runtime's headers, as the compiler will see them */
-  mpi_incdirs(p, &a);
+  push_all(&a, mpi_incdirs(p));
   if (p->werror) push(&a, "-Werror");
   if (p->nowarn) push(&a, "-w");
   dep_args(p, &a, in);
@@ -783,7 +787,7 @@ int main(int argc, char **argv) {
   rmdir(p.tmp);
   for (int i = 0; i < owned.n; i++) free((char *)owned.v[i]);
   free(owned.v);
-  strv *all[] = {&p.pacopts, &p.ccopts, &p.nvopts, &p.ldopts, &p.qdirs, &p.mt};
+  strv *all[] = {&p.pacopts, &p.ccopts, &p.nvopts, &p.ldopts, &p.qdirs, &p.mt, &p.mpiinc};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) free(all[i]->v);
   free(p.in);
   return rc ? 1 : 0;
