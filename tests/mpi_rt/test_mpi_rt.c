@@ -221,6 +221,12 @@ struct ctx_check {
 static void put_value(unsigned char *p, int64_t lin, int es) {
   for (int b = 0; b < es; b++) p[b] = (unsigned char)(b < 8 ? (uint64_t)lin >> (8 * b) : 0xa5);
 }
+/* The offset of row-major element lin of shape in a host array with these strides. */
+static int64_t host_off(const int64_t *shape, int n, const int64_t *strides, int64_t lin) {
+  int64_t off = 0;
+  for (int k = n - 1; k >= 0; k--) off += lin % shape[k] * strides[k], lin /= shape[k];
+  return off;
+}
 static int value_ok(const unsigned char *p, int64_t lin, int es) {
   unsigned char w[16];
   put_value(w, lin, es);
@@ -514,13 +520,7 @@ static void case_random(void) {
     host_layout(shape, n, hl);
     host_layout(shape, n, gl);
     unsigned char *h = malloc((size_t)(total * es)), *g = malloc((size_t)(total * es));
-    int64_t idx[MM];
-    for (int64_t lin = 0; lin < total; lin++) {
-      int64_t r = lin, off = 0;
-      for (int k = n - 1; k >= 0; k--) idx[k] = r % shape[k], r /= shape[k];
-      for (int k = 0; k < n; k++) off += idx[k] * hl[k];
-      put_value(h + off * es, lin, es);
-    }
+    for (int64_t lin = 0; lin < total; lin++) put_value(h + host_off(shape, n, hl, lin) * es, lin, es);
     int da = parray_mpi_create((size_t)(a.block * es), a.nprocs), db = parray_mpi_create((size_t)(b.block * es), b.nprocs);
     CHECK(da >= 0 && db >= 0);
     parray_mpi_side H = {-1, h, hl, NULL}, G = {-1, g, gl, NULL};
@@ -532,12 +532,7 @@ static void case_random(void) {
     memset(g, 0, (size_t)(total * es));
     RT(parray_mpi_copy(&G, &B, shape, n, (size_t)es));
     int ok_g = 1;
-    for (int64_t lin = 0; lin < total; lin++) {
-      int64_t r = lin, off = 0;
-      for (int k = n - 1; k >= 0; k--) idx[k] = r % shape[k], r /= shape[k];
-      for (int k = 0; k < n; k++) off += idx[k] * gl[k];
-      ok_g &= value_ok(g + off * es, lin, es);
-    }
+    for (int64_t lin = 0; lin < total; lin++) ok_g &= value_ok(g + host_off(shape, n, gl, lin) * es, lin, es);
     if (!ok_a || !ok_b || !ok_g) {
       fprintf(stderr, "trial %d: n=%d es=%d scatter %s, redistribute %s, gather %s\n", t, n, es, ok_a ? "ok" : "BAD",
               ok_b ? "ok" : "BAD", ok_g ? "ok" : "BAD");
@@ -592,18 +587,13 @@ static void case_split(void) {
   int err = err_create();
   for (int t = 0; t < 100; t++) {
     int n = 1 + (int)rnd(MM), es = 1 + (int)rnd(12);
-    int64_t shape[MM], total = 1, hl[MM], gl[MM], idx[MM];
+    int64_t shape[MM], total = 1, hl[MM], gl[MM];
     for (int k = 0; k < n; k++) total *= shape[k] = 1 + (int64_t)rnd(total > 400 ? 2 : 6);
     layout a = random_layout(shape, n), b = random_layout(shape, n);
     host_layout(shape, n, hl);
     host_layout(shape, n, gl);
     unsigned char *h = malloc((size_t)(total * es)), *g = calloc((size_t)total, (size_t)es);
-    for (int64_t lin = 0; lin < total; lin++) {
-      int64_t r = lin, off = 0;
-      for (int k = n - 1; k >= 0; k--) idx[k] = r % shape[k], r /= shape[k];
-      for (int k = 0; k < n; k++) off += idx[k] * hl[k];
-      put_value(h + off * es, lin, es);
-    }
+    for (int64_t lin = 0; lin < total; lin++) put_value(h + host_off(shape, n, hl, lin) * es, lin, es);
     int da = parray_mpi_create((size_t)(a.block * es), a.nprocs), db = parray_mpi_create((size_t)(b.block * es), b.nprocs);
     CHECK(da >= 0 && db >= 0);
     own_modes H = split_side(shape, n, hl, NULL), A1 = split_side(shape, n, a.local, a.proc);
@@ -615,12 +605,7 @@ static void case_split(void) {
     own_modes B2 = split_side(shape, n, b.local, b.proc), G = split_side(shape, n, gl, NULL);
     RT(copy_split(-1, g, &G, db, NULL, &B2, es));
     int ok_g = 1;
-    for (int64_t lin = 0; lin < total; lin++) {
-      int64_t r = lin, off = 0;
-      for (int k = n - 1; k >= 0; k--) idx[k] = r % shape[k], r /= shape[k];
-      for (int k = 0; k < n; k++) off += idx[k] * gl[k];
-      ok_g &= value_ok(g + off * es, lin, es);
-    }
+    for (int64_t lin = 0; lin < total; lin++) ok_g &= value_ok(g + host_off(shape, n, gl, lin) * es, lin, es);
     if (!ok_a || !ok_b || !ok_g) {
       fprintf(stderr, "split trial %d: n=%d es=%d scatter %s, redistribute %s, gather %s\n", t, n, es,
               ok_a ? "ok" : "BAD", ok_b ? "ok" : "BAD", ok_g ? "ok" : "BAD");
