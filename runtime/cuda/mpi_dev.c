@@ -122,7 +122,8 @@ int parray_mpi_create_dev(int service, parray_size_t local_bytes, parray_int64_t
                           const char *what) {
   int h = parray_mpi_create(sizeof(dev_block), nprocs);
   if (h < 0) return -1;
-  /* every process's record starts empty; process 0 knows the process count */
+  /* every process's record starts empty; process 0 knows the process count,
+   * which its OP_ALLOC keeps */
   dev_block *r0 = (dev_block *)parray_mpi_local(h);
   r0->nprocs = nprocs;
   service_ctx c = make_ctx(OP_ALLOC, h, file, line, what);
@@ -131,7 +132,6 @@ int parray_mpi_create_dev(int service, parray_size_t local_bytes, parray_int64_t
     parray_mpi_destroy(h);
     return -1;
   }
-  r0->nprocs = nprocs;
   return h;
 }
 
