@@ -148,6 +148,12 @@ char *emit_c_destroy(emitter *e, const plan_destroy *p) {
 
 /* ---- #copy ------------------------------------------------------------------ */
 
+/* the two sides of a distributed copy, after the arrays of their strides */
+static void mpi_sides(sbuf *b, const char *const *handle, const char *const *ptr) {
+  sb_printf(b, ";\n  parray_mpi_side parray__d = {%s, %s, parray__dl, parray__dp}, parray__s = {%s, (void *)(%s), "
+            "parray__sl, parray__sp};\n", handle[0], ptr[0], handle[1], ptr[1]);
+}
+
 /* a distributed copy planned at run time: per side, its own modes (extents,
  * local strides, process strides) */
 static void copy_split(emitter *e, sbuf *b, const plan_copy *p, const char *site, const char *const *handle,
@@ -163,8 +169,7 @@ static void copy_split(emitter *e, sbuf *b, const plan_copy *p, const char *site
       emit_int64_array(e, b, names[k][j], v[j], sd[k]->nmodes);
     }
   }
-  sb_printf(b, ";\n  parray_mpi_side parray__d = {%s, %s, parray__dl, parray__dp}, parray__s = {%s, (void *)(%s), "
-            "parray__sl, parray__sp};\n", handle[0], ptr[0], handle[1], ptr[1]);
+  mpi_sides(b, handle, ptr);
   sb_printf(b, "  if (parray_mpi_copy_split(&parray__d, parray__dn, %d, &parray__s, parray__sn, %d, sizeof(%s)) != "
             "PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }", p->dst.nmodes, p->src.nmodes, p->elem,
             site);
@@ -190,8 +195,7 @@ static void copy_distributed(emitter *e, sbuf *b, const plan_copy *p, const char
     sb_puts(b, ", ");
     emit_int64_array(e, b, names[j], j % 2 ? sd[j / 2]->proc_stride : sd[j / 2]->stride, p->nmodes);
   }
-  sb_printf(b, ";\n  parray_mpi_side parray__d = {%s, %s, parray__dl, parray__dp}, parray__s = {%s, (void *)(%s), "
-            "parray__sl, parray__sp};\n", handle[0], ptr[0], handle[1], ptr[1]);
+  mpi_sides(b, handle, ptr);
   bool dd = p->dst.var && p->dst.mem == MK_DMEM, sdev = p->src.var && p->src.mem == MK_DMEM;
   if (dd || sdev) /* distributed dmem sides: staged through host blocks on each process */
     sb_printf(b, "  if (parray_mpi_copy_dev(%d, %d, %d, &parray__d, &parray__s, parray__shape, %d, sizeof(%s), %s) != "
