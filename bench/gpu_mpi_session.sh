@@ -5,7 +5,9 @@
 # absent), run tests/gpu_mpi (1, 2 and 4 processes sharing the GPU, and the
 # out-of-memory case), one run under compute-sanitizer memcheck, then, while
 # time is left, the other GPU tests. Logs go to $OUT; a summary is printed.
-#   OUT=... [PAC_FRONTEND=dir] bash bench/gpu_mpi_session.sh     (repository root)
+# With BENCH=1 the benchmark bench/mpi_dev/run.sh runs instead of the other
+# GPU tests.
+#   OUT=... [PAC_FRONTEND=dir] [BENCH=1] bash bench/gpu_mpi_session.sh     (repository root)
 set -u
 OUT=${OUT:-/tmp/session}
 mkdir -p "$OUT"
@@ -38,7 +40,10 @@ echo "=== compute-sanitizer memcheck, 2 processes ($(el))"
 PARRAY_MEMCHECK=1 sh tests/gpu_mpi/run_gpu_mpi.sh run "$B/bin" "$(command -v mpirun)" 2 tests/gpu_mpi/dist_dmem.pc 2>&1 |
   tee "$OUT/memcheck.log" | tail -20
 echo "memcheck exit: ${PIPESTATUS[0]}"
-if [ $(( $(date +%s) - T0 )) -lt 200 ]; then
+if [ "${BENCH:-0}" = 1 ]; then
+  echo "=== benchmark: bench/mpi_dev/run.sh ($(el))"
+  sh bench/mpi_dev/run.sh "$B" 2>&1 | tee "$OUT/bench.log"
+elif [ $(( $(date +%s) - T0 )) -lt 200 ]; then
   echo "=== the other GPU tests ($(el))"
   timeout $(( 420 - ($(date +%s) - T0) )) cmake --build "$B" -j 16 >>"$OUT/build.log" 2>&1 &&
     (cd "$B" && timeout $(( 440 - ($(date +%s) - T0) )) ctest -L gpu -j 4 --timeout 200 >"$OUT/tests.log" 2>&1)

@@ -22,7 +22,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "mpi_impl.h"
+#include "mpi_copy_plan.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -31,38 +31,9 @@
 #include <string.h>
 
 #define MAXM PMPI_MAXM
-#define DESC_HEAD 6
 /* The most combos a copy may have (far above P_src * P_dst for real jobs). */
 #define MAX_COMBOS ((int64_t)1 << 26)
 #define P2P_CHUNK ((int64_t)1 << 30)
-
-typedef struct copy_desc {
-  int64_t n, u;            /* modes; the first u are process modes */
-  int64_t src_h, dst_h;    /* handles; < 0: the process-0 buffer */
-  int64_t es, p2p;         /* element size; exchange point-to-point */
-  int64_t shape[MAXM];     /* extents */
-  int64_t sl[MAXM], sp[MAXM]; /* source local / process strides */
-  int64_t dl[MAXM], dp[MAXM]; /* destination local / process strides */
-} copy_desc;
-
-/* One combo of the process modes. */
-typedef struct combo {
-  int64_t idx[MAXM];
-  int64_t ps, pd, os, od; /* source / destination process and local offset */
-} combo;
-
-/* What one process does in a copy. */
-typedef struct plan {
-  int P, me;
-  char *sbase, *rbase;                 /* this process's source / destination memory */
-  int64_t *scnt, *sdsp, *rcnt, *rdsp;  /* per peer, in elements (self excluded) */
-  int64_t *cur, *next;                 /* scratch: cursors, contiguity checks */
-  bool szc, rzc;                       /* send / receive in place (no packing) */
-  int64_t stot, rtot;                  /* elements packed / to unpack */
-  int64_t inner;                       /* elements per combo */
-  int64_t pk[MAXM];                    /* strides of a packed inner block */
-  char *sbuf, *rbuf;                   /* the pack / unpack buffers */
-} plan;
 
 /* Pack buffers are kept between copies (first-touching fresh pages on every
  * copy would cost more than the copy). Only the MPI thread uses them. */
@@ -71,7 +42,7 @@ static struct {
   size_t bytes;
 } cache[2];
 
-static void *cached(int which, size_t bytes) {
+void *pmpi_cached(int which, size_t bytes) {
   if (cache[which].bytes >= bytes) return cache[which].p;
   parray_host_free(PARRAY_PAGED, cache[which].p, cache[which].bytes);
   cache[which].p = parray_host_alloc(PARRAY_PAGED, bytes);
@@ -97,12 +68,12 @@ static void combo_eval(const copy_desc *d, combo *c) {
   }
 }
 
-static void combo_first(const copy_desc *d, combo *c) {
+void pmpi_combo_first(const copy_desc *d, combo *c) {
   memset(c->idx, 0, sizeof c->idx);
   combo_eval(d, c);
 }
 
-static bool combo_next(const copy_desc *d, combo *c) {
+bool pmpi_combo_next(const copy_desc *d, combo *c) {
   for (int k = (int)d->u - 1; k >= 0; k--) {
     if (++c->idx[k] < d->shape[k]) {
       combo_eval(d, c);
@@ -123,18 +94,34 @@ static bool inner_contiguous(const copy_desc *d, const int64_t *str) {
   return true;
 }
 
-static void plan_free(plan *pl) {
+void pmpi_plan_free(plan *pl) {
   free(pl->scnt);
   pl->scnt = NULL;
 }
 
-/* Count what this process sends and receives, decide where packing is
- * needed and get the buffers. sbase/rbase: this process's memory of each
- * side (NULL where it has none). */
-static parray_status plan_make(const copy_desc *d, plan *pl, char *sbase, char *rbase) {
+parray_status pmpi_strided(const parray_mpi_memory *m, int lane, void *dst, const int64_t *ds, const void *src,
+                           const int64_t *ss, const int64_t *shape, int n, size_t es) {
+  if (!m) return parray_copy_strided_cpu(dst, ds, src, ss, shape, n, es);
+  return m->copy(m->ctx, lane, dst, ds, src, ss, shape, n, es);
+}
+
+/* Record one combo's block in the counts of its peer: cnt/dsp the peer's
+ * count and first displacement, next where its run continues (-1: none yet);
+ * *zc stays true while every peer's blocks follow each other. */
+static void count_run(int64_t *cnt, int64_t *dsp, int64_t *next, int64_t off, int64_t inner, bool *zc) {
+  *cnt += inner;
+  if (*next < 0)
+    *dsp = off;
+  else if (*next != off)
+    *zc = false;
+  *next = off + inner;
+}
+
+parray_status pmpi_plan_count(const copy_desc *d, plan *pl, char *sbase, char *rbase, bool self_peer) {
   memset(pl, 0, sizeof *pl);
   pl->P = pmpi_size();
   pl->me = pmpi_rank();
+  pl->self_peer = self_peer;
   pl->sbase = sbase;
   pl->rbase = rbase;
   size_t P = (size_t)pl->P;
@@ -152,28 +139,15 @@ static parray_status plan_make(const copy_desc *d, plan *pl, char *sbase, char *
   }
   pl->szc = inner_contiguous(d, d->sl);
   pl->rzc = inner_contiguous(d, d->dl);
-  /* next[p]: where the run for peer p continues (send side, then receive). */
+  /* next[p] / cur[p]: where the run for peer p continues (send / receive) */
   for (size_t p = 0; p < P; p++) pl->next[p] = pl->cur[p] = -1;
   combo c;
-  combo_first(d, &c);
+  pmpi_combo_first(d, &c);
   do {
-    if (c.ps == pl->me && c.pd != pl->me) {
-      pl->scnt[c.pd] += pl->inner;
-      if (pl->next[c.pd] < 0)
-        pl->sdsp[c.pd] = c.os;
-      else if (pl->next[c.pd] != c.os)
-        pl->szc = false;
-      pl->next[c.pd] = c.os + pl->inner;
-    }
-    if (c.pd == pl->me && c.ps != pl->me) {
-      pl->rcnt[c.ps] += pl->inner;
-      if (pl->cur[c.ps] < 0)
-        pl->rdsp[c.ps] = c.od;
-      else if (pl->cur[c.ps] != c.od)
-        pl->rzc = false;
-      pl->cur[c.ps] = c.od + pl->inner;
-    }
-  } while (combo_next(d, &c));
+    bool self = c.ps == c.pd && !self_peer;
+    if (c.ps == pl->me && !self) count_run(&pl->scnt[c.pd], &pl->sdsp[c.pd], &pl->next[c.pd], c.os, pl->inner, &pl->szc);
+    if (c.pd == pl->me && !self) count_run(&pl->rcnt[c.ps], &pl->rdsp[c.ps], &pl->cur[c.ps], c.od, pl->inner, &pl->rzc);
+  } while (pmpi_combo_next(d, &c));
   int64_t so = 0, ro = 0;
   for (size_t p = 0; p < P; p++) {
     if (!pl->szc) pl->sdsp[p] = so;
@@ -183,60 +157,82 @@ static parray_status plan_make(const copy_desc *d, plan *pl, char *sbase, char *
   }
   pl->stot = pl->szc ? 0 : so;
   pl->rtot = pl->rzc ? 0 : ro;
+  return PARRAY_OK;
+}
+
+/* The counts and the host pack buffers. */
+static parray_status plan_make(const copy_desc *d, plan *pl, char *sbase, char *rbase) {
+  parray_status s = pmpi_plan_count(d, pl, sbase, rbase, false);
+  if (s != PARRAY_OK) return s;
   size_t es = (size_t)d->es;
-  if (pl->stot && !(pl->sbuf = cached(0, (size_t)pl->stot * es))) goto nomem;
-  if (pl->rtot && !(pl->rbuf = cached(1, (size_t)pl->rtot * es))) goto nomem;
+  if (pl->stot && !(pl->sbuf = pmpi_cached(0, (size_t)pl->stot * es))) goto nomem;
+  if (pl->rtot && !(pl->rbuf = pmpi_cached(1, (size_t)pl->rtot * es))) goto nomem;
   return PARRAY_OK;
 nomem:
   parray_set_error("#copy: process %d cannot allocate a %lld-byte pack buffer", pl->me,
                    (long long)((pl->rtot > pl->stot ? pl->rtot : pl->stot) * d->es));
-  plan_free(pl);
+  pmpi_plan_free(pl);
   return PARRAY_ERR_ALLOC;
 }
 
-/* Pack everything this process sends to peer q (combos in order). */
-static parray_status pack_peer(const copy_desc *d, const plan *pl, int q) {
+parray_status pmpi_pack_peer(const copy_desc *d, const plan *pl, int q, const parray_mpi_memory *m, int lane,
+                             char *buf) {
   int64_t es = d->es, at = pl->sdsp[q];
-  int m = (int)(d->n - d->u);
+  int n = (int)(d->n - d->u);
   combo c;
-  combo_first(d, &c);
+  pmpi_combo_first(d, &c);
   do {
     if (c.ps != pl->me || c.pd != q) continue;
-    parray_status s = parray_copy_strided_cpu(pl->sbuf + at * es, pl->pk + d->u, pl->sbase + c.os * es, d->sl + d->u,
-                                              d->shape + d->u, m, (size_t)es);
+    parray_status s = pmpi_strided(m, lane, buf + at * es, pl->pk + d->u, pl->sbase + c.os * es, d->sl + d->u,
+                                   d->shape + d->u, n, (size_t)es);
     if (s != PARRAY_OK) return s;
     at += pl->inner;
-  } while (combo_next(d, &c));
+  } while (pmpi_combo_next(d, &c));
   return PARRAY_OK;
 }
 
-/* The blocks this process sends to itself: one strided copy each. */
-static parray_status copy_self(const copy_desc *d, const plan *pl) {
+parray_status pmpi_copy_self(const copy_desc *d, const plan *pl, const parray_mpi_memory *m, int lane) {
   int64_t es = d->es;
   combo c;
-  combo_first(d, &c);
+  pmpi_combo_first(d, &c);
   do {
     if (c.ps != pl->me || c.pd != pl->me) continue;
-    parray_status s = parray_copy_strided_cpu(pl->rbase + c.od * es, d->dl + d->u, pl->sbase + c.os * es, d->sl + d->u,
-                                              d->shape + d->u, (int)(d->n - d->u), (size_t)es);
+    parray_status s = pmpi_strided(m, lane, pl->rbase + c.od * es, d->dl + d->u, pl->sbase + c.os * es, d->sl + d->u,
+                                   d->shape + d->u, (int)(d->n - d->u), (size_t)es);
     if (s != PARRAY_OK) return s;
-  } while (combo_next(d, &c));
+  } while (pmpi_combo_next(d, &c));
   return PARRAY_OK;
 }
 
-/* Everything received from other processes, from the unpack buffer. */
+parray_status pmpi_unpack_peer(const copy_desc *d, const plan *pl, int p, const parray_mpi_memory *m, int lane,
+                               const char *buf) {
+  int64_t es = d->es, at = pl->rdsp[p];
+  combo c;
+  pmpi_combo_first(d, &c);
+  do {
+    if (c.pd != pl->me || c.ps != p) continue;
+    parray_status s = pmpi_strided(m, lane, pl->rbase + c.od * es, d->dl + d->u, buf + at * es, pl->pk + d->u,
+                                   d->shape + d->u, (int)(d->n - d->u), (size_t)es);
+    if (s != PARRAY_OK) return s;
+    at += pl->inner;
+  } while (pmpi_combo_next(d, &c));
+  return PARRAY_OK;
+}
+
+/* Everything received from other processes, from the unpack buffer: one
+ * walk over the combos. */
 static parray_status unpack_all(const copy_desc *d, plan *pl) {
   int64_t es = d->es;
   for (int p = 0; p < pl->P; p++) pl->cur[p] = pl->rdsp[p];
   combo c;
-  combo_first(d, &c);
+  pmpi_combo_first(d, &c);
   do {
     if (c.pd != pl->me || c.ps == pl->me) continue;
     parray_status s = parray_copy_strided_cpu(pl->rbase + c.od * es, d->dl + d->u, pl->rbuf + pl->cur[c.ps] * es,
                                               pl->pk + d->u, d->shape + d->u, (int)(d->n - d->u), (size_t)es);
     if (s != PARRAY_OK) return s;
     pl->cur[c.ps] += pl->inner;
-  } while (combo_next(d, &c));
+  } while (pmpi_combo_next(d, &c));
   return PARRAY_OK;
 }
 
@@ -280,10 +276,10 @@ static parray_status run_p2p(const copy_desc *d, plan *pl, MPI_Comm comm) {
   for (int k = 1; k < pl->P && rc == MPI_SUCCESS && s == PARRAY_OK; k++) {
     int p = (pl->me + k) % pl->P;
     if (!pl->scnt[p]) continue;
-    if (!pl->szc && (s = pack_peer(d, pl, p)) != PARRAY_OK) break;
+    if (!pl->szc && (s = pmpi_pack_peer(d, pl, p, NULL, 0, pl->sbuf)) != PARRAY_OK) break;
     rc = post(true, sb + pl->sdsp[p] * es, pl->scnt[p] * es, p, comm, rq, &n);
   }
-  if (s == PARRAY_OK && rc == MPI_SUCCESS) s = copy_self(d, pl);
+  if (s == PARRAY_OK && rc == MPI_SUCCESS) s = pmpi_copy_self(d, pl, NULL, 0);
   if (n) {
     int rc2 = MPI_Waitall(n, rq, MPI_STATUSES_IGNORE);
     if (rc == MPI_SUCCESS) rc = rc2;
@@ -299,8 +295,8 @@ static parray_status run_p2p(const copy_desc *d, plan *pl, MPI_Comm comm) {
 static parray_status run_collective(const copy_desc *d, plan *pl, MPI_Comm comm) {
   parray_status s = PARRAY_OK;
   for (int p = 0; p < pl->P && s == PARRAY_OK; p++)
-    if (p != pl->me && pl->scnt[p] && !pl->szc) s = pack_peer(d, pl, p);
-  if (s == PARRAY_OK) s = copy_self(d, pl);
+    if (p != pl->me && pl->scnt[p] && !pl->szc) s = pmpi_pack_peer(d, pl, p, NULL, 0, pl->sbuf);
+  if (s == PARRAY_OK) s = pmpi_copy_self(d, pl, NULL, 0);
   if (s != PARRAY_OK) return s;
   char *sb = pl->szc ? pl->sbase : pl->sbuf, *rb = pl->rzc ? pl->rbase : pl->rbuf;
   int P = pl->P;
@@ -350,7 +346,7 @@ static bool extent(const int64_t *shape, const int64_t *str, int n, int64_t *max
 }
 
 parray_status pmpi_check_side(const parray_mpi_side *s, const char *name, const int64_t *shape, int n, size_t es,
-                              int64_t *lmax) {
+                              int64_t block_bytes, int64_t *lmax) {
   if (!s->local) {
     parray_set_error("#copy: the %s has no local strides", name);
     return PARRAY_ERR_INVALID;
@@ -377,6 +373,7 @@ parray_status pmpi_check_side(const parray_mpi_side *s, const char *name, const 
     parray_set_error("#copy: the %s (handle %d) is not a live distributed array", name, s->handle);
     return PARRAY_ERR_INVALID;
   }
+  if (block_bytes >= 0) bytes = (size_t)block_bytes;
   if (!s->proc || !extent(shape, s->proc, n, &pmax) || pmax >= np) {
     parray_set_error("#copy: the %s's process strides reach beyond its %lld processes", name, (long long)np);
     return PARRAY_ERR_INVALID;
@@ -431,7 +428,7 @@ static size_t desc_pack(const copy_desc *d, int64_t *w) {
   return (size_t)(DESC_HEAD + 5 * n) * sizeof *w;
 }
 
-static bool desc_unpack(copy_desc *d, const int64_t *w, size_t bytes) {
+bool pmpi_desc_unpack(copy_desc *d, const int64_t *w, size_t bytes) {
   if (bytes < DESC_HEAD * sizeof *w) return false;
   int64_t n = w[0];
   if (n < 0 || n > MAXM || bytes != (size_t)(DESC_HEAD + 5 * n) * sizeof *w) return false;
@@ -446,52 +443,63 @@ static char *side_base(int64_t h, void *ptr_on_0) {
   return parray_mpi_local((int)h);
 }
 
-parray_status parray_mpi_copy(const parray_mpi_side *dst, const parray_mpi_side *src, const int64_t *shape,
-                              int nmodes, size_t elem_size) {
+/* Process 0: check a copy and build its simplified descriptor; *total: its
+ * elements (0: nothing to do), *smax / *dmax: the largest local offsets. */
+static parray_status describe(const parray_mpi_side *dst, const parray_mpi_side *src, const int64_t *shape,
+                              int nmodes, size_t elem_size, const int64_t *block_bytes, copy_desc *d, int64_t *total,
+                              int64_t *smax, int64_t *dmax) {
   if (!dst || !src || nmodes < 0 || nmodes > MAXM || (nmodes > 0 && !shape) || elem_size == 0 ||
       elem_size > INT_MAX) {
     parray_set_error("#copy: bad arguments (%d modes, element size %zu)", nmodes, elem_size);
     return PARRAY_ERR_INVALID;
   }
-  int64_t total = 1;
+  *total = 1;
   for (int k = 0; k < nmodes; k++) {
-    if (shape[k] < 0 || __builtin_mul_overflow(total, shape[k], &total)) {
+    if (shape[k] < 0 || __builtin_mul_overflow(*total, shape[k], total)) {
       parray_set_error("#copy: bad extent %lld of mode %d", (long long)shape[k], k);
       return PARRAY_ERR_INVALID;
     }
   }
-  if (total == 0) return PARRAY_OK;
-  int64_t smax, dmax;
+  if (*total == 0) return PARRAY_OK;
   parray_status s;
-  if ((s = pmpi_check_side(src, "source", shape, nmodes, elem_size, &smax)) != PARRAY_OK ||
-      (s = pmpi_check_side(dst, "destination", shape, nmodes, elem_size, &dmax)) != PARRAY_OK)
+  if ((s = pmpi_check_side(src, "source", shape, nmodes, elem_size, block_bytes ? block_bytes[1] : -1, smax)) !=
+          PARRAY_OK ||
+      (s = pmpi_check_side(dst, "destination", shape, nmodes, elem_size, block_bytes ? block_bytes[0] : -1, dmax)) !=
+          PARRAY_OK)
     return s;
-  if (src->handle < 0 && dst->handle < 0) /* both on process 0: a local copy */
-    return parray_copy_strided_cpu(dst->ptr, dst->local, src->ptr, src->local, shape, nmodes, elem_size);
-  if (src->handle == dst->handle) {
+  if (src->handle >= 0 && src->handle == dst->handle) {
     parray_set_error("#copy: source and destination are the same distributed array");
     return PARRAY_ERR_UNSUPPORTED;
   }
-  if (!pmpi_can_command("#copy of a distributed array")) return PARRAY_ERR_INVALID;
-
-  copy_desc d;
-  memset(&d, 0, sizeof d);
-  d.n = nmodes, d.src_h = src->handle < 0 ? -1 : src->handle, d.dst_h = dst->handle < 0 ? -1 : dst->handle;
-  d.es = (int64_t)elem_size;
+  memset(d, 0, sizeof *d);
+  d->n = nmodes, d->src_h = src->handle < 0 ? -1 : src->handle, d->dst_h = dst->handle < 0 ? -1 : dst->handle;
+  d->es = (int64_t)elem_size;
   for (int k = 0; k < nmodes; k++) {
-    d.shape[k] = shape[k];
-    d.sl[k] = src->local[k], d.dl[k] = dst->local[k];
-    d.sp[k] = src->handle < 0 || !src->proc ? 0 : src->proc[k];
-    d.dp[k] = dst->handle < 0 || !dst->proc ? 0 : dst->proc[k];
+    d->shape[k] = shape[k];
+    d->sl[k] = src->local[k], d->dl[k] = dst->local[k];
+    d->sp[k] = src->handle < 0 || !src->proc ? 0 : src->proc[k];
+    d->dp[k] = dst->handle < 0 || !dst->proc ? 0 : dst->proc[k];
   }
-  simplify(&d);
+  simplify(d);
   int64_t combos = 1;
-  for (int k = 0; k < d.u; k++) combos *= d.shape[k];
+  for (int k = 0; k < d->u; k++) combos *= d->shape[k];
   if (combos > MAX_COMBOS) {
     parray_set_error("#copy: %lld process combinations (the runtime supports %lld)", (long long)combos,
                      (long long)MAX_COMBOS);
     return PARRAY_ERR_UNSUPPORTED;
   }
+  return PARRAY_OK;
+}
+
+parray_status parray_mpi_copy(const parray_mpi_side *dst, const parray_mpi_side *src, const int64_t *shape,
+                              int nmodes, size_t elem_size) {
+  copy_desc d;
+  int64_t total = 0, smax = 0, dmax = 0;
+  parray_status s = describe(dst, src, shape, nmodes, elem_size, NULL, &d, &total, &smax, &dmax);
+  if (s != PARRAY_OK || total == 0) return s;
+  if (src->handle < 0 && dst->handle < 0) /* both on process 0: a local copy */
+    return parray_copy_strided_cpu(dst->ptr, dst->local, src->ptr, src->local, shape, nmodes, elem_size);
+  if (!pmpi_can_command("#copy of a distributed array")) return PARRAY_ERR_INVALID;
   /* Counts and packed displacements are at most `total`, in-place
    * displacements at most the largest local offset: MPI's int must hold them. */
   const char *force = getenv("PARRAY_MPI_COPY_P2P");
@@ -499,16 +507,16 @@ parray_status parray_mpi_copy(const parray_mpi_side *dst, const parray_mpi_side 
 
   plan pl;
   if ((s = plan_make(&d, &pl, side_base(d.src_h, src->ptr), side_base(d.dst_h, dst->ptr))) != PARRAY_OK) return s;
-  int64_t words[DESC_HEAD + 5 * MAXM];
+  int64_t words[DESC_WORDS];
   size_t bytes = desc_pack(&d, words);
   if ((s = pmpi_command(PMPI_CMD_COPY, 0, 0, words, bytes)) == PARRAY_OK) s = plan_run(&d, &pl, pmpi_comm());
-  plan_free(&pl);
+  pmpi_plan_free(&pl);
   return s;
 }
 
 parray_status pmpi_copy_serve(const void *payload, size_t bytes) {
   copy_desc d;
-  if (!desc_unpack(&d, payload, bytes)) {
+  if (!pmpi_desc_unpack(&d, payload, bytes)) {
     parray_set_error("#copy: malformed descriptor from process 0");
     return PARRAY_ERR_INVALID;
   }
@@ -516,6 +524,36 @@ parray_status pmpi_copy_serve(const void *payload, size_t bytes) {
   parray_status s = plan_make(&d, &pl, side_base(d.src_h, NULL), side_base(d.dst_h, NULL));
   if (s != PARRAY_OK) return s;
   s = plan_run(&d, &pl, pmpi_comm());
-  plan_free(&pl);
+  pmpi_plan_free(&pl);
   return s;
+}
+
+/* ---- copies with a side in another memory (parray_mpi_cuda) ---------------- */
+
+parray_status parray_mpi_copy_describe(const parray_mpi_side *dst, const parray_mpi_side *src, const int64_t *shape,
+                                       int nmodes, size_t elem_size, const int64_t *block_bytes, int64_t *words,
+                                       int *nwords) {
+  copy_desc d;
+  int64_t total = 0, smax = 0, dmax = 0;
+  parray_status s = describe(dst, src, shape, nmodes, elem_size, block_bytes, &d, &total, &smax, &dmax);
+  if (s != PARRAY_OK) return s;
+  if (total == 0) {
+    *nwords = 0;
+    return PARRAY_OK;
+  }
+  d.p2p = 1;
+  *nwords = (int)(desc_pack(&d, words) / sizeof *words);
+  return PARRAY_OK;
+}
+
+parray_status parray_mpi_copy_execute(const int64_t *words, int nwords, void *dst, const parray_mpi_memory *dmem,
+                                      const void *src, const parray_mpi_memory *smem, int64_t chunk_bytes) {
+  if (nwords == 0) return PARRAY_OK;
+  copy_desc d;
+  if (nwords < 0 || !pmpi_desc_unpack(&d, words, (size_t)nwords * sizeof *words)) {
+    parray_set_error("#copy: malformed descriptor");
+    return PARRAY_ERR_INVALID;
+  }
+  if (chunk_bytes < d.es) chunk_bytes = d.es;
+  return pmpi_copy_staged(&d, dst, dmem, (char *)src, smem, chunk_bytes);
 }

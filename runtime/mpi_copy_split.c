@@ -221,8 +221,8 @@ static parray_status split_check(const parray_mpi_side *dst, const int64_t *dsha
     return PARRAY_ERR_INVALID;
   }
   parray_status s;
-  if ((s = pmpi_check_side(src, "source", sshape, sn, es, &lmax)) != PARRAY_OK ||
-      (s = pmpi_check_side(dst, "destination", dshape, dn, es, &lmax)) != PARRAY_OK)
+  if ((s = pmpi_check_side(src, "source", sshape, sn, es, -1, &lmax)) != PARRAY_OK ||
+      (s = pmpi_check_side(dst, "destination", dshape, dn, es, -1, &lmax)) != PARRAY_OK)
     return s;
   if (src->handle >= 0 && src->handle == dst->handle) {
     parray_set_error("#copy: source and destination are the same distributed array");

@@ -47,9 +47,10 @@ PMPI_HIDDEN parray_status pmpi_copy_serve(const void *payload, size_t bytes);
 PMPI_HIDDEN void pmpi_copy_cleanup(void);
 /* Process 0: check one side of a copy over n modes of extents shape (handle
  * live, process indices within its processes, local offsets within its
- * block, strides non-negative); *lmax: its largest local offset. */
+ * block of block_bytes (< 0: the distributed array's own), strides
+ * non-negative); *lmax: its largest local offset. */
 PMPI_HIDDEN parray_status pmpi_check_side(const parray_mpi_side *s, const char *name, const int64_t *shape, int n,
-                                          size_t es, int64_t *lmax);
+                                          size_t es, int64_t block_bytes, int64_t *lmax);
 /* mpi_copy_split.c: a dispatcher's part of a copy planned at run time. */
 PMPI_HIDDEN parray_status pmpi_copy_split_serve(const void *payload, size_t bytes);
 

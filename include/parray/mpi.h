@@ -75,8 +75,12 @@ PARRAY_API parray_status parray_mpi_copy(const parray_mpi_side *dst, const parra
  * job naming it). parray_mpi_create_dev returns a handle, or -1 with the
  * error text set; parray_mpi_dev_local is this process's device block (NULL
  * where it holds none). parray_mpi_copy_dev is parray_mpi_copy where the
- * sides flagged dst_dev / src_dev are distributed device arrays: their blocks
- * are staged through host blocks on every process. */
+ * sides flagged dst_dev / src_dev are in device memory: a distributed device
+ * array (its handle) or process 0's device buffer (handle < 0, ptr a device
+ * pointer). Each process packs on its GPU, and what crosses processes moves
+ * in pieces through pinned host buffers (or directly, with CUDA-aware MPI),
+ * the transfers overlapping the exchange; a process's own part is copied on
+ * its GPU. */
 PARRAY_API void parray_mpi_dev_service(void *ctx, parray_int64_t tid);
 PARRAY_API int parray_mpi_create_dev(int service, parray_size_t local_bytes, parray_int64_t nprocs, const char *file,
                                      int line, const char *what);
@@ -85,6 +89,58 @@ PARRAY_API void *parray_mpi_dev_local(int handle);
 PARRAY_API parray_status parray_mpi_copy_dev(int service, int dst_dev, int src_dev, const parray_mpi_side *dst,
                                              const parray_mpi_side *src, const parray_int64_t *shape, int nmodes,
                                              parray_size_t elem_size, const char *file, int line, const char *what);
+
+/* parray_mpi_copy_split where the sides flagged dst_dev / src_dev are in
+ * device memory (as for parray_mpi_copy_dev). */
+PARRAY_API parray_status parray_mpi_copy_split_dev(int service, int dst_dev, int src_dev, const parray_mpi_side *dst,
+                                                   const parray_int64_t *dshape, int dn, const parray_mpi_side *src,
+                                                   const parray_int64_t *sshape, int sn, parray_size_t elem_size,
+                                                   const char *file, int line, const char *what);
+
+/* A memory other than host memory that a collective copy reads or writes
+ * (the GPUs' memory, in parray_mpi_cuda), as the copy engine uses it. Lane 0
+ * carries what a process sends and lane 1 what it receives; the calls on
+ * one lane take effect in order, possibly after they return. */
+typedef struct parray_mpi_memory {
+  void *ctx;
+  int mpi_direct; /* MPI reads and writes this memory itself (CUDA-aware MPI) */
+  /* scratch kept between copies: which 0 and 1 in this memory, 2 and 3 in
+   * host memory that transfers fast (pinned); NULL when there is no room */
+  void *(*buffer)(void *ctx, int which, parray_size_t bytes);
+  /* dst[i.dstride] = src[i.sstride] for every index i < shape (n modes,
+   * strides in elements), both in this memory */
+  parray_status (*copy)(void *ctx, int lane, void *dst, const parray_int64_t *dstride, const void *src,
+                        const parray_int64_t *sstride, const parray_int64_t *shape, int n, parray_size_t elem_size);
+  parray_status (*to_host)(void *ctx, int lane, void *host, const void *mem, parray_size_t bytes);
+  parray_status (*from_host)(void *ctx, int lane, void *mem, const void *host, parray_size_t bytes);
+  /* a mark after what the lane was given so far; reached: 1 when everything
+   * before it took effect, 0 not yet, -1 on an error (text set) */
+  parray_status (*mark)(void *ctx, int lane, parray_int64_t *ticket);
+  int (*reached)(void *ctx, parray_int64_t ticket);
+  /* wait for both lanes */
+  parray_status (*finish)(void *ctx);
+} parray_mpi_memory;
+
+/* The words of a copy's description. */
+#define PARRAY_MPI_COPY_DESC_WORDS 86
+/* Process 0: check the copy parray_mpi_copy would do and describe it in
+ * words[PARRAY_MPI_COPY_DESC_WORDS] (*nwords of them; 0: nothing to copy).
+ * block_bytes (NULL: none) gives per side (0 destination, 1 source) the
+ * bytes of each block when the blocks are not the distributed array's own
+ * (those of a memory, whose records the array holds), else -1. */
+PARRAY_API parray_status parray_mpi_copy_describe(const parray_mpi_side *dst, const parray_mpi_side *src,
+                                                  const parray_int64_t *shape, int nmodes, parray_size_t elem_size,
+                                                  const parray_int64_t *block_bytes, parray_int64_t *words,
+                                                  int *nwords);
+/* Every process of the job together, inside a detour body over all of them:
+ * run a described copy. dst / src: this process's memory of each side (its
+ * block, or process 0's buffer on process 0; NULL where it has none);
+ * dmem / smem: the memory each is in (NULL: host memory). What crosses
+ * processes goes in pieces of about chunk_bytes (the same on every process),
+ * so that transfers to and from the memory overlap the exchange. */
+PARRAY_API parray_status parray_mpi_copy_execute(const parray_int64_t *words, int nwords, void *dst,
+                                                 const parray_mpi_memory *dmem, const void *src,
+                                                 const parray_mpi_memory *smem, parray_int64_t chunk_bytes);
 
 /* The same copy when the two sides split the index space in ways that do not
  * nest (no common refinement of their modes): each side has its own modes,

@@ -1,15 +1,24 @@
 /* mpi_dev.c - distributed device arrays: a dmem type with a dimension over an
  * mpi thread array gives each process its block in the memory of its own GPU
  * (the GPU INIT_GPU selected on that process, else local rank mod the node's
- * GPU count, chosen once per process at the first use). Built only on top of the public MPI runtime (parray/mpi.h):
- * each process's record {device pointer, bytes} lives in a small host
- * distributed array, and the work every process must do (allocate, free,
- * copy between its device block and a host staging block) runs as the
- * runtime's own detour body parray_mpi_dev_service, which the translator
- * puts in the program's body table. Library parray_mpi_cuda (docs/cuda.md). */
+ * GPU count, chosen once per process at the first use). Built only on top of
+ * the public MPI runtime (parray/mpi.h): each process's record {device
+ * pointer, bytes} lives in a small host distributed array, and the work
+ * every process must do (allocate, free, copy) runs as the runtime's own
+ * detour body parray_mpi_dev_service, which the translator puts in the
+ * program's body table. A #copy runs the MPI runtime's copy engine over the
+ * GPU's memory as this file describes it (a parray_mpi_memory: packing
+ * kernels, two streams, events, device scratch and pinned host buffers kept
+ * while a distributed dmem array lives). Library parray_mpi_cuda
+ * (docs/cuda.md). */
 #include "parray/mpi.h"
+#include "parray/permute.h"
 
 #include <cuda_runtime_api.h>
+#include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h> /* MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support */
+#endif
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,7 +33,7 @@ typedef struct dev_block {
   int gpu;        /* the GPU it lives on */
 } dev_block;
 
-enum { OP_ALLOC = 1, OP_FREE, OP_D2H, OP_H2D };
+enum { OP_ALLOC = 1, OP_FREE, OP_D2H, OP_H2D, OP_COPY };
 
 /* the detour context of a service call: values only (it is copied to every
  * process); the .pc site travels as text so that any process can name it */
@@ -33,7 +42,16 @@ typedef struct service_ctx {
   int64_t bytes;
   char file[128];
   char what[176];
+  /* OP_COPY: the described copy and its sides (handle < 0: process 0's
+   * buffer, whose address is meaningful on process 0 only) */
+  int32_t nwords, dst_h, src_h, dst_dev, src_dev;
+  uint64_t dst_ptr, src_ptr;
+  int64_t chunk;
+  parray_int64_t words[PARRAY_MPI_COPY_DESC_WORDS];
 } service_ctx;
+
+/* Bytes per message piece of a copy (PARRAY_MPI_COPY_PIECE overrides). */
+#define PIECE_BYTES ((int64_t)8 << 20)
 
 static int chosen_gpu = -1;
 
@@ -80,11 +98,200 @@ static void check(cudaError_t e, const service_ctx *c, const char *call) {
                     cudaGetErrorString(e));
 }
 
-void parray_mpi_dev_service(void *vctx, parray_int64_t tid) {
-  const service_ctx *c = (const service_ctx *)vctx;
-  (void)tid;
-  dev_block *r = (dev_block *)parray_mpi_local(c->handle);
-  if (!r) return;
+/* ---- the GPU's memory as the copy engine uses it ---------------------------- */
+
+/* This process's streams, events and buffers, kept while a distributed dmem
+ * array lives on it. */
+static struct {
+  int live;                /* distributed dmem arrays alive here */
+  bool lanes_made;
+  cudaStream_t lane[2];    /* 0: what is sent, 1: what is received */
+  cudaEvent_t *ev;         /* marks, reused from one copy to the next */
+  int64_t nev, used;
+  struct {
+    void *p;
+    size_t bytes;
+  } buf[4];                /* 0, 1: device scratch; 2, 3: pinned host */
+  const service_ctx *c;    /* the copy running: its .pc site */
+} mem;
+
+static parray_status cuda_fail(cudaError_t e, const char *call) {
+  parray_set_error("process %d: %s failed: %s", parray_mpi_rank(), call, cudaGetErrorString(e));
+  return PARRAY_ERR_CUDA;
+}
+
+static parray_status make_lanes(void) {
+  if (mem.lanes_made) return PARRAY_OK;
+  select_gpu(mem.c);
+  for (int l = 0; l < 2; l++) {
+    /* blocking streams: they wait for work the program left on the legacy
+     * default stream */
+    cudaError_t e = cudaStreamCreateWithFlags(&mem.lane[l], cudaStreamDefault);
+    if (e != cudaSuccess) return cuda_fail(e, "cudaStreamCreateWithFlags");
+  }
+  mem.lanes_made = true;
+  return PARRAY_OK;
+}
+
+static void *mem_buffer(void *ctx, int which, size_t bytes) {
+  (void)ctx;
+  if (mem.buf[which].bytes >= bytes) return mem.buf[which].p;
+  if (make_lanes() != PARRAY_OK) return NULL;
+  if (mem.buf[which].p) {
+    if (which < 2) cudaFree(mem.buf[which].p);
+    else cudaFreeHost(mem.buf[which].p);
+  }
+  mem.buf[which].p = NULL, mem.buf[which].bytes = 0;
+  void *p = NULL;
+  cudaError_t e = which < 2 ? cudaMalloc(&p, bytes) : cudaMallocHost(&p, bytes);
+  if (e != cudaSuccess) {
+    cuda_fail(e, which < 2 ? "cudaMalloc (copy scratch)" : "cudaMallocHost (copy staging)");
+    return NULL;
+  }
+  mem.buf[which].p = p, mem.buf[which].bytes = bytes;
+  return p;
+}
+
+/* the device copy engine takes elements of 1 to 16 bytes: larger ones are
+ * moved as an inner mode of smaller units */
+static parray_status mem_copy(void *ctx, int lane, void *dst, const int64_t *ds, const void *src, const int64_t *ss,
+                              const int64_t *shape, int n, size_t es) {
+  (void)ctx;
+  parray_status st = make_lanes();
+  if (st != PARRAY_OK) return st;
+  int64_t d2[17], s2[17], sh[17];
+  size_t unit = es;
+  if (es > 16)
+    for (unit = 16; es % unit; unit /= 2) {}
+  int64_t k = (int64_t)(es / unit);
+  if (n + (k > 1) > 16) {
+    parray_set_error("#copy: %d modes of %zu-byte elements are beyond the device copy engine", n, es);
+    return PARRAY_ERR_UNSUPPORTED;
+  }
+  for (int i = 0; i < n; i++) d2[i] = ds[i] * k, s2[i] = ss[i] * k, sh[i] = shape[i];
+  if (k > 1) d2[n] = s2[n] = 1, sh[n] = k, n++;
+  return parray_copy_strided_cuda(dst, d2, src, s2, sh, n, unit, mem.lane[lane]);
+}
+
+static parray_status mem_to_host(void *ctx, int lane, void *host, const void *p, size_t bytes) {
+  (void)ctx;
+  cudaError_t e = cudaMemcpyAsync(host, p, bytes, cudaMemcpyDeviceToHost, mem.lane[lane]);
+  return e == cudaSuccess ? PARRAY_OK : cuda_fail(e, "cudaMemcpyAsync (device to host)");
+}
+
+static parray_status mem_from_host(void *ctx, int lane, void *p, const void *host, size_t bytes) {
+  (void)ctx;
+  parray_status st = make_lanes();
+  if (st != PARRAY_OK) return st;
+  cudaError_t e = cudaMemcpyAsync(p, host, bytes, cudaMemcpyHostToDevice, mem.lane[lane]);
+  return e == cudaSuccess ? PARRAY_OK : cuda_fail(e, "cudaMemcpyAsync (host to device)");
+}
+
+static parray_status mem_mark(void *ctx, int lane, int64_t *ticket) {
+  (void)ctx;
+  parray_status st = make_lanes();
+  if (st != PARRAY_OK) return st;
+  if (mem.used == mem.nev) {
+    int64_t n = mem.nev ? 2 * mem.nev : 64;
+    cudaEvent_t *ev = realloc(mem.ev, (size_t)n * sizeof *ev);
+    if (!ev) {
+      parray_set_error("#copy: out of memory for %lld events", (long long)n);
+      return PARRAY_ERR_ALLOC;
+    }
+    mem.ev = ev;
+    for (; mem.nev < n; mem.nev++) {
+      cudaError_t e = cudaEventCreateWithFlags(&mem.ev[mem.nev], cudaEventDisableTiming);
+      if (e != cudaSuccess) return cuda_fail(e, "cudaEventCreateWithFlags");
+    }
+  }
+  cudaError_t e = cudaEventRecord(mem.ev[mem.used], mem.lane[lane]);
+  if (e != cudaSuccess) return cuda_fail(e, "cudaEventRecord");
+  *ticket = mem.used++;
+  return PARRAY_OK;
+}
+
+static int mem_reached(void *ctx, int64_t ticket) {
+  (void)ctx;
+  cudaError_t e = cudaEventQuery(mem.ev[ticket]);
+  if (e == cudaSuccess) return 1;
+  if (e == cudaErrorNotReady) return 0;
+  cuda_fail(e, "a copy on the GPU");
+  return -1;
+}
+
+static parray_status mem_finish(void *ctx) {
+  (void)ctx;
+  mem.used = 0;
+  for (int l = 0; mem.lanes_made && l < 2; l++) {
+    cudaError_t e = cudaStreamSynchronize(mem.lane[l]);
+    if (e != cudaSuccess) return cuda_fail(e, "a copy on the GPU");
+  }
+  return PARRAY_OK;
+}
+
+/* the last distributed dmem array of this process is gone: so are the
+ * buffers, events and streams */
+static void mem_release(void) {
+  for (int w = 0; w < 4; w++) {
+    if (mem.buf[w].p) {
+      if (w < 2) cudaFree(mem.buf[w].p);
+      else cudaFreeHost(mem.buf[w].p);
+    }
+    mem.buf[w].p = NULL, mem.buf[w].bytes = 0;
+  }
+  for (int64_t i = 0; i < mem.nev; i++) cudaEventDestroy(mem.ev[i]);
+  free(mem.ev);
+  mem.ev = NULL, mem.nev = mem.used = 0;
+  for (int l = 0; mem.lanes_made && l < 2; l++) cudaStreamDestroy(mem.lane[l]);
+  mem.lanes_made = false;
+}
+
+/* MPI reads and writes device memory: PARRAY_MPI_CUDA_AWARE=0/1 decides,
+ * else Open MPI's report at run time */
+static int mpi_reaches_gpu(void) {
+  const char *v = getenv("PARRAY_MPI_CUDA_AWARE");
+  if (v && (*v == '0' || *v == '1')) return *v == '1';
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return 0;
+#endif
+}
+
+static parray_mpi_memory gpu_memory(void) {
+  return (parray_mpi_memory){.ctx = NULL, .mpi_direct = mpi_reaches_gpu(), .buffer = mem_buffer, .copy = mem_copy,
+                             .to_host = mem_to_host, .from_host = mem_from_host, .mark = mem_mark,
+                             .reached = mem_reached, .finish = mem_finish};
+}
+
+/* ---- the service: what every process does ----------------------------------- */
+
+/* this process's memory of one side of a copy (NULL where it has none) */
+static void *side_mem(int32_t h, int32_t dev, uint64_t ptr) {
+  if (h < 0) return parray_mpi_rank() == 0 ? (void *)(uintptr_t)ptr : NULL;
+  if (!dev) return parray_mpi_local(h);
+  const dev_block *r = (const dev_block *)parray_mpi_local(h);
+  return r ? r->dev : NULL;
+}
+
+static void serve_copy(const service_ctx *c) {
+  parray_mpi_memory gpu = gpu_memory();
+  void *dst = side_mem(c->dst_h, c->dst_dev, c->dst_ptr), *src = side_mem(c->src_h, c->src_dev, c->src_ptr);
+  mem.c = c;
+  if ((dst && c->dst_dev) || (src && c->src_dev)) {
+    /* the copy sees everything the program did before it: kernels and
+     * copies still running (a cudaMemcpy from pageable memory may return
+     * before its transfer ends) */
+    select_gpu(c);
+    check(cudaDeviceSynchronize(), c, "cudaDeviceSynchronize (before a #copy)");
+  }
+  parray_status st = parray_mpi_copy_execute(c->words, c->nwords, dst, c->dst_dev ? &gpu : NULL, src,
+                                             c->src_dev ? &gpu : NULL, c->chunk);
+  mem.c = NULL;
+  if (st != PARRAY_OK) parray_fatal_at(c->file, c->line, c->what, "%s", parray_last_error());
+}
+
+static void serve_block(const service_ctx *c, dev_block *r) {
   int g = select_gpu(c);
   switch (c->op) {
   case OP_ALLOC: {
@@ -94,11 +301,13 @@ void parray_mpi_dev_service(void *vctx, parray_int64_t tid) {
       parray_fatal_at(c->file, c->line, c->what, "process %d cannot allocate its block of %lld bytes on GPU %d: %s",
                       parray_mpi_rank(), (long long)c->bytes, g, cudaGetErrorString(e));
     *r = (dev_block){p, (size_t)c->bytes, r->nprocs, g};
+    mem.live++;
     break;
   }
   case OP_FREE:
     if (r->dev) check(cudaFree(r->dev), c, "cudaFree");
     r->dev = NULL;
+    if (--mem.live == 0) mem_release();
     break;
   case OP_D2H:
   case OP_H2D: {
@@ -110,6 +319,19 @@ void parray_mpi_dev_service(void *vctx, parray_int64_t tid) {
   }
   }
 }
+
+void parray_mpi_dev_service(void *vctx, parray_int64_t tid) {
+  const service_ctx *c = (const service_ctx *)vctx;
+  (void)tid;
+  if (c->op == OP_COPY) {
+    serve_copy(c);
+    return;
+  }
+  dev_block *r = (dev_block *)parray_mpi_local(c->handle);
+  if (r) serve_block(c, r);
+}
+
+/* ---- process 0 ------------------------------------------------------------- */
 
 static service_ctx make_ctx(int op, int handle, const char *file, int line, const char *what) {
   service_ctx c = {.op = op, .handle = handle, .line = line};
@@ -151,51 +373,116 @@ void parray_mpi_destroy_dev(int service, int handle, const char *file, int line,
   parray_mpi_destroy(handle);
 }
 
-/* a host staging copy of a device side (its handle becomes the stage's) */
-static int stage(int service, int handle, bool load, const char *file, int line, const char *what) {
-  const dev_block *r = (const dev_block *)parray_mpi_local(handle);
-  if (!r) {
-    parray_set_error("#copy: %d is not a live distributed dmem array", handle);
-    return -1;
-  }
-  int s = parray_mpi_create(r->bytes, r->nprocs);
-  if (s < 0) return -1;
-  if (load) {
-    service_ctx c = make_ctx(OP_D2H, handle, file, line, what);
-    c.other = s;
-    if (parray_mpi_detour(service, &c, sizeof c, r->nprocs) != PARRAY_OK) {
-      parray_mpi_destroy(s);
-      return -1;
-    }
-  }
-  return s;
+/* process 0's record of a distributed dmem array (NULL: not one) */
+static const dev_block *record(int handle) {
+  const dev_block *r = handle >= 0 ? (const dev_block *)parray_mpi_local(handle) : NULL;
+  if (!r && handle >= 0) parray_set_error("#copy: %d is not a live distributed dmem array", handle);
+  return r;
 }
 
 parray_status parray_mpi_copy_dev(int service, int dst_dev, int src_dev, const parray_mpi_side *dst,
                                   const parray_mpi_side *src, const parray_int64_t *shape, int nmodes,
                                   parray_size_t elem_size, const char *file, int line, const char *what) {
-  if (dst_dev && src_dev && dst->handle == src->handle) {
-    parray_set_error("#copy from a distributed array into itself");
-    return PARRAY_ERR_UNSUPPORTED;
+  if (!dst || !src) {
+    parray_set_error("#copy: null side");
+    return PARRAY_ERR_INVALID;
   }
-  parray_mpi_side d = *dst, s = *src;
-  int sd = -1, ss = -1;
-  /* the destination is loaded too: the copy may write only part of it */
-  if (dst_dev && (sd = stage(service, dst->handle, true, file, line, what)) < 0) return PARRAY_ERR_ALLOC;
-  if (src_dev && (ss = stage(service, src->handle, true, file, line, what)) < 0) {
-    if (sd >= 0) parray_mpi_destroy(sd);
+  const parray_mpi_side *side[2] = {dst, src};
+  int dev[2] = {dst_dev != 0, src_dev != 0};
+  int64_t block[2] = {-1, -1};
+  for (int k = 0; k < 2; k++) {
+    if (!dev[k] || side[k]->handle < 0) continue;
+    const dev_block *r = record(side[k]->handle);
+    if (!r) return PARRAY_ERR_INVALID;
+    block[k] = (int64_t)r->bytes;
+  }
+  service_ctx *c = calloc(1, sizeof *c);
+  if (!c) {
+    parray_set_error("#copy: out of memory");
     return PARRAY_ERR_ALLOC;
   }
-  if (dst_dev) d.handle = sd;
-  if (src_dev) s.handle = ss;
-  parray_status st = parray_mpi_copy(&d, &s, shape, nmodes, elem_size);
-  if (st == PARRAY_OK && dst_dev) {
-    const dev_block *r = (const dev_block *)parray_mpi_local(dst->handle);
-    service_ctx c = make_ctx(OP_H2D, dst->handle, file, line, what);
-    c.other = sd;
-    st = parray_mpi_detour(service, &c, sizeof c, r->nprocs);
+  *c = make_ctx(OP_COPY, -1, file, line, what);
+  parray_status st = parray_mpi_copy_describe(dst, src, shape, nmodes, elem_size, block, c->words, &c->nwords);
+  if (st == PARRAY_OK && c->nwords > 0) {
+    c->dst_h = dst->handle < 0 ? -1 : dst->handle, c->src_h = src->handle < 0 ? -1 : src->handle;
+    c->dst_dev = dev[0], c->src_dev = dev[1];
+    c->dst_ptr = (uint64_t)(uintptr_t)dst->ptr, c->src_ptr = (uint64_t)(uintptr_t)src->ptr;
+    const char *v = getenv("PARRAY_MPI_COPY_PIECE");
+    c->chunk = v && atoll(v) > 0 ? atoll(v) : PIECE_BYTES;
+    st = parray_mpi_detour(service, c, sizeof *c, parray_mpi_size());
   }
-  if (sd >= 0) parray_mpi_destroy(sd);
-  if (ss >= 0) parray_mpi_destroy(ss);
+  free(c);
+  return st;
+}
+
+/* ---- copies planned at run time: staged through host memory ------------------ */
+
+/* a host copy of a device side: a distributed host array holding each
+ * block (its handle replaces the side's) or, for process 0's device buffer,
+ * a host buffer on process 0 (its pointer replaces the side's) */
+typedef struct staged_side {
+  int host_h;
+  void *host;
+  size_t bytes;
+} staged_side;
+
+static parray_status stage_in(int service, parray_mpi_side *s, const int64_t *shape, int n, size_t es,
+                              staged_side *g, const char *file, int line, const char *what) {
+  if (s->handle >= 0) {
+    const dev_block *r = record(s->handle);
+    if (!r) return PARRAY_ERR_INVALID;
+    if ((g->host_h = parray_mpi_create(r->bytes, r->nprocs)) < 0) return PARRAY_ERR_ALLOC;
+    service_ctx c = make_ctx(OP_D2H, s->handle, file, line, what);
+    c.other = g->host_h;
+    parray_status st = parray_mpi_detour(service, &c, sizeof c, r->nprocs);
+    s->handle = g->host_h;
+    return st;
+  }
+  int64_t last = 0;
+  for (int k = 0; k < n; k++) last += shape[k] > 0 ? (shape[k] - 1) * (s->local[k] < 0 ? 0 : s->local[k]) : 0;
+  g->bytes = (size_t)(last + 1) * es;
+  if (!(g->host = malloc(g->bytes))) {
+    parray_set_error("#copy: process 0 cannot allocate %zu bytes to stage its device buffer", g->bytes);
+    return PARRAY_ERR_ALLOC;
+  }
+  cudaError_t e = cudaMemcpy(g->host, s->ptr, g->bytes, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) return cuda_fail(e, "cudaMemcpy (device to host)");
+  s->ptr = g->host;
+  return PARRAY_OK;
+}
+
+static parray_status stage_out(int service, int handle, void *dev_ptr, const staged_side *g, const char *file,
+                               int line, const char *what) {
+  if (g->host) {
+    cudaError_t e = cudaMemcpy(dev_ptr, g->host, g->bytes, cudaMemcpyHostToDevice);
+    return e == cudaSuccess ? PARRAY_OK : cuda_fail(e, "cudaMemcpy (host to device)");
+  }
+  const dev_block *r = record(handle);
+  if (!r) return PARRAY_ERR_INVALID;
+  service_ctx c = make_ctx(OP_H2D, handle, file, line, what);
+  c.other = g->host_h;
+  return parray_mpi_detour(service, &c, sizeof c, r->nprocs);
+}
+
+parray_status parray_mpi_copy_split_dev(int service, int dst_dev, int src_dev, const parray_mpi_side *dst,
+                                        const parray_int64_t *dshape, int dn, const parray_mpi_side *src,
+                                        const parray_int64_t *sshape, int sn, parray_size_t elem_size,
+                                        const char *file, int line, const char *what) {
+  if (!dst || !src || dn < 0 || sn < 0 || dn > 16 || sn > 16 || !elem_size) {
+    parray_set_error("#copy: bad arguments");
+    return PARRAY_ERR_INVALID;
+  }
+  parray_mpi_side d = *dst, s = *src;
+  staged_side gd = {.host_h = -1}, gs = {.host_h = -1};
+  parray_status st = PARRAY_OK;
+  /* the destination is loaded too: the copy may write only part of it */
+  if (dst_dev) st = stage_in(service, &d, dshape, dn, elem_size, &gd, file, line, what);
+  if (st == PARRAY_OK && src_dev) st = stage_in(service, &s, sshape, sn, elem_size, &gs, file, line, what);
+  if (st == PARRAY_OK) st = parray_mpi_copy_split(&d, dshape, dn, &s, sshape, sn, elem_size);
+  if (st == PARRAY_OK && dst_dev) st = stage_out(service, dst->handle, dst->ptr, &gd, file, line, what);
+  if (gd.host_h >= 0) parray_mpi_destroy(gd.host_h);
+  if (gs.host_h >= 0) parray_mpi_destroy(gs.host_h);
+  free(gd.host);
+  free(gs.host);
   return st;
 }
