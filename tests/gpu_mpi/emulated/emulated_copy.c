@@ -1,8 +1,11 @@
 /* emulated_copy.c - the device copy engine's entry point for the emulated
  * CUDA runtime (cuda_runtime_api.h here): the CPU copy engine, under the
  * device engine's contract (at most 16 modes, elements of 1 to 16 bytes),
- * so that the distributed copy's packing is checked without a GPU. */
-#include "parray/permute.h"
+ * so that the distributed copy's packing is checked without a GPU; and
+ * process 0's dmem arrays in host memory. */
+#include "parray/cuda.h"
+
+#include <string.h>
 
 parray_status parray_copy_strided_cuda(void *dst, const int64_t *dst_stride, const void *src,
                                        const int64_t *src_stride, const int64_t *shape, int ndim, size_t elem_size,
@@ -13,4 +16,31 @@ parray_status parray_copy_strided_cuda(void *dst, const int64_t *dst_stride, con
     return PARRAY_ERR_INVALID;
   }
   return parray_copy_strided_cpu(dst, dst_stride, src, src_stride, shape, ndim, elem_size);
+}
+
+/* process 0's dmem arrays (#create, #destroy, #copy between two of its
+ * arrays): host memory filled with a poison byte, like the blocks */
+void *parray_cuda_create(parray_memkind kind, size_t bytes, const char *file, int line, const char *what) {
+  (void)kind;
+  void *p = NULL;
+  if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) parray_fatal_at(file, line, what, "out of memory (emulated)");
+  return p;
+}
+
+void parray_cuda_destroy(parray_memkind kind, void *p, const char *file, int line, const char *what) {
+  (void)kind, (void)file, (void)line, (void)what;
+  cudaFree(p);
+}
+
+void parray_cuda_memcpy(void *dst, const void *src, size_t bytes, const char *file, int line, const char *what) {
+  (void)file, (void)line, (void)what;
+  memcpy(dst, src, bytes);
+}
+
+void parray_cuda_copy(parray_memkind dkind, void *dst, const int64_t *dstride, parray_memkind skind, const void *src,
+                      const int64_t *sstride, const int64_t *shape, int ndim, size_t elem_size, const char *file,
+                      int line, const char *what) {
+  (void)dkind, (void)skind;
+  if (parray_copy_strided_cpu(dst, dstride, src, sstride, shape, ndim, elem_size) != PARRAY_OK)
+    parray_fatal_at(file, line, what, "%s", parray_last_error());
 }
