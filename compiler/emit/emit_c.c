@@ -196,8 +196,10 @@ static void copy_distributed(emitter *e, sbuf *b, const plan_copy *p, const char
     emit_int64_array(e, b, names[j], j % 2 ? sd[j / 2]->proc_stride : sd[j / 2]->stride, p->nmodes);
   }
   mpi_sides(b, handle, ptr);
-  bool dd = p->dst.var && p->dst.mem == MK_DMEM, sdev = p->src.var && p->src.mem == MK_DMEM;
-  if (dd || sdev) /* distributed dmem sides: staged through host blocks on each process */
+  /* sides in device memory (distributed dmem arrays, or process 0's dmem
+   * pointer): staged through host blocks on each process */
+  bool dd = p->dst.mem == MK_DMEM, sdev = p->src.mem == MK_DMEM;
+  if (dd || sdev)
     sb_printf(b, "  if (parray_mpi_copy_dev(%d, %d, %d, &parray__d, &parray__s, parray__shape, %d, sizeof(%s), %s) != "
               "PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }", p->service, dd, sdev, p->nmodes,
               p->elem, site, site);
