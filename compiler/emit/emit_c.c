@@ -170,9 +170,15 @@ static void copy_split(emitter *e, sbuf *b, const plan_copy *p, const char *site
     }
   }
   mpi_sides(b, handle, ptr);
-  sb_printf(b, "  if (parray_mpi_copy_split(&parray__d, parray__dn, %d, &parray__s, parray__sn, %d, sizeof(%s)) != "
-            "PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }", p->dst.nmodes, p->src.nmodes, p->elem,
-            site);
+  bool dd = p->dst.mem == MK_DMEM, sdev = p->src.mem == MK_DMEM;
+  if (dd || sdev) /* sides in device memory: staged through host blocks, as in parray_mpi_copy_dev */
+    sb_printf(b, "  if (parray_mpi_copy_split_dev(%d, %d, %d, &parray__d, parray__dn, %d, &parray__s, parray__sn, %d, "
+              "sizeof(%s), %s) != PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }", p->service, dd,
+              sdev, p->dst.nmodes, p->src.nmodes, p->elem, site, site);
+  else
+    sb_printf(b, "  if (parray_mpi_copy_split(&parray__d, parray__dn, %d, &parray__s, parray__sn, %d, sizeof(%s)) != "
+              "PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }", p->dst.nmodes, p->src.nmodes,
+              p->elem, site);
 }
 
 /* scatter, gather or redistribution: the merged shape and, per side, the

@@ -102,11 +102,6 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
       diag_error(w->dg, d->loc, "#copy of a distributed array through offsets that are not a flat layout");
       return;
     }
-    if (p.dst.mem == MK_DMEM || p.src.mem == MK_DMEM) {
-      diag_error(w->dg, d->loc, "#copy of a distributed dmem array between splits that do not nest is not planned "
-                 "at run time: copy through a distributed host array");
-      return;
-    }
     if (!plan_split(w, &p, ls)) {
       diag_error(w->dg, d->loc, "#copy between these distributions needs a split of dimensions that cannot be "
                  "proved at compile time");
