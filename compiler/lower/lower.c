@@ -354,6 +354,7 @@ void lw_walk_items(lw *w, items *list, bool file_scope) {
       st = cd_statement(&w->cd, it, file_scope);
       w->ndecl_names = 0;
       for (int i = 0; i < st.ndecls && i < 64; i++) w->decl_names[w->ndecl_names++] = st.decls[i].name;
+      if (!st.is_fundef) lw_check_device_uses(w, it, st.is_decl ? st.last : NULL);
       if (st.is_fundef) {
         /* walk the header (parameter types may hold $...$), then the body */
         for (item *h = it; h != st.body; prev = h, h = h->next) walk_item(w, h, prev);

@@ -2,7 +2,8 @@
  * the scopes and the output in step with the source, copying C through;
  * each Parray construct is checked and decided here -- lower_dollar.c
  * ($...$), lower_mem.c (#create, #destroy, #copy), lower_prog.c (#parray,
- * #mainhost, #subprog, #insert, #global), lower_detour.c (#detour, #sync) --
+ * #mainhost, #subprog, #insert, #global), lower_detour.c (#detour, #sync),
+ * lower_devuse.c (host code reading device memory) --
  * into a plan (emit/plan.h) that the target's emitter prints. The lowering
  * calls the emitter; the emitter never calls back. */
 #ifndef PAC_LOWER_H
@@ -183,6 +184,12 @@ bool lw_destroy_twice(lw *w, lw_dtrack *t, item *it, item *prev);
 
 /* lower_copy.c */
 void lw_copy(lw *w, item *it);
+
+/* lower_devuse.c */
+/* a statement (first through last; NULL: up to its ';' or block) of host
+ * code that indexes or dereferences a variable pointing to dmem memory is
+ * reported at the use */
+void lw_check_device_uses(lw *w, item *first, item *last);
 
 /* lower_prog.c */
 void lw_parray(lw *w, item *it);
