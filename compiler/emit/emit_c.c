@@ -106,10 +106,12 @@ char *emit_alloc_distributed(emitter *e, const plan_alloc *p, bool device) {
                                              site)
                               : arena_printf(e->ar, "parray_mpi_create(%s, %s)", bytes, nprocs);
   const char *local = device ? "dev_local" : "local";
+  /* (void): host code that only passes the array to #copy and detours
+   * (which take its handle) leaves the variable set but not used */
   if (p->declare)
     return arena_printf(e->ar, "int parray__h_%s = %s; if (parray__h_%s < 0) "
-                        "parray_fatal_at(%s, \"%%s\", parray_last_error()); %s *%s = (%s *)parray_mpi_%s(parray__h_%s);",
-                        n, create, n, site, p->elem, n, p->elem, local, n);
+                        "parray_fatal_at(%s, \"%%s\", parray_last_error()); %s *%s = (%s *)parray_mpi_%s(parray__h_%s); "
+                        "(void)%s;", n, create, n, site, p->elem, n, p->elem, local, n, n);
   if (p->file_handle) pr_hoist(e->pr, arena_printf(e->ar, "static int parray__h_%s = -1;\n", n));
   return arena_printf(e->ar, "parray__h_%s = %s; if (parray__h_%s < 0) "
                       "parray_fatal_at(%s, \"%%s\", parray_last_error()); %s = (%s *)parray_mpi_%s(parray__h_%s);",
