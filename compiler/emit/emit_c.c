@@ -106,10 +106,12 @@ char *emit_alloc_distributed(emitter *e, const plan_alloc *p, bool device) {
                                              site)
                               : arena_printf(e->ar, "parray_mpi_create(%s, %s)", bytes, nprocs);
   const char *local = device ? "dev_local" : "local";
+  /* (void): host code that only passes the array to #copy and detours
+   * (which take its handle) leaves the variable set but not used */
   if (p->declare)
     return arena_printf(e->ar, "int parray__h_%s = %s; if (parray__h_%s < 0) "
-                        "parray_fatal_at(%s, \"%%s\", parray_last_error()); %s *%s = (%s *)parray_mpi_%s(parray__h_%s);",
-                        n, create, n, site, p->elem, n, p->elem, local, n);
+                        "parray_fatal_at(%s, \"%%s\", parray_last_error()); %s *%s = (%s *)parray_mpi_%s(parray__h_%s); "
+                        "(void)%s;", n, create, n, site, p->elem, n, p->elem, local, n, n);
   if (p->file_handle) pr_hoist(e->pr, arena_printf(e->ar, "static int parray__h_%s = -1;\n", n));
   return arena_printf(e->ar, "parray__h_%s = %s; if (parray__h_%s < 0) "
                       "parray_fatal_at(%s, \"%%s\", parray_last_error()); %s = (%s *)parray_mpi_%s(parray__h_%s);",
@@ -170,9 +172,15 @@ static void copy_split(emitter *e, sbuf *b, const plan_copy *p, const char *site
     }
   }
   mpi_sides(b, handle, ptr);
-  sb_printf(b, "  if (parray_mpi_copy_split(&parray__d, parray__dn, %d, &parray__s, parray__sn, %d, sizeof(%s)) != "
-            "PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }", p->dst.nmodes, p->src.nmodes, p->elem,
-            site);
+  bool dd = p->dst.mem == MK_DMEM, sdev = p->src.mem == MK_DMEM;
+  if (dd || sdev) /* sides in device memory: staged through host blocks, as in parray_mpi_copy_dev */
+    sb_printf(b, "  if (parray_mpi_copy_split_dev(%d, %d, %d, &parray__d, parray__dn, %d, &parray__s, parray__sn, %d, "
+              "sizeof(%s), %s) != PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }", p->service, dd,
+              sdev, p->dst.nmodes, p->src.nmodes, p->elem, site, site);
+  else
+    sb_printf(b, "  if (parray_mpi_copy_split(&parray__d, parray__dn, %d, &parray__s, parray__sn, %d, sizeof(%s)) != "
+              "PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }", p->dst.nmodes, p->src.nmodes,
+              p->elem, site);
 }
 
 /* scatter, gather or redistribution: the merged shape and, per side, the
@@ -196,8 +204,10 @@ static void copy_distributed(emitter *e, sbuf *b, const plan_copy *p, const char
     emit_int64_array(e, b, names[j], j % 2 ? sd[j / 2]->proc_stride : sd[j / 2]->stride, p->nmodes);
   }
   mpi_sides(b, handle, ptr);
-  bool dd = p->dst.var && p->dst.mem == MK_DMEM, sdev = p->src.var && p->src.mem == MK_DMEM;
-  if (dd || sdev) /* distributed dmem sides: staged through host blocks on each process */
+  /* sides in device memory (distributed dmem arrays, or process 0's dmem
+   * pointer): staged through host blocks on each process */
+  bool dd = p->dst.mem == MK_DMEM, sdev = p->src.mem == MK_DMEM;
+  if (dd || sdev)
     sb_printf(b, "  if (parray_mpi_copy_dev(%d, %d, %d, &parray__d, &parray__s, parray__shape, %d, sizeof(%s), %s) != "
               "PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }", p->service, dd, sdev, p->nmodes,
               p->elem, site, site);

@@ -76,7 +76,7 @@ bool lw_is_type_word(lw *w, const char *s, size_t n) {
 
 /* ---- identifier replacement ------------------------------------------------ */
 
-const char *lw_ident_replacement(lw *w, item *it) {
+const char *lw_ident_replacement(lw *w, item *it, lw_names names) {
   const char *name = w->src->text + it->loc.b;
   size_t len = it->loc.e - it->loc.b;
   for (instance *in = w->inst; in; in = in->outer) {
@@ -95,11 +95,14 @@ const char *lw_ident_replacement(lw *w, item *it) {
       const char *r = strmap_get(&in->vals, name, len);
       /* used in a detour inside the instance: the argument's variables are
        * the enclosing code's, captured like the body's own uses */
-      if (r && (w->rg != in->rg || w->keep_names)) r = lw_localize_text(w, strmap_get(&in->raw, name, len), it->loc);
+      if (r && (w->rg != in->rg || names == LW_AS_WRITTEN)) {
+        r = strmap_get(&in->raw, name, len);
+        if (names == LW_CAPTURE) r = lw_localize_text(w, r, it->loc);
+      }
       if (r) return r;
     }
   }
-  if (w->rg->kind != RG_HOST && !w->keep_names) {
+  if (w->rg->kind != RG_HOST && names == LW_CAPTURE) {
     sym *s = sc_find(&w->sc, name, len);
     if (s && s->kind == SYM_VAR && s->depth > 0 && s->depth < w->rg->depth)
       return lw_capture_ref(w, w->rg, s, it->loc);
@@ -129,12 +132,13 @@ static bool kept(const lw_subst *s, const item *it) {
 static void render_item(render *r, item *it) {
   lw *w = r->w;
   lw_subst *s = r->s;
+  lw_names names = s ? s->names : LW_CAPTURE;
   const char *rep = NULL;
   if (s && it == s->sub) rep = s->sub_text;
   else if (s && it == s->skip) rep = "";
   else if (kept(s, it)) rep = NULL;
-  else if (it->kind == IT_DOLLAR) rep = lw_dollar_text(w, it->dol);
-  else if (is_ident(it) && !after_member_op(r->prev)) rep = lw_ident_replacement(w, it);
+  else if (it->kind == IT_DOLLAR) rep = lw_dollar_text(w, it->dol, names);
+  else if (is_ident(it) && !after_member_op(r->prev)) rep = lw_ident_replacement(w, it, names);
   else if (it->kind == IT_DIR) {
     diag_error(w->dg, it->dir->kw, "a directive cannot appear inside an expression");
     rep = "";
@@ -260,7 +264,7 @@ static void walk_group_body(lw *w, item *g) {
   /* a[$T[i]$]: the offset alone inside brackets needs no parentheses */
   if (g->grp->open == '[' && g->grp->body.n == 1 && g->grp->body.first->kind == IT_DOLLAR) {
     item *d = g->grp->body.first;
-    char *t = lw_dollar_text(w, d->dol);
+    char *t = lw_dollar_text(w, d->dol, LW_CAPTURE);
     size_t n = strlen(t);
     if (n > 2 && t[0] == '(' && t[n - 1] == ')') {
       int depth = 0;
@@ -307,7 +311,7 @@ static void walk_item(lw *w, item *it, item *prev) {
     lw_ppline(w, it);
     return;
   case IT_DOLLAR: {
-    char *t = lw_dollar_text(w, it->dol);
+    char *t = lw_dollar_text(w, it->dol, LW_CAPTURE);
     pr_replace(&w->pr, it->loc.b, it->loc.e, t);
     return;
   }
@@ -332,7 +336,7 @@ static void walk_item(lw *w, item *it, item *prev) {
     return;
   case IT_TOK:
     if (is_ident(it) && !after_member_op(prev)) {
-      const char *rep = lw_ident_replacement(w, it);
+      const char *rep = lw_ident_replacement(w, it, LW_CAPTURE);
       if (rep) pr_replace(&w->pr, it->loc.b, it->loc.e, rep);
     }
     return;
@@ -354,6 +358,7 @@ void lw_walk_items(lw *w, items *list, bool file_scope) {
       st = cd_statement(&w->cd, it, file_scope);
       w->ndecl_names = 0;
       for (int i = 0; i < st.ndecls && i < 64; i++) w->decl_names[w->ndecl_names++] = st.decls[i].name;
+      if (!st.is_fundef) lw_check_device_uses(w, it, st.is_decl ? st.last : NULL);
       if (st.is_fundef) {
         /* walk the header (parameter types may hold $...$), then the body */
         for (item *h = it; h != st.body; prev = h, h = h->next) walk_item(w, h, prev);

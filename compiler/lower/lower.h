@@ -2,7 +2,8 @@
  * the scopes and the output in step with the source, copying C through;
  * each Parray construct is checked and decided here -- lower_dollar.c
  * ($...$), lower_mem.c (#create, #destroy, #copy), lower_prog.c (#parray,
- * #mainhost, #subprog, #insert, #global), lower_detour.c (#detour, #sync) --
+ * #mainhost, #subprog, #insert, #global), lower_detour.c (#detour, #sync),
+ * lower_devuse.c (host code reading device memory) --
  * into a plan (emit/plan.h) that the target's emitter prints. The lowering
  * calls the emitter; the emitter never calls back. */
 #ifndef PAC_LOWER_H
@@ -53,8 +54,8 @@ struct instance {
   int depth;       /* scope depth of the instance: names declared this deep or deeper shadow its parameters */
   loc at;
   strmap vals;     /* value parameter -> replacement text, as the code at the #insert writes it */
-  strmap raw;      /* the same with the variables by their own names (w->keep_names), for a
-                    * detour inside the instance, which captures them (lw_ident_replacement) */
+  strmap raw;      /* the same with the variables by their own names (rendered LW_AS_WRITTEN), for
+                    * a detour inside the instance, which captures them (lw_ident_replacement) */
   region *rg;      /* the region of the #insert */
   strmap renames;  /* names declared in #global -> private names */
   instance *outer;
@@ -99,7 +100,6 @@ typedef struct lw {
   region *rg;       /* the detour being walked (host: none) */
   instance *inst;   /* the #insert being walked */
   int next_id;
-  bool keep_names;  /* an #insert argument rendered as host code writes it: nothing captured */
   strmap subprogs;
   strmap all_types; /* every type declared, by name (for --layout) */
   bool has_mainhost;
@@ -107,6 +107,12 @@ typedef struct lw {
   item *decl_names[64]; /* declarator names of the statement being walked */
   int ndecl_names;
 } lw;
+
+/* How names of variables of the enclosing code are rendered inside a
+ * detour: as the detour's captures of them (what the body's code means), or
+ * as written, nothing captured (the text of an #insert argument that a
+ * detour inside the instance captures itself) */
+typedef enum { LW_CAPTURE, LW_AS_WRITTEN } lw_names;
 
 /* lower.c */
 int lw_file(lw *w, items *file);
@@ -124,6 +130,7 @@ typedef struct lw_subst {
   item *skip;           /* shown as nothing */
   item *const *keep;    /* names being declared: never replaced */
   int nkeep;
+  lw_names names;       /* how the other names are rendered */
 } lw_subst;
 char *lw_items_subst(lw *w, item *first, item *last, lw_subst *s);
 char *lw_list_text(lw *w, items *list);
@@ -137,11 +144,14 @@ char *lw_comment(lw *w, loc l);
 /* replace a directive by its lowering, with the directive as a comment in front */
 void lw_replace_dir(lw *w, item *it, const char *code);
 void lw_declare_var(lw *w, const char *name, size_t len, const char *spec, const char *decl, bool is_pointer);
-const char *lw_ident_replacement(lw *w, item *it);
+/* what an identifier of the source stands for here (NULL: itself) */
+const char *lw_ident_replacement(lw *w, item *it, lw_names names);
 
 /* lower_dollar.c */
-ex *lw_dollar(lw *w, dollar *d);
-char *lw_dollar_text(lw *w, dollar *d);
+/* $...$ where it stands (inside a detour: in the detour's captures, or as
+ * written); names: how the variables of its indices are rendered */
+ex *lw_dollar(lw *w, dollar *d, lw_names names);
+char *lw_dollar_text(lw *w, dollar *d, lw_names names);
 ex *lw_size_expr(lw *w, items *expr, loc where, const char *what);
 dnode *lw_resolve(lw *w, loc name, bool report);
 /* e as used inside the current detour body: the variables of the enclosing
@@ -151,9 +161,10 @@ ex *lw_localize(lw *w, ex *e, loc at);
 /* the same for C text: its names of variables of the enclosing code become
  * captures of the current detour (text itself when none does) */
 const char *lw_localize_text(lw *w, const char *text, loc at);
-/* tokens of an expression, with nested $...$ lowered; the vector lives in
- * w->scratch: take an arena_save mark before and arena_restore after use */
-int lw_ltoks(lw *w, items *expr, ltok **out);
+/* tokens of an expression, with nested $...$ lowered and names rendered as
+ * `names` says; the vector lives in w->scratch: take an arena_save mark
+ * before and arena_restore after use */
+int lw_ltoks(lw *w, items *expr, ltok **out, lw_names names);
 
 /* lower_mem.c */
 /* the directive as written, on one line */
@@ -183,6 +194,12 @@ bool lw_destroy_twice(lw *w, lw_dtrack *t, item *it, item *prev);
 
 /* lower_copy.c */
 void lw_copy(lw *w, item *it);
+
+/* lower_devuse.c */
+/* a statement (first through last; NULL: up to its ';' or block) of host
+ * code that indexes or dereferences a variable pointing to dmem memory is
+ * reported at the use */
+void lw_check_device_uses(lw *w, item *first, item *last);
 
 /* lower_prog.c */
 void lw_parray(lw *w, item *it);

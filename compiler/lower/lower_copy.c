@@ -52,6 +52,35 @@ static bool plan_split(lw *w, plan_copy *p, layout *const *ls) {
   return true;
 }
 
+/* The sides of a distributed #copy: a distributed array by its variable, a
+ * process-0 array by its pointer (a dmem one: a device pointer on process
+ * 0); the device service is needed when a side is in device memory (false
+ * after reporting). */
+static bool dist_sides(lw *w, directive *d, plan_copy *p, dnode *const *side_n, items *const *side_a) {
+  plan_side *side[2] = {&p->dst, &p->src};
+  for (int k = 0; k < 2; k++) {
+    side[k]->mem = side_n[k]->type->mem;
+    if (side_n[k]->type->mpi_ref) {
+      loc vl;
+      sym *s = lw_single_ident(side_a[k], &vl) ? sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b) : NULL;
+      if (!s || !s->created || !s->created->type->mpi_ref) {
+        diag_error(w->dg, side_a[k]->n ? side_a[k]->first->loc : d->loc,
+                   "'%s' is distributed: the #copy argument must be a variable given to its #create", side_n[k]->path);
+        return false;
+      }
+      side[k]->var = lw_text(w, vl);
+    } else {
+      if (side[k]->mem == MK_DMEM && w->target != TARGET_CUDA) {
+        diag_error(w->dg, d->loc, "#copy involving dmem (GPU) memory needs the CUDA target");
+        return false;
+      }
+      side[k]->ptr = lw_list_text(w, side_a[k]);
+    }
+    if (side[k]->mem == MK_DMEM) p->service = lw_dev_service(w); /* staged on each process */
+  }
+  return true;
+}
+
 /* #copy where a side is distributed: scatter, gather or redistribution */
 static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da) {
   directive *d = it->dir;
@@ -62,27 +91,7 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
   plan_copy p = {.method = CP_DIST, .elem = ns->type->elem};
   dnode *side_n[2] = {nd, ns};
   items *side_a[2] = {da, sa};
-  plan_side *side[2] = {&p.dst, &p.src};
-  for (int k = 0; k < 2; k++) {
-    side[k]->mem = side_n[k]->type->mem;
-    if (side_n[k]->type->mpi_ref) {
-      loc vl;
-      sym *s = lw_single_ident(side_a[k], &vl) ? sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b) : NULL;
-      if (!s || !s->created || !s->created->type->mpi_ref) {
-        diag_error(w->dg, side_a[k]->n ? side_a[k]->first->loc : d->loc,
-                   "'%s' is distributed: the #copy argument must be a variable given to its #create", side_n[k]->path);
-        return;
-      }
-      side[k]->var = lw_text(w, vl);
-      if (side[k]->mem == MK_DMEM) p.service = lw_dev_service(w); /* staged on each process */
-    } else {
-      if (side_n[k]->type->mem == MK_DMEM) {
-        diag_error(w->dg, d->loc, "#copy between dmem and a distributed array: copy through host memory");
-        return;
-      }
-      side[k]->ptr = lw_list_text(w, side_a[k]);
-    }
-  }
+  if (!dist_sides(w, d, &p, side_n, side_a)) return;
   layout *ls[4] = {ty_layout(&w->ty, nd), ty_proc_layout(&w->ty, nd), ty_layout(&w->ty, ns), ty_proc_layout(&w->ty, ns)};
   ex *shape[32], *st[32 * 4];
   bool flat = ls[0] && ls[1] && ls[2] && ls[3];
@@ -91,11 +100,6 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
     /* the sides' splits do not nest: planned at run time */
     if (!flat) {
       diag_error(w->dg, d->loc, "#copy of a distributed array through offsets that are not a flat layout");
-      return;
-    }
-    if ((p.dst.var && p.dst.mem == MK_DMEM) || (p.src.var && p.src.mem == MK_DMEM)) {
-      diag_error(w->dg, d->loc, "#copy of a distributed dmem array between splits that do not nest is not planned "
-                 "at run time: copy through a distributed host array");
       return;
     }
     if (!plan_split(w, &p, ls)) {

@@ -57,13 +57,13 @@ static const char *localize_atom(void *env, const char *text) {
 }
 
 ex *lw_localize(lw *w, ex *e, loc at) {
-  if (!e || w->rg->kind == RG_HOST || w->keep_names) return e;
+  if (!e || w->rg->kind == RG_HOST) return e;
   localizer c = {w, at};
   return ex_map_atoms(&w->ex, e, localize_atom, &c);
 }
 
 const char *lw_localize_text(lw *w, const char *text, loc at) {
-  if (w->rg->kind == RG_HOST || w->keep_names) return text;
+  if (w->rg->kind == RG_HOST) return text;
   localizer c = {w, at};
   const char *r = localize_atom(&c, text);
   return r ? r : text;
@@ -79,14 +79,14 @@ static void push_tok(lw *w, ltok **v, int *n, int *cap, ltok t) {
   (*v)[(*n)++] = t;
 }
 
-static void flatten(lw *w, items *list, ltok **v, int *n, int *cap) {
+static void flatten(lw *w, items *list, ltok **v, int *n, int *cap, lw_names names) {
   item *prev = NULL;
   ITEMS_FOREACH(it, *list) {
     switch (it->kind) {
     case IT_TOK: {
       const char *rep = NULL;
       if (it->tk == T_IDENT && !(prev && prev->kind == IT_TOK && (prev->punct == '.' || prev->punct == P_ARROW)))
-        rep = lw_ident_replacement(w, it);
+        rep = lw_ident_replacement(w, it, names);
       if (rep) {
         ltok *toks;
         int k = cx_tokenize(&w->cx, rep, &toks);
@@ -101,13 +101,13 @@ static void flatten(lw *w, items *list, ltok **v, int *n, int *cap) {
       char close = it->grp->open == '(' ? ')' : it->grp->open == '[' ? ']' : '}';
       push_tok(w, v, n, cap, (ltok){.kind = T_PUNCT, .punct = (uint16_t)it->grp->open,
                                     .s = w->src->text + it->loc.b, .len = 1, .loc = it->loc});
-      flatten(w, &it->grp->body, v, n, cap);
+      flatten(w, &it->grp->body, v, n, cap, names);
       push_tok(w, v, n, cap, (ltok){.kind = T_PUNCT, .punct = (uint16_t)close,
                                     .s = w->src->text + it->grp->close.b, .len = 1, .loc = it->grp->close});
       break;
     }
     case IT_DOLLAR: {
-      ex *e = lw_dollar(w, it->dol);
+      ex *e = lw_dollar(w, it->dol, names);
       if (!e) e = ex_const(&w->ex, 0);
       push_tok(w, v, n, cap, (ltok){.kind = LT_EX, .e = e, .loc = it->loc});
       break;
@@ -120,10 +120,10 @@ static void flatten(lw *w, items *list, ltok **v, int *n, int *cap) {
   }
 }
 
-int lw_ltoks(lw *w, items *expr, ltok **out) {
+int lw_ltoks(lw *w, items *expr, ltok **out, lw_names names) {
   int n = 0, cap = expr->n + 4; /* most lists need no more: one token per item, two per group */
   ltok *v = arena_alloc(&w->scratch, sizeof *v * (size_t)cap);
-  flatten(w, expr, &v, &n, &cap);
+  flatten(w, expr, &v, &n, &cap, names);
   *out = v;
   return n;
 }
@@ -131,7 +131,7 @@ int lw_ltoks(lw *w, items *expr, ltok **out) {
 ex *lw_size_expr(lw *w, items *expr, loc where, const char *what) {
   ltok *t;
   arena_mark m = arena_save(&w->scratch);
-  int n = lw_ltoks(w, expr, &t);
+  int n = lw_ltoks(w, expr, &t, LW_CAPTURE);
   int se = n ? cx_side_effect(&w->cx, t, n) : -1;
   if (n == 0) diag_error(w->dg, where, "empty %s", what);
   else if (se >= 0) diag_error(w->dg, t[se].loc, "a %s cannot have side effects", what);
@@ -154,7 +154,7 @@ ex *lw_size_expr(lw *w, items *expr, loc where, const char *what) {
 }
 
 /* Build the index tree of $T[...]...$ for node n. */
-static bool build_index(lw *w, dnode *n, index_t *idx, int nidx, ty_index **out) {
+static bool build_index(lw *w, dnode *n, index_t *idx, int nidx, ty_index **out, lw_names names) {
   ty_index *v = arena_alloc(w->ar, sizeof *v * (size_t)(nidx ? nidx : 1));
   bool linear = nidx == 1 && !idx->sub;
   if (!linear && nidx != n->nkids) {
@@ -175,13 +175,13 @@ static bool build_index(lw *w, dnode *n, index_t *idx, int nidx, ty_index **out)
     if (x->sub) {
       int ns = 0;
       for (index_t *y = x->sub; y; y = y->next) ns++;
-      if (!build_index(w, c, x->sub, ns, &v[j].sub)) return false;
+      if (!build_index(w, c, x->sub, ns, &v[j].sub, names)) return false;
       v[j].nsub = ns;
       continue;
     }
     ltok *t;
     arena_mark m = arena_save(&w->scratch);
-    int nt = lw_ltoks(w, &x->expr, &t);
+    int nt = lw_ltoks(w, &x->expr, &t, names);
     int se = cx_side_effect(&w->cx, t, nt);
     if (se >= 0) {
       diag_error(w->dg, t[se].loc, "an index cannot have side effects (the generated code may evaluate it "
@@ -226,11 +226,14 @@ static bool parse_digits(const char *s, size_t n, int *digits, int *nd) {
   return true;
 }
 
-static ex *dollar_here(lw *w, dollar *d);
+static ex *dollar_here(lw *w, dollar *d, lw_names names);
 
-ex *lw_dollar(lw *w, dollar *d) { return lw_localize(w, dollar_here(w, d), d->loc); }
+ex *lw_dollar(lw *w, dollar *d, lw_names names) {
+  ex *e = dollar_here(w, d, names);
+  return names == LW_CAPTURE ? lw_localize(w, e, d->loc) : e;
+}
 
-static ex *dollar_here(lw *w, dollar *d) {
+static ex *dollar_here(lw *w, dollar *d, lw_names names) {
   exctx *x = &w->ex;
   const char *name = w->src->text + d->name.b;
   size_t nl = d->name.e - d->name.b;
@@ -280,7 +283,7 @@ static ex *dollar_here(lw *w, dollar *d) {
       return NULL;
     }
     ty_index *idx;
-    if (!build_index(w, n, d->idx, d->nidx, &idx)) return NULL;
+    if (!build_index(w, n, d->idx, d->nidx, &idx, names)) return NULL;
     ex *off = ty_offset_index(&w->ty, n, idx, d->nidx, d->loc);
     if (off && ex_has_failed_fold(off)) {
       diag_error(w->dg, d->loc, "integer overflow in this offset: a constant part does not fit in 64 bits");
@@ -292,8 +295,8 @@ static ex *dollar_here(lw *w, dollar *d) {
   return NULL;
 }
 
-char *lw_dollar_text(lw *w, dollar *d) {
-  ex *e = lw_dollar(w, d);
+char *lw_dollar_text(lw *w, dollar *d, lw_names names) {
+  ex *e = lw_dollar(w, d, names);
   if (!e) return arena_strdup(w->ar, "0");
   bool wide = ex_needs_wide(e);
   char *s = ex_str(&w->ex, e, wide);

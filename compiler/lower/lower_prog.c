@@ -154,9 +154,8 @@ static void arg_texts(lw *w, instance *in, const char *param, items *arg) {
   int errors = w->dg->errors, warnings = w->dg->warnings;
   const char *val = arena_printf(w->ar, "(%s)", lw_list_text(w, arg)), *raw = val;
   if (w->rg != &w->host && w->dg->errors == errors && w->dg->warnings == warnings) {
-    w->keep_names = true;
-    raw = arena_printf(w->ar, "(%s)", lw_list_text(w, arg));
-    w->keep_names = false;
+    lw_subst as_written = {.names = LW_AS_WRITTEN};
+    raw = arena_printf(w->ar, "(%s)", lw_items_subst(w, arg->first, arg->last, &as_written));
   }
   strmap_put(&in->vals, param, len, (void *)val);
   strmap_put(&in->raw, param, len, (void *)raw);
