@@ -30,7 +30,7 @@ command -v bison >/dev/null && command -v flex >/dev/null || FE="-DPAC_FRONTEND_
 cmake -S . -B "$B" $GEN -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPARRAY_SGEMM_VARIANTS=OFF $FE \
   >"$OUT/build.log" 2>&1 || { echo "CONFIGURE FAILED"; tail -30 "$OUT/build.log"; exit 1; }
 grep -E "pac: (MPI|CUDA)" "$OUT/build.log"
-cmake --build "$B" -j 16 --target pac pacc parray parray_mpi parray_cuda parray_mpi_cuda gpu_mpi_emulated_np1 \
+cmake --build "$B" -j 16 --target pac pacc parray parray_mpi parray_cuda parray_mpi_cuda gpu_mpi_emulated_np1 gpu_mpi_emulated_np3 \
   gpu_mpi_emulated_np2 gpu_mpi_emulated_np4 gpu_mpi_emulated_split >>"$OUT/build.log" 2>&1 ||
   { echo "BUILD FAILED"; grep -E "error" "$OUT/build.log" | head -30; exit 1; }
 echo "runtime built: $(el)"
