@@ -1,9 +1,10 @@
 /* fft_local.h - the per-process part of fft.pc: the element type, the local
- * transforms each process runs on its own block (FFTW3 on the CPU; cuFFT on
- * the process's GPU with -DFFT_GPU, called with the device block), and the
- * single-process double-precision FFTW reference of the check. Included by
- * fft.pc after NP, N0, N1 and N2 are defined; every function runs on one
- * process and stops the whole job (MPI_Abort) when a library call fails. */
+ * transforms each process runs on its own block, stage by stage (FFTW3 on the
+ * CPU; cuFFT on the process's GPU with -DFFT_GPU, called with the device
+ * block), and the single-process double-precision FFTW reference of the
+ * check. Included by fft.pc after NP (or P0 and P1), N0, N1 and N2 are
+ * defined; every function runs on one process and stops the whole job
+ * (MPI_Abort) when a library call fails. */
 #ifndef FFT_LOCAL_H
 #define FFT_LOCAL_H
 #include <fftw3.h>
@@ -35,10 +36,27 @@ static void fft_fail(const char *what, const char *why) {
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-/* Sizes of the local transforms: the (N1, N2) transforms of the N0/NP
- * planes of a slab of X (a 1-D transform of N1 when N2 is 1), and the N0
- * transforms of the N1/NP * N2 contiguous rows of a block of T. */
-static int slab_rank = N2 > 1 ? 2 : 1, slab_n[2] = {N1, N2}, col_n[1] = {N0};
+/* The local transforms, stage by stage: in stage k each process transforms,
+ * in its own block, howmany[k] arrays of st_n[k] points (st_rank[k]
+ * dimensions), contiguous and st_dist[k] elements apart.
+ * Slabs: stage 0 the (N1, N2) planes of X (1-D along N1 when N2 is 1),
+ * stage 1 the N0 rows of T. Pencils: stage 0 along N2 in X, 1 along N1 in Y,
+ * 2 along N0 in T. */
+#ifdef FFT_PENCIL
+#define STAGES 3
+#define DECOMPOSITION "pencils"
+static const int st_rank[STAGES] = {1, 1, 1};
+static int st_n[STAGES][2] = {{N2, 1}, {N1, 1}, {N0, 1}};
+static const int st_howmany[STAGES] = {N0 / P0 * (N1 / P1), N0 / P0 * (N2 / P1), N1 / P0 * (N2 / P1)};
+static const int st_dist[STAGES] = {N2, N1, N0};
+#else
+#define STAGES 2
+#define DECOMPOSITION "slabs"
+static const int st_rank[STAGES] = {N2 > 1 ? 2 : 1, 1};
+static int st_n[STAGES][2] = {{N1, N2}, {N0, 1}};
+static const int st_howmany[STAGES] = {N0 / NP, N1 / NP * N2};
+static const int st_dist[STAGES] = {N1 * N2, N0};
+#endif
 
 #ifndef FFT_GPU
 #define BACKEND "cpu/fftw"
@@ -47,29 +65,24 @@ static int slab_rank = N2 > 1 ? 2 : 1, slab_n[2] = {N1, N2}, col_n[1] = {N0};
 #else
 #define FFTW(f) fftwf_##f
 #endif
-static FFTW(plan) slab_plan[2], col_plan[2]; /* [0] forward, [1] backward */
+static FFTW(plan) plans[STAGES][2]; /* [stage][0 forward, 1 backward] */
 
-/* x and t: this process's blocks of X and T (FFTW_MEASURE overwrites them) */
-static void local_plan(cplx *x, cplx *t, int estimate) {
-  unsigned flags = estimate ? FFTW_ESTIMATE : FFTW_MEASURE;
-  FFTW(complex) *fx = (FFTW(complex) *)x, *ft = (FFTW(complex) *)t;
+/* a: this process's block that stage k transforms (FFTW_MEASURE overwrites it) */
+static void local_plan(int k, cplx *a, int estimate) {
+  FFTW(complex) *f = (FFTW(complex) *)a;
   for (int d = 0; d < 2; d++) {
-    int sign = d ? FFTW_BACKWARD : FFTW_FORWARD;
-    slab_plan[d] = FFTW(plan_many_dft)(slab_rank, slab_n, N0 / NP, fx, NULL, 1, N1 * N2, fx, NULL, 1, N1 * N2, sign,
-                                       flags);
-    col_plan[d] = FFTW(plan_many_dft)(1, col_n, N1 / NP * N2, ft, NULL, 1, N0, ft, NULL, 1, N0, sign, flags);
-    if (!slab_plan[d] || !col_plan[d]) fft_fail("FFTW planning", "no plan for the local transforms");
+    plans[k][d] = FFTW(plan_many_dft)(st_rank[k], st_n[k], st_howmany[k], f, NULL, 1, st_dist[k], f, NULL, 1,
+                                      st_dist[k], d ? FFTW_BACKWARD : FFTW_FORWARD,
+                                      estimate ? FFTW_ESTIMATE : FFTW_MEASURE);
+    if (!plans[k][d]) fft_fail("FFTW planning", "no plan for a local transform");
   }
 }
 /* sign -1: forward, +1: backward (unscaled) */
-static void fft_slabs(cplx *x, int sign) {
-  FFTW(execute_dft)(slab_plan[sign > 0], (FFTW(complex) *)x, (FFTW(complex) *)x);
-}
-static void fft_columns(cplx *t, int sign) {
-  FFTW(execute_dft)(col_plan[sign > 0], (FFTW(complex) *)t, (FFTW(complex) *)t);
+static void fft_stage(int k, cplx *a, int sign) {
+  FFTW(execute_dft)(plans[k][sign > 0], (FFTW(complex) *)a, (FFTW(complex) *)a);
 }
 static void local_free(void) {
-  for (int d = 0; d < 2; d++) FFTW(destroy_plan)(slab_plan[d]), FFTW(destroy_plan)(col_plan[d]);
+  for (int k = 0; k < STAGES; k++) FFTW(destroy_plan)(plans[k][0]), FFTW(destroy_plan)(plans[k][1]);
 }
 
 #else /* FFT_GPU */
@@ -83,7 +96,7 @@ typedef cufftComplex gpu_complex;
 #define FFT_TYPE CUFFT_C2C
 #define FFT_EXEC cufftExecC2C
 #endif
-static cufftHandle slab_plan, col_plan;
+static cufftHandle plans[STAGES];
 
 static void check_cufft(cufftResult r, const char *what) {
   char why[32];
@@ -93,24 +106,21 @@ static void check_cufft(cufftResult r, const char *what) {
 static void check_cuda(cudaError_t e, const char *what) {
   if (e != cudaSuccess) fft_fail(what, cudaGetErrorString(e));
 }
-/* cuFFT plans on this process's GPU (the runtime chose it at the #create of
+/* a cuFFT plan on this process's GPU (the runtime chose it at the #create of
  * the blocks); the blocks are device memory, never read here */
-static void local_plan(cplx *x, cplx *t, int estimate) {
-  (void)x, (void)t, (void)estimate;
-  check_cufft(cufftPlanMany(&slab_plan, slab_rank, slab_n, NULL, 1, N1 * N2, NULL, 1, N1 * N2, FFT_TYPE, N0 / NP),
-              "cufftPlanMany (slabs)");
-  check_cufft(cufftPlanMany(&col_plan, 1, col_n, NULL, 1, N0, NULL, 1, N0, FFT_TYPE, N1 / NP * N2),
-              "cufftPlanMany (columns)");
+static void local_plan(int k, cplx *a, int estimate) {
+  (void)a, (void)estimate;
+  check_cufft(cufftPlanMany(&plans[k], st_rank[k], st_n[k], NULL, 1, st_dist[k], NULL, 1, st_dist[k], FFT_TYPE,
+                            st_howmany[k]),
+              "cufftPlanMany");
 }
-static void run_plan(cufftHandle p, cplx *d, int sign, const char *what) {
-  check_cufft(FFT_EXEC(p, (gpu_complex *)d, (gpu_complex *)d, sign < 0 ? CUFFT_FORWARD : CUFFT_INVERSE), what);
-  check_cuda(cudaDeviceSynchronize(), what); /* the detour's time is the transform's */
+static void fft_stage(int k, cplx *a, int sign) {
+  check_cufft(FFT_EXEC(plans[k], (gpu_complex *)a, (gpu_complex *)a, sign < 0 ? CUFFT_FORWARD : CUFFT_INVERSE),
+              "cuFFT execution");
+  check_cuda(cudaDeviceSynchronize(), "cuFFT execution"); /* the detour's time is the transform's */
 }
-static void fft_slabs(cplx *x, int sign) { run_plan(slab_plan, x, sign, "cuFFT (slabs)"); }
-static void fft_columns(cplx *t, int sign) { run_plan(col_plan, t, sign, "cuFFT (columns)"); }
 static void local_free(void) {
-  check_cufft(cufftDestroy(slab_plan), "cufftDestroy");
-  check_cufft(cufftDestroy(col_plan), "cufftDestroy");
+  for (int k = 0; k < STAGES; k++) check_cufft(cufftDestroy(plans[k]), "cufftDestroy");
 }
 #endif
 

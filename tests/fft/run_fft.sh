@@ -4,7 +4,8 @@
 #   run_fft.sh build BIN_DIR MPIEXEC NP FFT.pc "DEFINES"   translate and compile only
 #   run_fft.sh run   BIN_DIR MPIEXEC NP FFT.pc "DEFINES"   and run: forward, inverse, each
 #                                                          in natural and transposed order
-# DEFINES: the sizes and switches (-DN0=24 -DN1=40 [-DN2=6] [-DFFT_DOUBLE] [-DFFT_GPU]).
+# DEFINES: the sizes and switches (-DN0=24 -DN1=40 [-DN2=6] [-DFFT_DOUBLE] [-DFFT_GPU]
+# [-DFFT_PENCIL -DP0=.. -DP1=..]); -DNP=NP is added, except for pencils (P0 * P1 = NP).
 # With -DFFT_GPU the program is linked with cuFFT and the run exits 77
 # (skipped) on a machine without a GPU. Every run must exit 0 and print one
 # line ending in PASS (the program checks itself against FFTW).
@@ -14,6 +15,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 libs="-lfftw3f -lfftw3 -lm"
 case " $defs " in
+  *" -DFFT_PENCIL "*) ;;
+  *) defs="-DNP=$np $defs" ;;
+esac
+case " $defs " in
   *" -DFFT_GPU "*)
     libs="$libs -lcufft"
     if [ "$mode" = run ] && ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
@@ -21,7 +26,7 @@ case " $defs " in
     fi ;;
 esac
 # shellcheck disable=SC2086 # defs and libs are several words
-"$bin/pacc" -O2 -DNP="$np" $defs "$src" $libs -o "$tmp/fft" || exit 1
+"$bin/pacc" -O2 $defs "$src" $libs -o "$tmp/fft" || exit 1
 [ "$mode" = build ] && exit 0
 status=0
 for opts in "" "-i" "-t" "-i -t"; do
