@@ -15,7 +15,9 @@
 #                                              pacc in BUILD_DIR/bin)
 # Settings (environment): SIZES (N0xN1 or N0xN1xN2 words; default
 # "8192x8192 16384x16384 256x256x256 512x512x512"), NPS (default "4 8 16" on
-# the CPU, "1 2 4" on the GPU), PRECS (default "single double"), REPS (5).
+# the CPU, "1 2 4" on the GPU), PRECS (default "single double"), REPS (5),
+# PENCILS (CPU, 3-D sizes: grids P0xP1 such as "2x2 2x4 4x4", timed with
+# -DFFT_PENCIL against FFTW-MPI on P0 * P1 processes; default none).
 set -u
 build=$1 mode=$2
 bin=$build/bin
@@ -66,6 +68,15 @@ for prec in $PRECS; do
         run "$tmp/pt.log" $mpirun -np "$np" "$tmp/fft" -r "$REPS" -t
         echo "ratio fftw-mpi/parray $prec $size np=$np: $(ratio "$(total "$tmp/peer.log")" "$(total "$tmp/pt.log")")"
       fi
+    done
+    [ "$mode" = cpu ] && [ "$n2" != 1 ] && for grid in ${PENCILS:-}; do
+      p0=${grid%x*} p1=${grid#*x}
+      np=$((p0 * p1))
+      "$bin/pacc" -O2 -DFFT_PENCIL -DP0="$p0" -DP1="$p1" -DN0="$n0" -DN1="$n1" -DN2="$n2" $d "$fft" \
+        -lfftw3f -lfftw3 -lm -o "$tmp/fft" || { echo "$size pencils $grid: pacc failed"; continue; }
+      run "$tmp/peer.log" $mpirun -np "$np" "$tmp/peer_$prec" "$n0" "$n1" "$n2" "$REPS"
+      run "$tmp/pt.log" $mpirun -np "$np" "$tmp/fft" -r "$REPS" -t
+      echo "ratio fftw-mpi/parray $prec $size pencils $grid: $(ratio "$(total "$tmp/peer.log")" "$(total "$tmp/pt.log")")"
     done
   done
 done
