@@ -1,7 +1,7 @@
 # ParrayInstall.cmake - what `cmake --install` puts under the prefix, laid out
 # as pacc and pac expect relative to their own folder (bin/../include,
 # bin/../lib): programs, static and shared runtime libraries, public headers
-# and .pc libraries, man pages and docs, the CMake package
+# and .pc libraries, man pages, docs and examples, the CMake package
 # (lib/cmake/Parray) and the pkg-config files (lib/pkgconfig). Every path
 # written into the installed files is relative, so the tree can be moved.
 include(CMakePackageConfigHelpers)
@@ -40,6 +40,8 @@ if(_parray_man1)
 endif()
 install(FILES README.md DESTINATION share/doc/parray)
 install(DIRECTORY docs/ DESTINATION share/doc/parray FILES_MATCHING PATTERN "*.md")
+# the example programs, which users build from here with the installed pacc
+install(DIRECTORY examples/ DESTINATION share/doc/parray/examples)
 
 # the CMake package
 set(PARRAY_PKG_HAVE_MPI OFF)

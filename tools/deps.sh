@@ -2,8 +2,9 @@
 # deps.sh - install what pac needs on Debian/Ubuntu (run as root): a C
 # compiler, CMake, Ninja, flex, bison, Open MPI, and for the tests python3
 # (tools/stages.sh, with binutils' nm and objdump), csmith,
-# clang with libFuzzer (tests/fuzz) and GCC's source (gcc-12-source, whose C
-# torture suite the torture tests run).
+# clang with libFuzzer (tests/fuzz), GCC's source (gcc-12-source, whose C
+# torture suite the torture tests run) and FFTW3 with its MPI part (the FFT
+# example, examples/fft, and its benchmark peer, bench/fft).
 # Installs nothing when not root (prints what is missing instead; without
 # GCC's source the torture tests report themselves skipped).
 set -eu
@@ -18,6 +19,8 @@ if command -v clang >/dev/null 2>&1; then
   clang -fsanitize=fuzzer "$probe/p.c" -o "$probe/p" >/dev/null 2>&1 || need="$need libFuzzer"
   rm -rf "$probe"
 fi
+# FFTW3, single and double precision, and FFTW-MPI (headers are enough to tell)
+[ -e /usr/include/fftw3.h ] && [ -e /usr/include/fftw3-mpi.h ] || need="$need fftw3"
 gccsrc=""
 ls /usr/src/gcc-*/gcc-[0-9]*.tar.* >/dev/null 2>&1 || gccsrc=gcc-12-source
 if [ "$(id -u)" != 0 ]; then
@@ -30,7 +33,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 if [ -n "$need" ]; then
   apt-get install -y -qq --no-install-recommends build-essential binutils cmake ninja-build flex bison \
-    openmpi-bin libopenmpi-dev csmith libcsmith-dev bc clang python3 >/dev/null
+    openmpi-bin libopenmpi-dev csmith libcsmith-dev bc clang python3 libfftw3-dev libfftw3-mpi-dev >/dev/null
   # libFuzzer's runtime: its own package on Debian 12 (libclang-rt-14-dev for
   # clang 14), part of libclang-common-*-dev elsewhere (installed with clang)
   v=$(clang --version | sed -n 's/.*clang version \([0-9][0-9]*\).*/\1/p' | head -n 1)

@@ -4,8 +4,9 @@
 # folder with only the prefix and the system on PATH, build and run what a
 # user would: a CMake project with find_package(Parray) and the .pc helpers
 # (Ninja and Makefiles; CPU, MPI under mpirun -np 2, CUDA compiled only), a
-# Makefile project using pkg-config, and a program compiled file by file with
-# pacc -c and linked. Dependencies are checked by touching a header and a .pc
+# Makefile project using pkg-config, a program compiled file by file with
+# pacc -c and linked, and the installed FFT example (pacc and FFTW3, under
+# mpirun -np 2). Dependencies are checked by touching a header and a .pc
 # library and looking at what the build does again. No file the user's
 # builds write may name the source or build tree.
 #   install_test.sh BUILD_DIR SOURCE_DIR MPIEXEC SANITIZE(ON/OFF)
@@ -181,6 +182,34 @@ if [ $mpi = ON ]; then
   else
     cat "$tmp/sepmpi.log"; fail "linking a pacc -c MPI object with mpicc and pkg-config"
   fi
+fi
+
+# 5c. the FFT example, from the installed tree as a user builds it: copied
+# out of share/doc/parray/examples, pacc with FFTW3, mpirun -np 2 (it checks
+# itself against FFTW and prints PASS)
+ex=$P/share/doc/parray/examples/fft
+[ -e "$ex/fft.pc" ] && [ -e "$ex/fft_local.h" ] || fail "the prefix has no examples/fft"
+printf '#include <fftw3.h>\nint main(void) { return fftwf_alignment_of(0) + fftw_alignment_of(0); }\n' >fftw_probe.c
+if [ $mpi = ON ] && [ -e "$ex/fft.pc" ] && cc fftw_probe.c -lfftw3f -lfftw3 -o fftw_probe >/dev/null 2>&1; then
+  cp -R "$ex" fft
+  # shellcheck disable=SC2086 # LDFLAGS is several words or none
+  if (cd fft && pacc -O2 -DNP=2 -DN0=32 -DN1=48 fft.pc ${LDFLAGS:-} -lfftw3f -lfftw3 -lm -o fft) >"$tmp/fft.log" 2>&1; then
+    got=$(timeout 120 "$mpiexec" --allow-run-as-root --oversubscribe -np 2 fft/fft -e 2>"$tmp/err")
+    case $got in
+      *" PASS") ok "the FFT example built from the prefix (mpirun -np 2): $got" ;;
+      *) fail "the FFT example printed '$got'"; cat "$tmp/err" ;;
+    esac
+  else
+    cat "$tmp/fft.log"; fail "building the installed FFT example with pacc"
+  fi
+  if [ $cuda = ON ]; then # its GPU form (cuFFT): compiled only
+    # shellcheck disable=SC2086 # LDFLAGS is several words or none
+    (cd fft && pacc -O2 -DFFT_GPU -DNP=2 -DN0=32 -DN1=48 fft.pc ${LDFLAGS:-} -lfftw3f -lfftw3 -lcufft -lm -o fft_gpu) \
+      >"$tmp/fft.log" 2>&1 && ok "the FFT example's GPU form compiled from the prefix" ||
+      { cat "$tmp/fft.log"; fail "compiling the installed FFT example with -DFFT_GPU"; }
+  fi
+else
+  echo "note: no MPI or no FFTW3 here: the FFT example was not built from the prefix"
 fi
 
 # 6. nothing the user's builds wrote names the source or build tree
