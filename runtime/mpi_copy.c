@@ -325,7 +325,10 @@ static parray_status run_collective(const copy_desc *d, plan *pl, MPI_Comm comm)
   return !pl->rzc && pl->rtot ? unpack_all(d, pl) : PARRAY_OK;
 }
 
+/* p2p 2: the pipelined form of the staged engine on host memory (each
+ * peer's pack sent at once, each arrival unpacked at once) */
 static parray_status plan_run(const copy_desc *d, plan *pl, MPI_Comm comm) {
+  if (d->p2p == 2) return pmpi_copy_staged(d, pl->rbase, NULL, pl->sbase, NULL, P2P_CHUNK);
   return d->p2p ? run_p2p(d, pl, comm) : run_collective(d, pl, comm);
 }
 
@@ -504,6 +507,8 @@ parray_status parray_mpi_copy(const parray_mpi_side *dst, const parray_mpi_side 
    * displacements at most the largest local offset: MPI's int must hold them. */
   const char *force = getenv("PARRAY_MPI_COPY_P2P");
   d.p2p = (force && *force == '1') || total > INT_MAX || smax >= INT_MAX || dmax >= INT_MAX;
+  const char *pipe = getenv("PARRAY_MPI_COPY_PIPELINE");
+  if (pipe && *pipe == '1') d.p2p = 2;
 
   plan pl;
   if ((s = plan_make(&d, &pl, side_base(d.src_h, src->ptr), side_base(d.dst_h, dst->ptr))) != PARRAY_OK) return s;

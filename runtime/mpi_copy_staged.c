@@ -45,6 +45,9 @@ typedef struct stage {
   MPI_Request *rq;     /* nr_mpi receives, then the sends */
   int nsq;             /* sends posted */
   int64_t *left;       /* per peer: pieces still to arrive */
+  int si, self_next;   /* the next piece to send; our own pieces delivered */
+  int done;            /* pieces received */
+  int *idx;            /* MPI_Testsome's indices */
 } stage;
 
 static int64_t pieces_of(int64_t bytes, int64_t chunk) { return (bytes + chunk - 1) / chunk; }
@@ -75,7 +78,9 @@ static parray_status buffers(stage *g) {
   g->snd = calloc((size_t)(n + m + 1), sizeof *g->snd);
   g->rq = malloc((size_t)(n + m + 1) * sizeof *g->rq);
   g->left = calloc((size_t)pl->P, sizeof *g->left);
-  if (!g->snd || !g->rq || !g->left) return no_room(g, "memory for the message list", (n + m) * (int64_t)sizeof(piece));
+  g->idx = malloc((size_t)(m + 1) * sizeof *g->idx);
+  if (!g->snd || !g->rq || !g->left || !g->idx)
+    return no_room(g, "memory for the message list", (n + m) * (int64_t)sizeof(piece));
   g->rcv = g->snd + n;
   return PARRAY_OK;
 }
@@ -127,17 +132,17 @@ static parray_status arrived(stage *g, const piece *r) {
 
 /* Send every piece whose mark is reached, in order; our own pieces are
  * copied into their receive places. */
-static parray_status send_ready(stage *g, int *si, int *self_next, bool *moved) {
+static parray_status send_ready(stage *g) {
   MPI_Comm comm = pmpi_comm();
-  while (*si < g->ns) {
-    const piece *p = &g->snd[*si];
+  while (g->si < g->ns) {
+    const piece *p = &g->snd[g->si];
     if (p->ticket >= 0) {
       int r = g->sm->reached(g->sm->ctx, p->ticket);
       if (r < 0) return PARRAY_ERR_CUDA;
       if (!r) break;
     }
     if (p->peer == g->pl.me) {
-      const piece *r = &g->rcv[g->nr_mpi + (*self_next)++];
+      const piece *r = &g->rcv[g->nr_mpi + g->self_next++];
       memcpy(r->mpi, p->mpi, (size_t)p->bytes);
       parray_status s = arrived(g, r);
       if (s != PARRAY_OK) return s;
@@ -146,28 +151,28 @@ static parray_status send_ready(stage *g, int *si, int *self_next, bool *moved) 
       if (rc != MPI_SUCCESS) return pmpi_error(rc, "#copy (sending a piece)");
       g->nsq++;
     }
-    ++*si;
-    *moved = true;
+    g->si++;
   }
   return PARRAY_OK;
 }
 
-/* Until everything is sent and in: send what is ready, take what arrived. */
+/* One round: send what is ready, take what arrived. Called between the
+ * peers' packs too, so that sending starts while later peers are packed. */
+static parray_status progress(stage *g) {
+  parray_status s = send_ready(g);
+  if (s != PARRAY_OK || g->done == g->nr_mpi) return s;
+  int out = 0, rc = MPI_Testsome(g->nr_mpi, g->rq, &out, g->idx, MPI_STATUSES_IGNORE);
+  if (rc != MPI_SUCCESS) return pmpi_error(rc, "#copy (receiving pieces)");
+  if (out == MPI_UNDEFINED) return PARRAY_OK;
+  for (int k = 0; s == PARRAY_OK && k < out; k++) s = arrived(g, &g->rcv[g->idx[k]]);
+  g->done += out;
+  return s;
+}
+
+/* Until everything is sent and in; then the sends complete. */
 static parray_status exchange(stage *g) {
-  int si = 0, self_next = 0, done = 0;
-  int *idx = malloc((size_t)(g->nr_mpi + 1) * sizeof *idx);
-  if (!idx) return no_room(g, "memory for the message list", g->nr_mpi * (int64_t)sizeof(int));
   parray_status s = PARRAY_OK;
-  while (s == PARRAY_OK && (si < g->ns || done < g->nr_mpi)) {
-    bool moved = false;
-    s = send_ready(g, &si, &self_next, &moved);
-    if (s != PARRAY_OK || done == g->nr_mpi) continue;
-    int out = 0, rc = MPI_Testsome(g->nr_mpi, g->rq, &out, idx, MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS) s = pmpi_error(rc, "#copy (receiving pieces)");
-    for (int k = 0; s == PARRAY_OK && k < out && out != MPI_UNDEFINED; k++) s = arrived(g, &g->rcv[idx[k]]);
-    if (out > 0 && out != MPI_UNDEFINED) done += out;
-  }
-  free(idx);
+  while (s == PARRAY_OK && (g->si < g->ns || g->done < g->nr_mpi)) s = progress(g);
   if (g->nsq) {
     int rc = MPI_Waitall(g->nsq, g->rq + g->nr_mpi, MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS && s == PARRAY_OK) s = pmpi_error(rc, "#copy (sending pieces)");
@@ -192,7 +197,8 @@ static parray_status run(stage *g) {
     if (rc != MPI_SUCCESS) return pmpi_error(rc, "#copy (posting a receive)");
   }
   parray_status s = PARRAY_OK;
-  for (int k = 1; k < P && s == PARRAY_OK; k++) s = send_peer(g, (me + k) % P, hs[(me + k) % P]);
+  for (int k = 1; k < P && s == PARRAY_OK; k++)
+    if ((s = send_peer(g, (me + k) % P, hs[(me + k) % P])) == PARRAY_OK) s = progress(g);
   if (s == PARRAY_OK && pl->self_peer) s = send_peer(g, me, hs[me]);
   if (s == PARRAY_OK && !pl->self_peer) s = pmpi_copy_self(g->d, pl, g->dm, 1);
   if (s == PARRAY_OK) s = exchange(g);
@@ -216,6 +222,7 @@ parray_status pmpi_copy_staged(const copy_desc *d, char *dbase, const parray_mpi
   free(g.snd);
   free(g.rq);
   free(g.left);
+  free(g.idx);
   pmpi_plan_free(&g.pl);
   return s;
 }
