@@ -31,6 +31,7 @@
  * type names), which then sees nothing of this one. */
 #ifdef __cplusplus
 
+#include "parray/core.h"        /* parray_dtype */
 #include "parray/elementwise.cuh" /* parray_ew::Pack, the engine's 16-byte pack */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
