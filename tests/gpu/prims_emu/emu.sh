@@ -6,7 +6,7 @@
 # (PASS). No GPU needed: the primitives' logic -- packs, the scalar fallback,
 # boundary predicates, shuffles, shared memory -- checked wherever the CUDA
 # headers are installed (exit 77, skipped, where they are not).
-#   sh emu.sh BUILD_DIR CASE.pc [SAN]    (SAN: thread or address)
+#   sh emu.sh BUILD_DIR CASE.pc [SAN]    (SAN: -fsanitize's list: thread, address,undefined)
 set -u
 bin=$(cd "${1:?usage: emu.sh BUILD_DIR CASE.pc [thread|address]}" && pwd)/bin
 case=$2
@@ -29,7 +29,7 @@ s = re.sub(r'(\w+)<<<(.*?)>>>\(', lambda m: 'emu(%s, %s, ' % (m.group(2), m.grou
 open(sys.argv[2], 'w').write(s)
 PY
 san=""
-[ -n "${3:-}" ] && san="-fsanitize=$3 -g"
+[ -n "${3:-}" ] && san="-fsanitize=$3 -fno-sanitize-recover=all -g"
 # shellcheck disable=SC2086 # san holds two words
 g++ -std=c++20 -O1 $san -pthread -w -I"$here" -I"$dir" -I"$here/../../../include" -I"$cudainc" "$tmp/gen.cpp" \
   "$bin/../lib/libparray.a" -lm -o "$tmp/emu" || exit 1
