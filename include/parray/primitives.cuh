@@ -195,10 +195,11 @@ __device__ __forceinline__ void cycle_binary(Y *y, const A *a, const B *b, F f) 
 #pragma unroll
     for (int c = 0; c < NX; ++c) y[r * NX + c] = (Y)f(a[r * NX + c], b[c]);
 }
+
 /* ---- IO between global memory and register tiles ---------------------- */
 /* The column of element x of thread t's tile (pack size of the memory type
- * T, groups of G threads), and the boundary predicate: is it inside a row of
- * n elements? */
+ * T, groups of G threads); column<T>(x, t, G) < n is the boundary predicate
+ * of a row of n elements. */
 template <typename T>
 __device__ __forceinline__ int column(int x, int t, int G) {
   constexpr int V = PackOf<T>::value;
@@ -333,27 +334,41 @@ __device__ __forceinline__ void reduce_last(A *out, const R *r, int G) {
   }
 }
 
+/* Combine v over the block's threadIdx.y (blockDim.z 1): the threads with
+ * the same threadIdx.x. When blockDim.x is a power of two below 32 (and the
+ * block whole warps), the rows that share a warp combine by shuffles first;
+ * then the warps' (or the rows') values through shared memory. Every thread
+ * gets its column's result. */
+template <typename Op, typename A>
+__device__ __forceinline__ A column_reduce(A v) {
+  __shared__ A sh[1024];
+  const int bx = blockDim.x, by = blockDim.y, tid = threadIdx.y * bx + threadIdx.x;
+  int step = bx, parts = by; /* sh[k * step + threadIdx.x], k < parts, after the shuffles */
+  if (bx < 32 && (bx & (bx - 1)) == 0 && (bx * by) % 32 == 0) {
+    for (int off = 16; off >= bx; off >>= 1) v = Op()(v, (A)__shfl_xor_sync(0xffffffffu, v, off));
+    step = 32, parts = bx * by / 32;
+  }
+  if (parts > 1) {
+    __syncthreads(); /* sh may still be read by a previous call */
+    if (tid % step == (int)threadIdx.x) sh[tid / step * step + threadIdx.x] = v;
+    __syncthreads();
+    v = sh[threadIdx.x];
+    for (int k = 1; k < parts; ++k) v = Op()(v, sh[k * step + threadIdx.x]);
+  }
+  return v;
+}
+
 /* Reduce an NY x NX tile along the first dimension: over the thread's NY
  * rows, then over the block's threadIdx.y (threads with the same threadIdx.x
- * hold the same columns): out[c] in every thread, for blocks of up to 1024
- * threads. */
+ * hold the same columns; column_reduce): out[c] in every thread. */
 template <typename Op, int NX, int NY, typename A, typename R>
 __device__ __forceinline__ void reduce_first(A *out, const R *r) {
-  __shared__ A sh[1024];
-  const int tx = threadIdx.x, ty = threadIdx.y, bx = blockDim.x, by = blockDim.y;
 #pragma unroll
   for (int c = 0; c < NX; ++c) {
     A v = cast<A>(r[c]);
 #pragma unroll
     for (int y = 1; y < NY; ++y) v = Op()(v, cast<A>(r[y * NX + c]));
-    if (by > 1) {
-      __syncthreads();
-      sh[ty * bx + tx] = v;
-      __syncthreads();
-      v = sh[tx];
-      for (int k = 1; k < by; ++k) v = Op()(v, sh[k * bx + tx]);
-    }
-    out[c] = v;
+    out[c] = blockDim.y > 1 ? column_reduce<Op>(v) : v;
   }
 }
 

@@ -4,7 +4,8 @@
  * one std::thread per CUDA thread, blocks one after another, a std::barrier
  * per block for __syncthreads and one per warp for the shuffles, __shared__
  * arrays static; the CUDA runtime calls the programs make, and the
- * runtime's device memory (#create, #copy of dmem), are done in host memory. The CUDA headers are only read for their host-side types and the
+ * runtime's device memory (#create, #copy of dmem), are done in host
+ * memory. The CUDA headers are only read for their host-side types and the
  * fp16/bf16 conversions. */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
