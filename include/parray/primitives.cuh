@@ -242,20 +242,29 @@ __device__ __forceinline__ void each_pack(Q *p, int64_t ld, int rows, int n, int
 }
 
 /* Read an NY x NX tile: rows p, p + ld, ... (rows of them exist), n columns
- * each, converted to R; elements past the array read as fill. */
+ * each, converted to R; elements past the array read as fill. All the loads
+ * come first, the conversions after: a thread has all its packs in flight
+ * at once (a conversion next to its load would wait for it). */
 template <int NX, int NY, typename R, typename T>
 __device__ __forceinline__ void read_data_2d(R *r, const T *p, int64_t ld, int rows, int n, int t, int G, R fill) {
-  typedef parray_ew::Pack<T, PackOf<T>::value> P;
-  each_pack<NX, NY, T>(p, ld, rows, n, t, G, [&](const T *q, int i, int valid, bool whole) {
+  constexpr int V = PackOf<T>::value;
+  typedef parray_ew::Pack<T, V> P;
+  P raw[NY * NX / V];
+  int valid[NY * NX / V];
+  each_pack<NX, NY, T>(p, ld, rows, n, t, G, [&](const T *q, int i, int val, bool whole) {
+    valid[i / V] = val;
     if (whole) {
-      const P v = *reinterpret_cast<const P *>(q);
-#pragma unroll
-      for (int j = 0; j < PackOf<T>::value; ++j) r[i + j] = cast<R>(v.e[j]);
+      raw[i / V] = *reinterpret_cast<const P *>(q);
     } else {
 #pragma unroll
-      for (int j = 0; j < PackOf<T>::value; ++j) r[i + j] = j < valid ? cast<R>(q[j]) : fill;
+      for (int j = 0; j < V; ++j)
+        if (j < val) raw[i / V].e[j] = q[j];
     }
   });
+#pragma unroll
+  for (int k = 0; k < NY * NX / V; ++k)
+#pragma unroll
+    for (int j = 0; j < V; ++j) r[k * V + j] = j < valid[k] ? cast<R>(raw[k].e[j]) : fill;
 }
 /* Read the group's tile of one row of n elements. */
 template <int NX, typename R, typename T>
