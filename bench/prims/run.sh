@@ -17,8 +17,15 @@ B=${BUILD:-/tmp/build-prims}
 T0=$(date +%s)
 EXAMPLES="softmax layernorm bcast_add"
 
+command -v cmake >/dev/null || PATH=/opt/torch/.venv/bin:$PATH
+GEN=""
+command -v ninja >/dev/null && GEN="-G Ninja"
+# without flex and bison: the scanner and parser generated elsewhere (.carry/frontend)
+FE=""
+command -v bison >/dev/null && command -v flex >/dev/null || FE="-DPAC_FRONTEND_DIR=$PWD/.carry/frontend"
 if [ -z "${PACC:-}" ]; then
-  { cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPARRAY_WITH_MPI=OFF \
+  # shellcheck disable=SC2086 # GEN and FE are one word or none
+  { cmake -S . -B "$B" $GEN $FE -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPARRAY_WITH_MPI=OFF \
       -DPARRAY_SGEMM_VARIANTS=OFF -DBUILD_TESTING=OFF &&
     cmake --build "$B" -j "$(nproc)" --target pac pacc parray parray_cuda parray_headers; } >"$OUT/build.log" 2>&1 ||
     { echo "BUILD FAILED (pac)"; grep -E "error|Error" "$OUT/build.log" | head -20; exit 1; }
