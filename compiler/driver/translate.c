@@ -21,6 +21,7 @@
 #endif
 
 extern ex *lw_eval_size_cb(void *env, items *expr, loc where, const char *what);
+extern const char *lw_macro_body_cb(void *env, const char *name, size_t len);
 extern const char *lw_macro_cb(void *env, const char *name, size_t len, bool *funclike);
 
 /* Everything one translation holds. */
@@ -111,9 +112,18 @@ static int decide_groups(tstate *t, ppc_result *r) {
       nd++;
     }
   }
-  ppc_options po = {.cpp = opt->no_cpp ? NULL : opt->cpp, .args = opt->cpp_args, .nargs = opt->ncpp_args,
+  /* the CUDA toolkit's headers are found (after the system's), so that a
+   * CUDA program's #include <cufft.h> does not stop the preprocessor */
+  const char **args = malloc(sizeof *args * (size_t)(opt->ncpp_args + 2));
+  int na = 0;
+  for (int i = 0; i < opt->ncpp_args; i++) args[na++] = opt->cpp_args[i];
+#ifdef PAC_CUDA_INCLUDE
+  args[na++] = "-idirafter", args[na++] = PAC_CUDA_INCLUDE;
+#endif
+  ppc_options po = {.cpp = opt->no_cpp ? NULL : opt->cpp, .args = args, .nargs = na,
                     .defs = defs, .ndefs = nd, .load = load_pc_include, .env = t};
   int rc = ppc_run(&t->src, &t->dg, &po, r);
+  free(args);
   for (int i = 0; i < nd; i++) free(owned[i]);
   free(owned);
   free(defs);
@@ -168,19 +178,36 @@ static void read_cpp_deps(tstate *t, const char *path) {
   sb_free(&all);
 }
 
+/* Without the preprocessor's view of the headers: the -D / -U options, then
+ * the file's own #defines, as C orders them. */
+static void learn_own_defines(tstate *t, const sbuf *pp) {
+  const pac_options *opt = &t->opt;
+  for (int i = 0; i < opt->ncpp_args; i++) {
+    const char *a = opt->cpp_args[i];
+    bool d = !strncmp(a, "-D", 2), u = !strncmp(a, "-U", 2);
+    if (!d && !u) continue;
+    const char *v = a[2] ? a + 2 : i + 1 < opt->ncpp_args ? opt->cpp_args[++i] : "";
+    const char *eq = strchr(v, '=');
+    char *line = arena_printf(&t->ar, "#%s %.*s %s", d ? "define" : "undef", (int)(eq ? eq - v : (long)strlen(v)), v,
+                              d ? (eq ? eq + 1 : "1") : "");
+    hdr_add_define(&t->hdr, line, strlen(line));
+  }
+  const char *p = pp->s ? pp->s : "";
+  while (*p) {
+    const char *e = strchr(p, '\n');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    hdr_add_define(&t->hdr, p, n);
+    p += n + (e ? 1 : 0);
+  }
+}
+
 /* Learn the type names and macros of the #include'd headers by running the
- * preprocessor over the file's preprocessor lines; with --no-cpp, only the
- * file's own #defines. */
+ * preprocessor over the file's preprocessor lines; with --no-cpp, or when
+ * the preprocessor fails, only the -D options and the file's own #defines. */
 static void learn_headers(tstate *t, const sbuf *pp) {
   const pac_options *opt = &t->opt;
   if (opt->no_cpp) {
-    const char *p = pp->s ? pp->s : "";
-    while (*p) {
-      const char *e = strchr(p, '\n');
-      size_t n = e ? (size_t)(e - p) : strlen(p);
-      hdr_add_define(&t->hdr, p, n);
-      p += n + (e ? 1 : 0);
-    }
+    learn_own_defines(t, pp);
     return;
   }
   sbuf in;
@@ -206,10 +233,11 @@ static void learn_headers(tstate *t, const sbuf *pp) {
     args[na++] = "-MF", args[na++] = deptmp, args[na++] = "-MT", args[na++] = "x";
   }
   char err[512];
-  if (hdr_learn(&t->hdr, opt->cpp, args, na, in.s ? in.s : "", err, sizeof err))
+  if (hdr_learn(&t->hdr, opt->cpp, args, na, in.s ? in.s : "", err, sizeof err)) {
     diag_plain_warning(&t->dg, "could not read the #include'd headers (%s); type names they declare are "
                                "unknown (use --typedef NAME)", err);
-  else if (dfd >= 0)
+    learn_own_defines(t, pp);
+  } else if (dfd >= 0)
     read_cpp_deps(t, deptmp);
   if (dfd >= 0) unlink(deptmp);
   free(dir);
@@ -271,6 +299,7 @@ static int lower_all(tstate *t) {
   sc_init(&w->sc, &t->ar);
   pr_init(&w->pr, &t->src, t->opt.lines);
   w->ty.eval_size = lw_eval_size_cb;
+  w->ty.macro_body = lw_macro_body_cb;
   w->cx.macro = lw_macro_cb;
   strmap_init(&w->all_types);
   items file = w->pc.seg_items[0];

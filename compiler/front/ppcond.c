@@ -16,7 +16,7 @@
 
 typedef enum {
   PK_IF, PK_IFDEF, PK_IFNDEF, PK_ELIF, PK_ELIFDEF, PK_ELIFNDEF, PK_ELSE, PK_ENDIF,
-  PK_DEFINE, PK_UNDEF, PK_INCLUDE, PK_PCINC, PK_OTHER
+  PK_DEFINE, PK_UNDEF, PK_INCLUDE, PK_PCINC, PK_ERROR, PK_OTHER
 } pk_kind;
 
 /* one preprocessor line */
@@ -27,7 +27,7 @@ typedef struct ppl {
   uint32_t next;    /* the start of the next line */
   int group;        /* PK_IF..PK_ELSE: the group whose body follows */
   int seg;          /* PK_PCINC: the file it names (-2: not looked up yet, -1: not found) */
-  bool live;        /* PK_PCINC: reached */
+  bool live;        /* PK_PCINC, PK_ERROR: reached */
 } ppl;
 
 /* a group: the lines after a condition, up to the next one of its conditional */
@@ -147,7 +147,7 @@ static pk_kind classify(const char *w, size_t n) {
   } words[] = {{"if", PK_IF},         {"ifdef", PK_IFDEF},     {"ifndef", PK_IFNDEF},   {"elif", PK_ELIF},
                {"elifdef", PK_ELIFDEF}, {"elifndef", PK_ELIFNDEF}, {"else", PK_ELSE},   {"endif", PK_ENDIF},
                {"define", PK_DEFINE}, {"undef", PK_UNDEF},     {"include", PK_INCLUDE}, {"include_next", PK_INCLUDE},
-               {"import", PK_INCLUDE}};
+               {"import", PK_INCLUDE}, {"error", PK_ERROR}};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
     if (str_eq(w, n, words[i].w)) return words[i].k;
   return PK_OTHER;
@@ -305,6 +305,9 @@ static void render(ppc *c, int seg, sbuf *out) {
       sb_printf(out, "#pragma parray_pac_inc %d %d\n", seg, i);
       if (is_site(c, l, seg, i)) render(c, l->seg, out);
       break;
+    case PK_ERROR: /* the marker comes through only from a live group */
+      sb_printf(out, "#pragma parray_pac_err %d %d\n", seg, i);
+      break;
     default:
       break;
     }
@@ -330,8 +333,9 @@ static void read_marks(ppc *c, const char *out, size_t len) {
       snprintf(line, sizeof line, "%.*s", (int)(e - q), q);
       if (sscanf(line, "#pragma parray_pac_live %d", &a) == 1 && a >= 0 && a < c->groups.n)
         c->groups.v[a].live = true;
-      else if (sscanf(line, "#pragma parray_pac_inc %d %d", &a, &b) == 2 && a >= 0 && a < c->nsegs && b >= 0 &&
-               b < c->segs[a].lines.n)
+      else if ((sscanf(line, "#pragma parray_pac_inc %d %d", &a, &b) == 2 ||
+                sscanf(line, "#pragma parray_pac_err %d %d", &a, &b) == 2) &&
+               a >= 0 && a < c->nsegs && b >= 0 && b < c->segs[a].lines.n)
         c->segs[a].lines.v[b].live = true;
     }
     p = e + 1;
@@ -441,6 +445,9 @@ static void eval_seg(ppc *c, int seg, ppmacros *m, bool live) {
       l->live = live;
       if (live && is_site(c, l, seg, i)) eval_seg(c, l->seg, m, true);
       break;
+    case PK_ERROR:
+      l->live = live;
+      break;
     default:
       break;
     }
@@ -466,7 +473,19 @@ static void decide_eval(ppc *c) {
 static void mark_all_live(ppc *c) {
   for (int g = 0; g < c->groups.n; g++) c->groups.v[g].live = true;
   for (int s = 0; s < c->nsegs; s++)
-    for (int i = 0; i < c->segs[s].lines.n; i++) c->segs[s].lines.v[i].live = true;
+    for (int i = 0; i < c->segs[s].lines.n; i++)
+      c->segs[s].lines.v[i].live = c->segs[s].lines.v[i].kind != PK_ERROR; /* undecided: not reported */
+}
+
+/* #error in a group that is live: the program stops there, as C's does */
+static void report_errors(ppc *c) {
+  const char *t = c->src->text;
+  for (int s = 0; s < c->nsegs; s++)
+    for (int i = 0; i < c->segs[s].lines.n; i++) {
+      const ppl *l = &c->segs[s].lines.v[i];
+      if (l->kind == PK_ERROR && l->live)
+        diag_error(c->dg, (loc){l->b, l->e}, "#error %.*s", (int)(l->e - l->arg), t + l->arg);
+    }
 }
 
 /* The first #include "x.pc" reached whose file has not been looked up, in
@@ -570,6 +589,7 @@ int ppc_run(srcfile *src, diag *dg, const ppc_options *o, ppc_result *r) {
     if (!l) break;
     fresh = load_include(&c, l, s, line);
   }
+  report_errors(&c);
   r->used_cpp = use_cpp && c.any_cond;
   for (int g = 0; g < c.groups.n; g++)
     if (!c.groups.v[g].live && c.groups.v[g].body.e > c.groups.v[g].body.b) vec_push(r->dead, c.groups.v[g].body);

@@ -65,6 +65,12 @@ static bool cd_is_type_macro(void *env, const char *name, size_t len) {
   return lw_is_type_word(w, b, n) || strmap_get(&w->hdr->typedefs, b, n) != NULL;
 }
 
+const char *lw_macro_body_cb(void *env, const char *name, size_t len) {
+  lw *w = env;
+  macro *m = w->hdr ? strmap_get(&w->hdr->macros, name, len) : NULL;
+  return m && !m->funclike ? m->body : NULL;
+}
+
 bool lw_is_type_word(lw *w, const char *s, size_t n) {
   (void)w;
   static const char *const tw[] = {"void", "char", "short", "int", "long", "float", "double", "signed",

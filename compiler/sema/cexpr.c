@@ -263,6 +263,18 @@ static ex *fold_cmp(rd *r, int op, ex *a, ex *b, int start) {
   return opaque(r, start, r->i);
 }
 
+/* t[0..n-1] names an arithmetic type (the words of a cast); n > 0 */
+static bool type_words(const ltok *t, int n) {
+  static const char *tw[] = {"int", "long", "short", "char", "unsigned", "signed", "size_t", "ptrdiff_t",
+                             "int64_t", "int32_t", "uint64_t", "uint32_t", "const", "float", "double"};
+  for (int k = 0; k < n; k++) {
+    bool w = false;
+    for (size_t q = 0; q < sizeof tw / sizeof tw[0]; q++) w |= is_word(&t[k], tw[q]);
+    if (!w) return false;
+  }
+  return n > 0;
+}
+
 static ex *r_unary(rd *r) {
   int start = r->i;
   if (r->i < r->n && r->t[r->i].kind == T_PUNCT) {
@@ -285,16 +297,8 @@ static ex *r_unary(rd *r) {
     if (p == '(' && r->i + 1 < r->n) {
       /* a cast: '(' type-words ')' followed by an operand */
       int k = r->i + 1;
-      bool typewords = true;
-      static const char *tw[] = {"int", "long", "short", "char", "unsigned", "signed", "size_t", "ptrdiff_t",
-                                 "int64_t", "int32_t", "uint64_t", "uint32_t", "const", "float", "double"};
-      while (k < r->n && !(r->t[k].kind == T_PUNCT && r->t[k].punct == ')')) {
-        bool w = false;
-        for (size_t q = 0; q < sizeof tw / sizeof tw[0]; q++) w |= is_word(&r->t[k], tw[q]);
-        if (!w) typewords = false;
-        k++;
-      }
-      if (typewords && k > r->i + 1 && k + 1 < r->n) {
+      while (k < r->n && !(r->t[k].kind == T_PUNCT && r->t[k].punct == ')')) k++;
+      if (type_words(r->t + r->i + 1, k - r->i - 1) && k + 1 < r->n) {
         bool isfloat = false;
         for (int q = r->i + 1; q < k; q++) isfloat |= is_word(&r->t[q], "float") || is_word(&r->t[q], "double");
         r->i = k + 1;
@@ -419,7 +423,16 @@ int cx_side_effect(cxenv *c, const ltok *t, int n) {
         if (c->macro && c->macro(c->env, f->s, f->len, &fl) && fl) continue;
         return i - 1;
       }
-      if (f->kind == T_PUNCT && (f->punct == ')' || f->punct == ']')) return i;
+      if (f->kind == T_PUNCT && f->punct == ')') { /* (f)(x) calls; (long)(x) casts */
+        int b = i - 1, depth = 0;
+        for (; b >= 0; b--) {
+          if (t[b].kind == T_PUNCT && t[b].punct == ')') depth++;
+          if (t[b].kind == T_PUNCT && t[b].punct == '(' && --depth == 0) break;
+        }
+        if (b >= 0 && type_words(t + b + 1, i - 2 - b)) continue;
+        return i;
+      }
+      if (f->kind == T_PUNCT && f->punct == ']') return i;
     }
   }
   return -1;

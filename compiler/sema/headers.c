@@ -52,11 +52,25 @@ void hdr_add_define(hdrinfo *h, const char *line, size_t len) {
   if (m->funclike)
     while (p < e && *p != ')') p++;
   if (p < e && m->funclike) p++;
-  /* body: join continuation lines */
+  /* body: continuation lines joined, comments a space (outside literals) */
   sbuf b;
   sb_init(&b);
+  char quote = 0;
   for (; p < e; p++) {
     if (*p == '\\' && p + 1 < e && p[1] == '\n') {
+      p++;
+      sb_putc(&b, ' ');
+      continue;
+    }
+    if (quote) {
+      if (*p == '\\' && p + 1 < e) sb_putc(&b, *p++);
+      else if (*p == quote) quote = 0;
+    } else if (*p == '"' || *p == '\'') {
+      quote = *p;
+    } else if (*p == '/' && p + 1 < e && p[1] == '/') {
+      break;
+    } else if (*p == '/' && p + 1 < e && p[1] == '*') {
+      for (p += 2; p + 1 < e && !(p[0] == '*' && p[1] == '/'); p++) {}
       p++;
       sb_putc(&b, ' ');
       continue;

@@ -239,10 +239,36 @@ static dnode *first_data_ref(dnode *n) {
   return NULL;
 }
 
+/* The element type's text, or NULL when there is none. Without a memory
+ * kind, a first word that is a macro expanding to one ({MEM float [4]},
+ * #define MEM dmem) gives it, as the C preprocessor would have. */
+static const char *elem_text(tyctx *t, const tbody *b, int *mem) {
+  if (!b->has_elem) return NULL;
+  const char *e = text(t, b->elem);
+  if (*mem != MK_NONE || !t->macro_body) return e;
+  size_t n = 0;
+  while (e[n] && e[n] != ' ' && e[n] != '\t' && e[n] != '*') n++;
+  const char *body = n ? t->macro_body(t->env, e, n) : NULL;
+  if (!body) return e;
+  while (*body == ' ' || *body == '\t') body++;
+  static const char *const kinds[] = {"paged", "pinned", "dmem", "smem", "rmem"};
+  static const memkind_t mk[] = {MK_PAGED, MK_PINNED, MK_DMEM, MK_SMEM, MK_RMEM};
+  for (int k = 0; k < 5; k++) {
+    size_t m = strlen(kinds[k]);
+    if (strncmp(body, kinds[k], m) || (body[m] && body[m] != ' ' && body[m] != '\t')) continue;
+    *mem = mk[k];
+    const char *rest = arena_printf(t->ar, "%s%s", body + m, e + n);
+    while (*rest == ' ' || *rest == '\t') rest++;
+    return *rest ? rest : NULL;
+  }
+  return e;
+}
+
 ptype *ty_build(tyctx *t, const char *name, loc nameloc, tbody *b, int instance) {
   ptype *ty = arena_alloc(t->ar, sizeof *ty);
   ty->name = name, ty->loc = nameloc, ty->thread = b->thread, ty->mem = b->mem, ty->instance = instance;
   ty->cuda_params = b->cuda_params, ty->cuda_params_loc = b->cuda_params_loc;
+  const char *elem = elem_text(t, b, &ty->mem);
   ty->building = true;
   bool ok = true;
   dnode *root;
@@ -282,14 +308,14 @@ ptype *ty_build(tyctx *t, const char *name, loc nameloc, tbody *b, int instance)
   dnode *first = first_data_ref(root);
   if (ty->thread == TK_DATA) {
     if (ty->mem == MK_NONE) ty->mem = first ? first->type->mem : MK_PAGED;
-    if (b->has_elem) ty->elem = text(t, b->elem);
+    if (elem) ty->elem = elem;
     else if (first) ty->elem = first->type->elem;
     else {
       diag_error(t->dg, nameloc, "type '%s' has no element type and references no other data type to take it from",
                  name);
       return NULL;
     }
-  } else if (b->has_elem || b->mem != MK_NONE) {
+  } else if (b->has_elem || ty->mem != MK_NONE) {
     diag_error(t->dg, b->loc, "a thread array type has no memory kind or element type");
     return NULL;
   }

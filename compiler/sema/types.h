@@ -71,6 +71,9 @@ typedef struct tyctx {
   srcfile *src;
   /* size expressions are evaluated by the caller (macros, $dim$, parameters) */
   ex *(*eval_size)(void *env, items *expr, loc where, const char *what); /* what: "dimension size" */
+  /* the body of an object-like macro (NULL: none), so that a memory kind
+   * given by a macro ({MEM float [4]} with #define MEM dmem) is seen */
+  const char *(*macro_body)(void *env, const char *name, size_t len);
   /* resolve a type path name to a node (scopes, subprogram parameters) */
   dnode *(*lookup)(void *env, const char *name, size_t len, loc where, bool report);
   void *env;
