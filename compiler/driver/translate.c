@@ -92,25 +92,32 @@ static int load_pc_include(void *env, int sg, uint32_t at, const char *name, siz
   return seg;
 }
 
+/* The preprocessor option at *i: 'D' or 'U' with *v its text ("NAME=VAL",
+ * from the same word or the next, *i then moved past it), or 0. */
+static int define_option(const pac_options *opt, int *i, const char **v) {
+  const char *a = opt->cpp_args[*i];
+  if (strncmp(a, "-D", 2) && strncmp(a, "-U", 2)) return 0;
+  if (a[2]) *v = a + 2;
+  else if (*i + 1 < opt->ncpp_args) *v = opt->cpp_args[++*i];
+  else return 0;
+  return a[1];
+}
+
 /* Decide the conditional groups, loading the .pc files reached. */
 static int decide_groups(tstate *t, ppc_result *r) {
   const pac_options *opt = &t->opt;
   const char **defs = malloc(sizeof *defs * (size_t)(opt->ncpp_args + 1));
   char **owned = calloc((size_t)opt->ncpp_args + 1, sizeof *owned);
   int nd = 0;
+  const char *v;
   for (int i = 0; i < opt->ncpp_args; i++) {
-    const char *a = opt->cpp_args[i];
-    bool d = !strncmp(a, "-D", 2), u = !strncmp(a, "-U", 2);
-    if (!d && !u) continue;
-    if (a[2]) {
-      defs[nd++] = a;
-    } else if (i + 1 < opt->ncpp_args) {
-      size_t n = strlen(opt->cpp_args[i + 1]);
-      owned[nd] = malloc(n + 3);
-      snprintf(owned[nd], n + 3, "%s%s", a, opt->cpp_args[++i]);
-      defs[nd] = owned[nd];
-      nd++;
-    }
+    int k = define_option(opt, &i, &v);
+    if (!k) continue;
+    size_t n = strlen(v);
+    owned[nd] = malloc(n + 3);
+    snprintf(owned[nd], n + 3, "-%c%s", k, v);
+    defs[nd] = owned[nd];
+    nd++;
   }
   /* the CUDA toolkit's headers are found (after the system's), so that a
    * CUDA program's #include <cufft.h> does not stop the preprocessor */
@@ -182,11 +189,11 @@ static void read_cpp_deps(tstate *t, const char *path) {
  * the file's own #defines, as C orders them. */
 static void learn_own_defines(tstate *t, const sbuf *pp) {
   const pac_options *opt = &t->opt;
+  const char *v;
   for (int i = 0; i < opt->ncpp_args; i++) {
-    const char *a = opt->cpp_args[i];
-    bool d = !strncmp(a, "-D", 2), u = !strncmp(a, "-U", 2);
-    if (!d && !u) continue;
-    const char *v = a[2] ? a + 2 : i + 1 < opt->ncpp_args ? opt->cpp_args[++i] : "";
+    int k = define_option(opt, &i, &v);
+    if (!k) continue;
+    bool d = k == 'D';
     const char *eq = strchr(v, '=');
     char *line = arena_printf(&t->ar, "#%s %.*s %s", d ? "define" : "undef", (int)(eq ? eq - v : (long)strlen(v)), v,
                               d ? (eq ? eq + 1 : "1") : "");
