@@ -175,6 +175,8 @@ static parray_status mem_copy(void *ctx, int lane, void *dst, const int64_t *ds,
 
 static parray_status mem_to_host(void *ctx, int lane, void *host, const void *p, size_t bytes) {
   (void)ctx;
+  parray_status st = make_lanes();
+  if (st != PARRAY_OK) return st;
   cudaError_t e = cudaMemcpyAsync(host, p, bytes, cudaMemcpyDeviceToHost, mem.lane[lane]);
   return e == cudaSuccess ? PARRAY_OK : cuda_fail(e, "cudaMemcpyAsync (device to host)");
 }
