@@ -253,6 +253,7 @@ void lw_replace_dir(lw *w, item *it, const char *code) {
   /* the comment on its own line above, the lowering below at the same indentation */
   sb_puts(&b, lw_comment(w, it->dir->loc));
   sb_putc(&b, '\n');
+  sb_puts(&b, pr_line_text(&w->pr, w->ar, it->loc.b)); /* the code is the directive's line, not the comment's next */
   uint32_t ls = src_line_start_of(w->src, it->loc.b);
   for (uint32_t i = ls; i < it->loc.b && (w->src->text[i] == ' ' || w->src->text[i] == '\t'); i++)
     sb_putc(&b, w->src->text[i]);
