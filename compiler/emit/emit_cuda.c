@@ -3,7 +3,8 @@
  * and block of its thread array type (the extents the lowering mapped to
  * z, y, x), every launch checked; a grid-wide #sync makes it a cooperative
  * launch. Device memory and copies involving it go through the CUDA
- * runtime; smem and rmem are arrays declared in the kernel. Everything else
+ * runtime; smem and rmem are 16-byte aligned arrays declared in the kernel;
+ * a thread's own #copy moves packs behind a run-time alignment test. Everything else
  * is host code, printed as emit_c.c prints it (docs/cuda.md). */
 #include "emit.h"
 
