@@ -2,8 +2,8 @@
  * inside a cuda detour as the thread's own loops over the modes of the two
  * layouts, in 16/8/4-byte packs where the layouts allow (docs/cuda.md), with
  * its bound(...) clause; as a per-element loop inside pthd and mpi bodies
- * (and where no flat layout exists),
- * a contiguous copy, a strided copy over the modes of a common refinement
+ * (and where no flat layout exists); in host code a contiguous copy, a
+ * strided copy over the modes of a common refinement
  * of the two layouts (merged dimensions, outermost first), or, when a side
  * is distributed, a scatter, gather or redistribution over the local and
  * process layouts of both sides (planned at run time when their splits do
