@@ -89,11 +89,58 @@ void emit_copy_check(emitter *e, sbuf *b, const plan_copy *p, const char *site) 
             "elements\", (long long)(%s), (long long)(%s));\n", s, d, site, s, d);
 }
 
+/* x, in parentheses unless it is one name or number */
+static const char *paren(emitter *e, const char *x) {
+  for (const char *c = x; *c; c++)
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_'))
+      return arena_printf(e->ar, "(%s)", x);
+  return x;
+}
+
+void emit_bound_test(emitter *e, sbuf *b, const plan_copy *p, const char *last_plus) {
+  for (int k = 0; k < p->nbound; k++) {
+    bool last = k == p->nbound - 1 && last_plus;
+    sb_printf(b, "%s%s%s%s < %s", k ? " && " : "", paren(e, ex_str(e->ex, p->bound_digit[k], false)),
+              last ? " + " : "", last ? last_plus : "", paren(e, p->bound[k]));
+  }
+}
+
 void emit_copy_loop(emitter *e, sbuf *b, const plan_copy *p) {
   bool wide = ex_needs_wide(p->src.off) || ex_needs_wide(p->dst.off) || ex_needs_wide(p->count);
-  sb_printf(b, "%sfor (%s " PLAN_LOOP_INDEX " = 0; " PLAN_LOOP_INDEX " < %s; " PLAN_LOOP_INDEX "++) (%s)[%s] = (%s)[%s];",
-            p->unroll ? "_Pragma(\"unroll\") " : "", wide ? "long long" : "int", ex_str(e->ex, p->count, wide),
-            p->dst.ptr, ex_str(e->ex, p->dst.off, false), p->src.ptr, ex_str(e->ex, p->src.off, false));
+  sb_printf(b, "%sfor (%s " PLAN_LOOP_INDEX " = 0; " PLAN_LOOP_INDEX " < %s; " PLAN_LOOP_INDEX "++) ",
+            p->unroll ? "_Pragma(\"unroll\") " : "", wide ? "long long" : "int", ex_str(e->ex, p->count, wide));
+  if (p->nbound) {
+    sb_puts(b, "if (");
+    emit_bound_test(e, b, p, NULL);
+    sb_puts(b, ") ");
+  }
+  sb_printf(b, "(%s)[%s] = (%s)[%s];", p->dst.ptr, ex_str(e->ex, p->dst.off, false), p->src.ptr,
+            ex_str(e->ex, p->src.off, false));
+}
+
+void emit_mode_loops(emitter *e, sbuf *b, const plan_copy *p, int64_t inner_step, const char *indent) {
+  bool wide = ex_needs_wide(p->src.off) || ex_needs_wide(p->dst.off);
+  for (int m = 0; m < p->nmodes; m++) {
+    int64_t n;
+    const char *ty = wide || ex_needs_wide(p->shape[m]) ? "long long" : "int";
+    sb_printf(b, "%s%*s%sfor (%s " PLAN_MODE_INDEX "%d = 0; " PLAN_MODE_INDEX "%d < %s; " PLAN_MODE_INDEX "%d", indent,
+              2 * m, "", ex_is_const(p->shape[m], &n) ? "_Pragma(\"unroll\") " : "", ty, m, m,
+              ex_str(e->ex, p->shape[m], wide), m);
+    if (m == p->nmodes - 1 && inner_step > 1) sb_printf(b, " += %lld)\n", (long long)inner_step);
+    else sb_puts(b, "++)\n");
+  }
+  sb_printf(b, "%s%*s", indent, 2 * p->nmodes, "");
+}
+
+void emit_copy_modes(emitter *e, sbuf *b, const plan_copy *p, const char *indent) {
+  emit_mode_loops(e, b, p, 1, indent);
+  if (p->nbound) {
+    sb_puts(b, "if (");
+    emit_bound_test(e, b, p, NULL);
+    sb_puts(b, ") ");
+  }
+  sb_printf(b, "(%s)[%s] = (%s)[%s];", p->dst.ptr, ex_str(e->ex, p->dst.off, false), p->src.ptr,
+            ex_str(e->ex, p->src.off, false));
 }
 
 const char *emit_copy_count(emitter *e, const plan_copy *p) {

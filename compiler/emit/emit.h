@@ -75,6 +75,14 @@ char *emit_cuda_copy(emitter *e, const plan_copy *p);
 /* the size check and per-element loop of a #copy, used by both targets */
 void emit_copy_check(emitter *e, sbuf *b, const plan_copy *p, const char *site);
 void emit_copy_loop(emitter *e, sbuf *b, const plan_copy *p);
+/* the bound(...) test of a copy's element; last_plus (NULL: none) is added
+ * to the digit of the last dimension */
+void emit_bound_test(emitter *e, sbuf *b, const plan_copy *p, const char *last_plus);
+/* the loops of a CP_VECTOR, one per mode, each line after indent; the
+ * innermost steps by inner_step elements */
+void emit_mode_loops(emitter *e, sbuf *b, const plan_copy *p, int64_t inner_step, const char *indent);
+/* a CP_VECTOR one element at a time */
+void emit_copy_modes(emitter *e, sbuf *b, const plan_copy *p, const char *indent);
 /* "(parray_size_t)N": the element count of a contiguous copy */
 const char *emit_copy_count(emitter *e, const plan_copy *p);
 /* "{ const parray_int64_t parray__shape[] = .., parray__dstride[] = .., parray__sstride[] = ..;\n" */

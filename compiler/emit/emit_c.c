@@ -238,6 +238,11 @@ char *emit_c_copy(emitter *e, const plan_copy *p) {
   switch (p->method) {
   case CP_DIST: copy_distributed(e, &b, p, site); break;
   case CP_LOOP: emit_copy_loop(e, &b, p); break;
+  case CP_VECTOR: /* planned in cuda detours only: element by element here */
+    sb_puts(&b, "{\n");
+    emit_copy_modes(e, &b, p, "    ");
+    sb_puts(&b, " }");
+    break;
   case CP_MEMCPY:
     sb_printf(&b, "__builtin_memcpy(%s, %s, %s * sizeof(%s));", p->dst.ptr, p->src.ptr, emit_copy_count(e, p), p->elem);
     break;

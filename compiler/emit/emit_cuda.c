@@ -3,7 +3,8 @@
  * and block of its thread array type (the extents the lowering mapped to
  * z, y, x), every launch checked; a grid-wide #sync makes it a cooperative
  * launch. Device memory and copies involving it go through the CUDA
- * runtime; smem and rmem are arrays declared in the kernel. Everything else
+ * runtime; smem and rmem are 16-byte aligned arrays declared in the kernel;
+ * a thread's own #copy moves packs behind a run-time alignment test. Everything else
  * is host code, printed as emit_c.c prints it (docs/cuda.md). */
 #include "emit.h"
 
@@ -103,6 +104,8 @@ char *emit_cuda_sync(emitter *e, plan_kind k, plan_sync s) {
 char *emit_cuda_alloc(emitter *e, const plan_alloc *p) {
   if (p->kind == AL_ARRAY && p->mem == MK_SMEM) /* 16-byte aligned, so that vector accesses into it are legal */
     return arena_printf(e->ar, "__shared__ __align__(16) %s %s[%lld];", p->elem, p->target, (long long)p->nelems);
+  if (p->kind == AL_ARRAY && p->mem == MK_RMEM) /* aligned for the packs of a #copy; registers when indexed by constants */
+    return arena_printf(e->ar, "__align__(16) %s %s[%lld];", p->elem, p->target, (long long)p->nelems);
   if (p->kind == AL_DIST && p->mem == MK_DMEM) return emit_alloc_distributed(e, p, true);
   if (p->kind != AL_DEVICE) return emit_c_alloc(e, p);
   const char *call = arena_printf(e->ar, "(%s *)parray_cuda_create(%s, %s, %s)", p->elem, emit_memkind(p->mem),
@@ -123,7 +126,51 @@ char *emit_cuda_destroy(emitter *e, const plan_destroy *p) {
   return emit_c_destroy(e, p);
 }
 
+/* A cuda thread's own copy over modes: with a pack width, when both base
+ * pointers are aligned to it, packs of that many bytes move through a vector
+ * type (uint4, uint2, unsigned int: bytes, not elements); a pack that a
+ * bound cuts goes element by element; misaligned pointers take the
+ * element loop. */
+static void copy_vector(emitter *e, sbuf *b, const plan_copy *p) {
+  if (!p->vec) {
+    sb_puts(b, "{\n");
+    emit_copy_modes(e, b, p, "    ");
+    sb_puts(b, " }");
+    return;
+  }
+  static const char *const vt[17] = {[4] = "unsigned int", [8] = "uint2", [16] = "uint4"};
+  int64_t v = p->vec / p->elem_bytes;
+  const char *so = ex_str(e->ex, p->src.off, false), *dof = ex_str(e->ex, p->dst.off, false);
+  sb_printf(b, "{ if ((((uintptr_t)(%s) | (uintptr_t)(%s)) & %d) == 0) { /* %d-byte packs */\n", p->src.ptr,
+            p->dst.ptr, p->vec - 1, p->vec);
+  emit_mode_loops(e, b, p, v, "    ");
+  const char *mv = arena_printf(e->ar, "*(%s *)((%s) + %s) = *(const %s *)((%s) + %s);", vt[p->vec], p->dst.ptr, dof,
+                                vt[p->vec], p->src.ptr, so);
+  if (p->nbound) {
+    sb_puts(b, "if (");
+    emit_bound_test(e, b, p, arena_printf(e->ar, "%lld", (long long)(v - 1)));
+    sb_printf(b, ") %s\n    %*selse for (int parray__e = 0; parray__e < %lld; parray__e++) if (", mv, 2 * p->nmodes, "",
+              (long long)v);
+    emit_bound_test(e, b, p, "parray__e");
+    sb_printf(b, ") (%s)[%s + parray__e] = (%s)[%s + parray__e];", p->dst.ptr, dof, p->src.ptr, so);
+  } else {
+    sb_puts(b, mv);
+  }
+  sb_puts(b, "\n  } else { /* misaligned: one element at a time */\n");
+  emit_copy_modes(e, b, p, "    ");
+  sb_puts(b, "\n  } }");
+}
+
 char *emit_cuda_copy(emitter *e, const plan_copy *p) {
+  if (p->method == CP_VECTOR) {
+    sbuf b;
+    sb_init(&b);
+    emit_copy_check(e, &b, p, emit_site(e, &p->site));
+    copy_vector(e, &b, p);
+    char *r = arena_strdup(e->ar, b.s);
+    sb_free(&b);
+    return r;
+  }
   if (!p->device || p->method == CP_LOOP || p->method == CP_DIST) return emit_c_copy(e, p);
   const char *site = emit_site(e, &p->site);
   char b_buf[1024];

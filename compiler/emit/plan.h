@@ -122,7 +122,9 @@ typedef enum {
   CP_LOOP,    /* one element at a time, inside a detour or where no flat layout exists */
   CP_MEMCPY,  /* both sides contiguous */
   CP_STRIDED, /* merged modes: shape and a stride per side */
-  CP_DIST     /* a side is distributed: scatter, gather or redistribution */
+  CP_DIST,    /* a side is distributed: scatter, gather or redistribution */
+  CP_VECTOR   /* a cuda thread's own copy over merged modes, one loop per mode (no div/mod),
+                 moving vec-byte packs when both base pointers are aligned (vec > 0) */
 } plan_copy_method;
 
 /* The linear index of the thread running a pthd or mpi body: $tid$ is an
@@ -132,12 +134,17 @@ typedef enum {
 /* The name of the element index of a CP_LOOP: the offsets are expressions in it. */
 #define PLAN_LOOP_INDEX "parray__i"
 
+/* The index of mode m of a CP_VECTOR: "parray__m0", "parray__m1", ...; the
+ * offsets and bound digits are expressions in these. */
+#define PLAN_MODE_INDEX "parray__m"
+
 /* A side of a #copy. */
 typedef struct plan_side {
   const char *ptr; /* the pointer (NULL: a distributed array) */
   const char *var; /* a distributed array's variable (with mem MK_DMEM: blocks on the GPUs) */
   int mem;
-  ex *off;          /* CP_LOOP: the offset of element PLAN_LOOP_INDEX */
+  ex *off;          /* CP_LOOP: the offset of element PLAN_LOOP_INDEX; CP_VECTOR: of the
+                       element at the mode indices PLAN_MODE_INDEX<m> */
   ex **stride;      /* CP_STRIDED: a stride per mode; CP_DIST: the local offsets' */
   ex **proc_stride; /* CP_DIST: the process index's */
   int nmodes;       /* CP_DIST planned at run time: this side's own modes, */
@@ -158,6 +165,20 @@ typedef struct plan_copy {
   int service;          /* CP_DIST with a distributed dmem side (its mem is MK_DMEM): as in plan_alloc */
   bool split;           /* CP_DIST: no common refinement was proved; each side has
                            its own modes and the runtime plans the copy */
+  /* CP_VECTOR: modes nmodes and shape (outermost first; src.off, dst.off);
+   * the innermost mode has stride 1 on both sides. With vec > 0 its index
+   * steps by vec / elem_bytes elements, one pack of vec bytes (16, 8 or 4)
+   * at a time, when both pointers are vec-aligned; otherwise, and with vec
+   * 0, one element at a time. */
+  int vec;
+  int64_t elem_bytes;
+  /* CP_LOOP, CP_VECTOR with a bound(...) clause: an element moves iff
+   * bound_digit[k] < bound[k] for every k (the index along the source's
+   * top-level dimension k); for a pack the last digit is that of its first
+   * element, and the pack's elements follow it along the last dimension */
+  int nbound;
+  const char **bound;
+  ex **bound_digit;
   plan_site site;
 } plan_copy;
 

@@ -204,6 +204,11 @@ directive *ast_dir_copy(astctx *c, loc all, loc kw, loc s, items sa, loc sal, lo
   return d;
 }
 
+directive *ast_copy_bound(directive *d, loc kw, items bound, loc boundloc) {
+  d->has_bound = true, d->boundkw = kw, d->bound = bound, d->boundloc = boundloc;
+  return d;
+}
+
 directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, bool has_args, items args, loc argsloc, item *block) {
   directive *d = ast_dir(c, D_DETOUR, all, kw);
   d->name = name, d->has_args = has_args, d->args = args, d->argsloc = argsloc, d->block = block;

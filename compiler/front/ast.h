@@ -120,6 +120,10 @@ struct directive {
   loc name2;   /* D_COPY: destination type */
   items args2; /* D_COPY: destination expression */
   loc args2loc;
+  bool has_bound; /* D_COPY: a bound(...) clause */
+  loc boundkw;    /* D_COPY: 'bound' */
+  items bound;    /* D_COPY: the bound(...) contents */
+  loc boundloc;
   item *block; /* D_DETOUR, D_MAINHOST, D_GLOBAL: the { } group */
   items sub;   /* D_SUBPROG: the body up to #end */
   loc endloc;  /* D_SUBPROG: the #end */
@@ -180,6 +184,8 @@ directive *ast_dir(astctx *c, dir_kind k, loc all, loc kw);
 directive *ast_dir_parray(astctx *c, loc all, loc kw, tbody *b, loc name);
 directive *ast_dir_call(astctx *c, dir_kind k, loc all, loc kw, loc name, items args, loc argsloc);
 directive *ast_dir_copy(astctx *c, loc all, loc kw, loc s, items sa, loc sal, loc d, items da, loc dal);
+/* the bound(...) clause of a #copy */
+directive *ast_copy_bound(directive *d, loc kw, items bound, loc boundloc);
 directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, bool has_args, items args, loc argsloc, item *block);
 directive *ast_dir_block(astctx *c, dir_kind k, loc all, loc kw, item *block);
 directive *ast_dir_sync(astctx *c, loc all, loc kw, int level);

@@ -173,6 +173,9 @@ const char *lw_dir_text(lw *w, item *it);
 bool lw_single_ident(items *a, loc *out);
 /* the data type a directive names (reports a thread array type) */
 dnode *lw_data_type(lw *w, loc name);
+/* sizeof of a common scalar or CUDA vector element type on the 64-bit
+ * targets (0: not known to pac, then only the run-time checks apply) */
+int64_t lw_elem_size(const char *elem);
 void lw_create(lw *w, item *it);
 /* the index of the runtime's body parray_mpi_dev_service in the mpi body
  * table (distributed dmem arrays), added at the first use */

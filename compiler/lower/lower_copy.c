@@ -1,6 +1,9 @@
 /* lower_copy.c - #copy (docs/language.md, Copies): checked here and planned
- * as a per-element loop inside detours (and where no flat layout exists),
- * a contiguous copy, a strided copy over the modes of a common refinement
+ * inside a cuda detour as the thread's own loops over the modes of the two
+ * layouts, in 16/8/4-byte packs where the layouts allow (docs/cuda.md), with
+ * its bound(...) clause; as a per-element loop inside pthd and mpi bodies
+ * (and where no flat layout exists); in host code a contiguous copy, a
+ * strided copy over the modes of a common refinement
  * of the two layouts (merged dimensions, outermost first), or, when a side
  * is distributed, a scatter, gather or redistribution over the local and
  * process layouts of both sides (planned at run time when their splits do
@@ -20,6 +23,158 @@ static bool same_elem(const char *a, const char *b) {
   }
 }
 
+/* The source's top-level dimensions: extents and weights (a leaf: itself) */
+static int top_dims(dnode *ns, ex **n, ex **wt, exctx *x) {
+  if (!ns->nkids) {
+    n[0] = ns->size, wt[0] = ex_const(x, 1);
+    return 1;
+  }
+  for (int k = 0; k < ns->nkids; k++) n[k] = ns->kids[k]->size, wt[k] = ns->kids[k]->weight;
+  return ns->nkids;
+}
+
+/* bound(...) of a per-element loop: the digit of each top-level dimension
+ * of the source in the linear index i */
+static void loop_bound_digits(lw *w, dnode *ns, ex *i, plan_copy *p) {
+  exctx *x = &w->ex;
+  ex **n = arena_alloc(w->ar, sizeof *n * (size_t)p->nbound * 2), **wt = n + p->nbound;
+  top_dims(ns, n, wt, x);
+  for (int k = 0; k < p->nbound; k++) {
+    ex *q = ex_div(x, i, wt[k]);
+    p->bound_digit[k] = lw_localize(w, k ? ex_mod(x, q, n[k]) : q, w->rg->at);
+  }
+}
+
+/* The bound(...) clause: one side-effect free bound per top-level dimension
+ * of the source type (false after reporting). */
+static bool copy_bounds(lw *w, directive *d, dnode *ns, plan_copy *p) {
+  int nt = ns->nkids ? ns->nkids : 1;
+  items *a;
+  int n = d->bound.n ? lw_split_args(w, &d->bound, &a) : 0;
+  if (n != nt) {
+    diag_error(w->dg, d->bound.n ? d->boundloc : d->boundkw, "bound(...) needs one bound per top-level dimension "
+               "of '%s': %d, not %d", ns->path, nt, n);
+    return false;
+  }
+  p->nbound = n;
+  p->bound = arena_alloc(w->ar, sizeof *p->bound * (size_t)n);
+  p->bound_digit = arena_alloc(w->ar, sizeof *p->bound_digit * (size_t)n);
+  for (int k = 0; k < n; k++) {
+    if (!a[k].n) {
+      diag_error(w->dg, d->boundloc, "empty bound in bound(...)");
+      return false;
+    }
+    ltok *t;
+    arena_mark m = arena_save(&w->scratch);
+    int nt2 = lw_ltoks(w, &a[k], &t, LW_CAPTURE);
+    int se = cx_side_effect(&w->cx, t, nt2);
+    loc at = se >= 0 ? t[se].loc : d->boundloc;
+    arena_restore(&w->scratch, m);
+    if (se >= 0) {
+      diag_error(w->dg, at, "a bound cannot have side effects (the generated code evaluates it for every element)");
+      return false;
+    }
+    p->bound[k] = lw_list_text(w, &a[k]);
+  }
+  return true;
+}
+
+/* The source's logical index space split at its top-level dimensions: mode
+ * k has the extent of dimension k and its weight as stride. */
+static layout *logical_layout(lw *w, dnode *ns) {
+  layout *l = arena_alloc(w->ar, sizeof *l);
+  l->m = arena_alloc(w->ar, sizeof *l->m * (size_t)(ns->nkids ? ns->nkids : 1));
+  ex *n[64], *wt[64];
+  if (ns->nkids > 64) return NULL;
+  l->nm = top_dims(ns, n, wt, &w->ex);
+  for (int k = 0; k < l->nm; k++) l->m[k] = (mode){n[k], wt[k]};
+  return l;
+}
+
+/* With a bound: which top-level dimension each mode advances, and by how
+ * much (innermost first; the modes of one dimension are consecutive, since
+ * the refinement split the index space at the dimensions); false when the
+ * extents are not constants that multiply up to each dimension. */
+static bool mode_dims(lw *w, dnode *ns, ex *const *shape, int nm, ex **atom, plan_copy *p) {
+  ex *n[64], *wt[64];
+  if (ns->nkids > 64) return false;
+  int nt = top_dims(ns, n, wt, &w->ex), k = nt - 1;
+  int64_t acc = 1, ext, sz;
+  for (int j = 0; j < nt; j++) p->bound_digit[j] = ex_const(&w->ex, 0);
+  for (int m = nm - 1; m >= 0; m--) {
+    while (k >= 0 && acc == 1 && ex_is_const(n[k], &sz) && sz == 1) k--;
+    if (k < 0 || !ex_is_const(shape[m], &ext) || !ex_is_const(n[k], &sz)) return false;
+    p->bound_digit[k] = ex_add(&w->ex, p->bound_digit[k], ex_mul(&w->ex, atom[m], ex_const(&w->ex, acc)));
+    acc *= ext;
+    if (acc > sz || sz % acc) return false;
+    if (acc == sz) k--, acc = 1;
+  }
+  return acc == 1;
+}
+
+/* The widest pack (16, 8 or 4 bytes, wider than an element) that divides
+ * the innermost run and every outer stride of both sides, in bytes; 0: none.
+ * The innermost mode must have stride 1 on both sides. */
+static int pack_width(lw *w, plan_copy *p, ex *const *shape, ex *const *st, int k, int nm) {
+  int64_t one, es = p->elem_bytes;
+  bool mem_ok = true;
+  for (int j = 0; j < 2; j++) {
+    int mem = j ? p->dst.mem : p->src.mem;
+    mem_ok &= mem == MK_DMEM || mem == MK_SMEM || mem == MK_RMEM;
+  }
+  if (!mem_ok || es <= 0 || nm < 1) return 0;
+  for (int j = 0; j < 2; j++)
+    if (!ex_is_const(st[(nm - 1) * k + j], &one) || one != 1) return 0;
+  exctx *x = &w->ex;
+  for (int wd = 16; wd >= 4; wd /= 2) {
+    if (wd <= es || wd % es) continue;
+    ex *W = ex_const(x, wd), *E = ex_const(x, es);
+    bool ok = ex_div_exact(x, ex_mul(x, shape[nm - 1], E), W) != NULL;
+    for (int m = 0; m < nm - 1 && ok; m++)
+      for (int j = 0; j < 2 && ok; j++) ok = ex_div_exact(x, ex_mul(x, st[m * k + j], E), W) != NULL;
+    if (ok) return wd;
+  }
+  return 0;
+}
+
+/* A cuda thread's own copy over the modes of the common refinement of the
+ * two layouts (with a bound, refined also at the source's top-level
+ * dimensions): one loop per mode, in packs when pack_width finds one
+ * (false: no refinement; the caller plans the per-element loop). */
+static bool plan_modes(lw *w, dnode *ns, dnode *nd, plan_copy *p) {
+  layout *ls = ty_layout(&w->ty, ns), *ld = ty_layout(&w->ty, nd);
+  if (!ls || !ld) return false;
+  ex *shape[32], *st[32 * 3];
+  int k = p->nbound ? 3 : 2, nm;
+  if (p->nbound) {
+    layout *lg = logical_layout(w, ns), *v[3] = {ls, ld, lg};
+    nm = lg ? lay_refine(&w->ty, v, 3, shape, st, 32) : -1;
+  } else {
+    nm = lay_refine2(&w->ty, ls, ld, shape, st, 32);
+  }
+  if (nm < 1) return false;
+  exctx *x = &w->ex;
+  ex **atom = arena_alloc(w->ar, sizeof *atom * (size_t)nm);
+  for (int m = 0; m < nm; m++) {
+    int64_t c;
+    atom[m] = ex_atom(x, arena_printf(w->ar, PLAN_MODE_INDEX "%d", m), 0, ex_is_const(shape[m], &c) ? c - 1 : EX_INF);
+  }
+  if (p->nbound && !mode_dims(w, ns, shape, nm, atom, p)) return false;
+  ex *so = ex_const(x, 0), *dof = ex_const(x, 0);
+  for (int m = 0; m < nm; m++) {
+    so = ex_add(x, so, ex_mul(x, atom[m], st[m * k]));
+    dof = ex_add(x, dof, ex_mul(x, atom[m], st[m * k + 1]));
+  }
+  p->method = CP_VECTOR, p->nmodes = nm;
+  p->shape = arena_alloc(w->ar, sizeof *p->shape * (size_t)nm);
+  for (int m = 0; m < nm; m++) p->shape[m] = lw_localize(w, shape[m], w->rg->at);
+  p->src.off = lw_localize(w, so, w->rg->at), p->dst.off = lw_localize(w, dof, w->rg->at);
+  for (int j = 0; j < p->nbound; j++) p->bound_digit[j] = lw_localize(w, p->bound_digit[j], w->rg->at);
+  p->elem_bytes = lw_elem_size(p->elem);
+  p->vec = pack_width(w, p, shape, st, k, nm);
+  return true;
+}
+
 /* dst[f_D(i)] = src[f_S(i)] for every i, one element at a time */
 static void plan_loop(lw *w, dnode *ns, dnode *nd, bool unroll, plan_copy *p) {
   exctx *x = &w->ex;
@@ -30,6 +185,7 @@ static void plan_loop(lw *w, dnode *ns, dnode *nd, bool unroll, plan_copy *p) {
   p->src.off = lw_localize(w, ty_offset_linear(&w->ty, ns, i), w->rg->at);
   p->dst.off = lw_localize(w, ty_offset_linear(&w->ty, nd, i), w->rg->at);
   p->count = lw_localize(w, ns->size, w->rg->at);
+  if (p->nbound) loop_bound_digits(w, ns, i, p);
 }
 
 /* Each side's own modes (the common refinement of its local and process
@@ -203,11 +359,19 @@ void lw_copy(lw *w, item *it) {
     return;
   }
   if (!copy_sides_agree(w, d, ns, nd, &sa[0], &da[0])) return;
+  bool device = ns->type->mem == MK_DMEM || nd->type->mem == MK_DMEM;
+  bool per_thread = w->rg->kind == RG_CUDA || (w->rg->kind != RG_HOST && !device);
+  if (d->has_bound && (!per_thread || ns->type->mpi_ref || nd->type->mpi_ref)) {
+    diag_error(w->dg, d->boundkw, "bound(...) applies to a thread's own #copy inside a detour (not a host copy "
+               "or one involving device or distributed memory from a pthd or mpi body)");
+    return;
+  }
   if (ns->type->mpi_ref || nd->type->mpi_ref) {
     copy_distributed(w, it, ns, &sa[0], nd, &da[0]);
     return;
   }
   plan_copy p = {.elem = ns->type->elem, .site = lw_site(w, d->loc, lw_dir_text(w, it))};
+  if (d->has_bound && !copy_bounds(w, d, ns, &p)) return;
   p.src = (plan_side){.ptr = lw_list_text(w, &sa[0]), .mem = ns->type->mem};
   p.dst = (plan_side){.ptr = lw_list_text(w, &da[0]), .mem = nd->type->mem};
   int64_t sz;
@@ -216,9 +380,10 @@ void lw_copy(lw *w, item *it) {
     p.check_src = lw_localize(w, ns->size, w->rg->at);
     p.check_dst = lw_localize(w, nd->size, w->rg->at);
   }
-  bool device = ns->type->mem == MK_DMEM || nd->type->mem == MK_DMEM;
-  if (w->rg->kind == RG_CUDA || (w->rg->kind != RG_HOST && !device)) {
-    plan_loop(w, ns, nd, w->rg->kind == RG_CUDA && k1, &p); /* per thread, inside a detour */
+  if (w->rg->kind == RG_CUDA) { /* per thread, in a kernel: over the modes, in packs where it can */
+    if (!plan_modes(w, ns, nd, &p)) plan_loop(w, ns, nd, k1, &p);
+  } else if (per_thread) { /* per thread, in a pthd or mpi body */
+    plan_loop(w, ns, nd, false, &p);
   } else { /* host code, a pthd or mpi body included: device memory through the CUDA runtime */
     p.device = device;
     if (p.device && w->target != TARGET_CUDA) {

@@ -33,9 +33,7 @@ dnode *lw_data_type(lw *w, loc name) {
   return n;
 }
 
-/* sizeof of a common scalar element type on the 64-bit targets (0: not known
- * to pac, then only the run-time check applies) */
-static int64_t known_elem_size(const char *elem) {
+int64_t lw_elem_size(const char *elem) {
   static const struct {
     const char *name;
     int64_t size;
@@ -43,7 +41,11 @@ static int64_t known_elem_size(const char *elem) {
            {"short", 2}, {"unsigned short", 2}, {"int16_t", 2}, {"uint16_t", 2}, {"half", 2}, {"__half", 2},
            {"int", 4}, {"unsigned", 4}, {"unsigned int", 4}, {"int32_t", 4}, {"uint32_t", 4}, {"float", 4},
            {"long", 8}, {"unsigned long", 8}, {"long long", 8}, {"unsigned long long", 8}, {"int64_t", 8},
-           {"uint64_t", 8}, {"size_t", 8}, {"ptrdiff_t", 8}, {"double", 8}};
+           {"uint64_t", 8}, {"size_t", 8}, {"ptrdiff_t", 8}, {"double", 8},
+           /* CUDA's vector and 16-bit float types */
+           {"__nv_bfloat16", 2}, {"half2", 4}, {"__half2", 4}, {"char4", 4}, {"uchar4", 4}, {"short2", 4},
+           {"ushort2", 4}, {"float2", 8}, {"int2", 8}, {"uint2", 8}, {"short4", 8}, {"ushort4", 8},
+           {"float4", 16}, {"int4", 16}, {"uint4", 16}, {"double2", 16}, {"longlong2", 16}};
   char norm[64];
   size_t n = 0;
   for (const char *p = elem; *p && n + 1 < sizeof norm; p++) {
@@ -65,7 +67,7 @@ static int64_t known_elem_size(const char *elem) {
 static bool create_bytes(lw *w, dnode *n, loc at, plan_bytes *out) {
   ex *fp = lw_localize(w, ty_footprint(&w->ty, n), w->rg->at);
   const char *elem = n->type->elem;
-  int64_t v, es = known_elem_size(elem);
+  int64_t v, es = lw_elem_size(elem);
   *out = (plan_bytes){fp, elem, false};
   if (ex_is_const(fp, &v) && es) {
     if (v > INT64_MAX / es) {
