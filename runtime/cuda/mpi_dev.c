@@ -55,11 +55,15 @@ typedef struct service_ctx {
 
 static int chosen_gpu = -1;
 
-/* parray_cuda's INIT_GPU record (weak: the emulated tests link no parray_cuda) */
+/* parray_cuda's INIT_GPU record and its wait, which names the detours this
+ * thread launched without waiting (weak: the emulated tests link no
+ * parray_cuda) */
 #if defined(__GNUC__)
 extern int parray_cuda_init_gpu_choice(void) __attribute__((weak));
+extern void parray_cuda_wait(const char *file, int line, const char *what) __attribute__((weak));
 #else
 extern int parray_cuda_init_gpu_choice(void);
+extern void parray_cuda_wait(const char *file, int line, const char *what);
 #endif
 
 /* the process's rank among the processes of its node */
@@ -285,7 +289,8 @@ static void serve_copy(const service_ctx *c) {
      * copies still running (a cudaMemcpy from pageable memory may return
      * before its transfer ends) */
     select_gpu(c);
-    check(cudaDeviceSynchronize(), c, "cudaDeviceSynchronize (before a #copy)");
+    if (parray_cuda_wait) parray_cuda_wait(c->file, c->line, c->what);
+    else check(cudaDeviceSynchronize(), c, "cudaDeviceSynchronize (before a #copy)");
   }
   parray_status st = parray_mpi_copy_execute(c->words, c->nwords, dst, c->dst_dev ? &gpu : NULL, src,
                                              c->src_dev ? &gpu : NULL, c->chunk);
