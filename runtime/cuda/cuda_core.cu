@@ -46,7 +46,7 @@ struct pending_site {
 struct pending_ring {
   pending_site v[RING];
   unsigned long long n; /* launched since the last wait */
-  int wait_all;         /* PARRAY_CUDA_WAIT: -1 not read yet, 0, 1 */
+  int wait_all;         /* PARRAY_CUDA_WAIT: 0 not read yet, 1 unset (or 0), 2 set */
   bool exit_hook;       /* the wait at program exit is registered */
 };
 static thread_local pending_ring pending;
@@ -103,9 +103,9 @@ static void report(cudaError_t e, const char *file, int line, const char *what, 
   pending.n = n;
   describe_pending(sites, sizeof sites);
   pending.n = 0;
-  parray_fatal_at(file, line, what, "a kernel failed: %s (%s); it is one of the %llu detours launched without a wait "
-                  "since the last one, most recent first: %s; with PARRAY_CUDA_WAIT=1 in the environment every detour "
-                  "waits and the error names the one that failed", cudaGetErrorString(e), cudaGetErrorName(e), n,
+  parray_fatal_at(file, line, what, "a kernel failed: %s (%s); it was launched by one of the %llu detours since the "
+                  "last wait, most recent first: %s; with PARRAY_CUDA_WAIT=1 in the environment every detour waits and "
+                  "the error names the one that failed", cudaGetErrorString(e), cudaGetErrorName(e), n,
                   sites);
 }
 
@@ -129,11 +129,11 @@ static void wait_at_exit(void) {
 }
 
 static bool wait_every_detour(void) {
-  if (pending.wait_all < 0) {
+  if (!pending.wait_all) {
     const char *v = getenv("PARRAY_CUDA_WAIT");
-    pending.wait_all = v && *v && strcmp(v, "0") != 0;
+    pending.wait_all = v && *v && strcmp(v, "0") != 0 ? 2 : 1;
   }
-  return pending.wait_all != 0;
+  return pending.wait_all == 2;
 }
 
 static void record(const char *file, int line, const char *what) {
