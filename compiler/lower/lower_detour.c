@@ -220,7 +220,13 @@ static void detour_host_threads(lw *w, item *it, region *r) {
     nb[p.mpi_body] = p.fname;
     en->mpi_bodies = nb;
   }
-  lw_replace_dir(w, it, w->em.ops->detour(&w->em, &p));
+  const char *code = w->em.ops->detour(&w->em, &p);
+  if (w->target == TARGET_CUDA && !thread_region(w)) {
+    /* the threads' own waits must not find (and claim) an error of a kernel this thread launched */
+    plan_site site = lw_site(w, d->loc, p.site.what);
+    code = arena_printf(w->ar, "%s\n  %s", emit_cuda_wait(&w->em, &site, true), code);
+  }
+  lw_replace_dir(w, it, code);
 }
 
 static item *params_group(lw *w, ptype *T) {

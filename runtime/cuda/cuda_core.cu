@@ -303,6 +303,7 @@ void parray_cuda_wait_pending(const char *file, int line, const char *what) { wa
 void parray_cuda_launch_cooperative(const void *fn, dim3 grid, dim3 block, void **args, const char *file, int line,
                                     const char *what) {
   int dev = 0, coop = 0, sms = 0, per_sm = 0;
+  wait_pending(file, line, what); /* an earlier detour's error is reported as its own */
   check(cudaGetDevice(&dev), file, line, what, "cudaGetDevice");
   check(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev), file, line, what, "cudaDeviceGetAttribute");
   if (!coop) parray_fatal_at(file, line, what, "#sync_0 needs a GPU that supports cooperative launches");
