@@ -40,6 +40,7 @@ int main(int argc, char **argv) {
   } else if (is(m, "exit")) { /* a program with its own main: the wait at exit */
     parray_cuda_launched("t.pc", 11, "#detour FAULT");
     fake_fail_at_sync = 1;
+    cudaFree(d); /* no wait (the fake frees at once) */
     puts("main returns");
     return 0;
   } else if (is(m, "syncs")) { /* the pending-only waits wait once, when something is pending */
@@ -54,6 +55,7 @@ int main(int argc, char **argv) {
     parray_cuda_wait("t.pc", 31, "#sync"); /* #sync always waits */
     printf("waits: %d before a launch, %d for two launches and two copies, %d for #sync\n", before, pending_waits,
            fake_syncs - before - pending_waits);
+    parray_cuda_destroy(PARRAY_DMEM, d, "t.pc", 32, "#destroy D(d)");
     return 0;
   } else if (is(m, "check_launch")) { /* a detour that waits, after one that did not: both named */
     parray_cuda_launched("t.pc", 10, "#detour K");
