@@ -296,7 +296,9 @@ static clause_kind detour_clause(lw *w, directive *d) {
   size_t n = d->clause.e - d->clause.b;
   if (str_eq(s, n, "wait")) return CL_WAIT;
   if (str_eq(s, n, "nowait")) return CL_NOWAIT;
-  const char *near = str_edit_distance(s, n, "nowait", 6) <= 2 ? "nowait" : str_edit_distance(s, n, "wait", 4) <= 2 ? "wait" : NULL;
+  const char *near = str_edit_distance(s, n, "nowait", 6) <= 2 ? "nowait"
+                     : str_edit_distance(s, n, "wait", 4) <= 2 ? "wait"
+                                                               : NULL;
   if (near)
     diag_error(w->dg, d->clause, "unknown clause '%.*s' after #detour; did you mean '%s'?", (int)n, s, near);
   else
@@ -305,7 +307,9 @@ static clause_kind detour_clause(lw *w, directive *d) {
   return CL_BAD;
 }
 
-static bool punct_item(const item *it, int p) { return it && it->kind == IT_TOK && it->tk == T_PUNCT && it->punct == p; }
+static bool punct_item(const item *it, int p) {
+  return it && it->kind == IT_TOK && it->tk == T_PUNCT && it->punct == p;
+}
 
 /* An argument that is device memory of a dmem #create: its variable, or
  * pointer arithmetic on it (a + off, off + a), with no '?' that could pick

@@ -27,10 +27,12 @@ cudaError_t cudaDeviceSynchronize(void) {
   return st();
 }
 const char *cudaGetErrorString(cudaError_t e) {
-  return e == cudaErrorLaunchFailure ? "unspecified launch failure" : e == cudaErrorInvalidConfiguration ? "invalid configuration argument" : "some error";
+  if (e == cudaErrorLaunchFailure) return "unspecified launch failure";
+  return e == cudaErrorInvalidConfiguration ? "invalid configuration argument" : "some error";
 }
 const char *cudaGetErrorName(cudaError_t e) {
-  return e == cudaErrorLaunchFailure ? "cudaErrorLaunchFailure" : e == cudaErrorInvalidConfiguration ? "cudaErrorInvalidConfiguration" : "cudaErrorUnknown";
+  if (e == cudaErrorLaunchFailure) return "cudaErrorLaunchFailure";
+  return e == cudaErrorInvalidConfiguration ? "cudaErrorInvalidConfiguration" : "cudaErrorUnknown";
 }
 cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind) {
   if (!fake_sticky) memcpy(d, s, n);
@@ -46,7 +48,10 @@ cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
 cudaError_t cudaSetDevice(int) { return cudaSuccess; }
 cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr, int) { *v = 1; return cudaSuccess; }
 cudaError_t cudaLaunchCooperativeKernel(const void *, dim3, dim3, void **, size_t, cudaStream_t) { return st(); }
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, const void *, int, size_t) { *n = 1; return cudaSuccess; }
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, const void *, int, size_t) {
+  *n = 1;
+  return cudaSuccess;
+}
 parray_status parray_copy_strided_cuda(void *, const int64_t *, const void *, const int64_t *, const int64_t *, int,
                                        size_t, cudaStream_t) {
   return PARRAY_OK;
