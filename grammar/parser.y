@@ -123,7 +123,7 @@ index: '[' indices ']'                { $$ = ast_index_list(A, @$, $2); }
 /* directive ::= '#parray' '{' tbody '}' name
  *             | ('#create' | '#destroy' | '#insert') path '(' expr ')'
  *             | '#copy' path '(' expr ')' 'to' path '(' expr ')' ['bound' '(' exprs ')']
- *             | '#detour' path ['(' args ')'] block
+ *             | '#detour' path ['(' args ')'] [clause] block   (clause: 'wait' | 'nowait')
  *             | ('#mainhost' | '#global') block
  *             | '#sync' | '#subprog' name '(' params ')' citem* '#end' */
 directive: DIR_PARRAY '{' tbody '}' IDENT DEND
@@ -143,6 +143,10 @@ directive: DIR_PARRAY '{' tbody '}' IDENT DEND
              { $$ = ast_dir_detour(A, loc_span(@1, @2), @1, @2, false, items_empty(), @2, $4); }
          | DIR_DETOUR IDENT '(' xitems ')' DEND block
              { $$ = ast_dir_detour(A, loc_span(@1, @5), @1, @2, true, $4, inside(@3, @5), $7); }
+         | DIR_DETOUR IDENT IDENT DEND block
+             { $$ = ast_dir_clause(ast_dir_detour(A, loc_span(@1, @3), @1, @2, false, items_empty(), @2, $5), @3); }
+         | DIR_DETOUR IDENT '(' xitems ')' IDENT DEND block
+             { $$ = ast_dir_clause(ast_dir_detour(A, loc_span(@1, @6), @1, @2, true, $4, inside(@3, @5), $8), @6); }
          | DIR_MAINHOST DEND block    { $$ = ast_dir_block(A, D_MAINHOST, @1, @1, $3); }
          | DIR_GLOBAL DEND block      { $$ = ast_dir_block(A, D_GLOBAL, @1, @1, $3); }
          | DIR_SYNC DEND              { $$ = ast_dir_sync(A, @1, @1, -1); }

@@ -72,6 +72,10 @@ char *emit_cuda_sync(emitter *e, plan_kind k, plan_sync s);
 char *emit_cuda_alloc(emitter *e, const plan_alloc *p);
 char *emit_cuda_destroy(emitter *e, const plan_destroy *p);
 char *emit_cuda_copy(emitter *e, const plan_copy *p);
+/* a wait for the device in host code: for everything launched (#sync), or
+ * (pending_only) only when this thread launched detours that nothing waited
+ * for yet (the end of #mainhost) */
+char *emit_cuda_wait(emitter *e, const plan_site *s, bool pending_only);
 /* the size check and per-element loop of a #copy, used by both targets */
 void emit_copy_check(emitter *e, sbuf *b, const plan_copy *p, const char *site);
 void emit_copy_loop(emitter *e, sbuf *b, const plan_copy *p);

@@ -1,10 +1,12 @@
 /* emit_cuda.c - the CUDA emitter (target "cuda"): a cuda #detour becomes a
  * __global__ kernel named after its type and line, launched with the grid
  * and block of its thread array type (the extents the lowering mapped to
- * z, y, x), every launch checked; a grid-wide #sync makes it a cooperative
- * launch. Device memory and copies involving it go through the CUDA
- * runtime; smem and rmem are 16-byte aligned arrays declared in the kernel;
- * a thread's own #copy moves packs behind a run-time alignment test. Everything else
+ * z, y, x), every launch checked, followed by a wait for the kernel or
+ * (plan_detour.wait false) recorded for the next wait; a grid-wide #sync
+ * makes it a cooperative launch, which waits. Device memory and copies
+ * involving it go through the CUDA runtime; smem and rmem are 16-byte
+ * aligned arrays declared in the kernel; a thread's own #copy moves packs
+ * behind a run-time alignment test. Everything else
  * is host code, printed as emit_c.c prints it (docs/cuda.md). */
 #include "emit.h"
 
@@ -89,11 +91,16 @@ char *emit_cuda_detour(emitter *e, const plan_detour *p) {
     for (int i = 0; i < p->nargs; i++, any = true) sb_printf(&c, "%s(%s)", any ? ", " : "", p->args[i].arg);
     for (int i = 0; i < p->ncaps; i++)
       if (p->caps[i].mode == CAP_VALUE) sb_printf(&c, "%s%s", any ? ", " : "", p->caps[i].init), any = true;
-    sb_printf(&c, ");\n  parray_cuda_check_launch(%s); }", site);
+    sb_printf(&c, ");\n  %s(%s); }", p->wait ? "parray_cuda_check_launch" : "parray_cuda_launched", site);
   }
   char *r = arena_strdup(e->ar, c.s);
   sb_free(&c);
   return r;
+}
+
+char *emit_cuda_wait(emitter *e, const plan_site *s, bool pending_only) {
+  return arena_printf(e->ar, "%s(%s);", pending_only ? "parray_cuda_wait_pending" : "parray_cuda_wait",
+                      emit_site(e, s));
 }
 
 char *emit_cuda_sync(emitter *e, plan_kind k, plan_sync s) {

@@ -72,9 +72,12 @@ typedef struct plan_detour {
   int64_t block_threads; /* > 0: the block size, a constant */
   const char *min_blocks; /* launch bound: blocks per multiprocessor (NULL: none) */
   bool grid_sync;         /* the body synchronizes the grid: cooperative launch */
+  bool wait;              /* the host waits for the kernel after the launch (otherwise the
+                             launch is recorded and the next wait reports its errors) */
 } plan_detour;
 
-/* #sync: which threads meet. */
+/* #sync: which threads meet. (#sync in the host code of a CUDA program is a
+ * wait for the device: emit_cuda_wait.) */
 typedef enum { SYNC_TEAM, SYNC_BLOCK, SYNC_GRID } plan_sync;
 
 /* The number of bytes of an allocation: elems * sizeof(elem), checked at run

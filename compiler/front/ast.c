@@ -215,6 +215,11 @@ directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, bool has_args, i
   return d;
 }
 
+directive *ast_dir_clause(directive *d, loc word) {
+  d->clause = word, d->has_clause = true;
+  return d;
+}
+
 directive *ast_dir_block(astctx *c, dir_kind k, loc all, loc kw, item *block) {
   directive *d = ast_dir(c, k, all, kw);
   d->block = block;

@@ -125,6 +125,8 @@ struct directive {
   items bound;    /* D_COPY: the bound(...) contents */
   loc boundloc;
   item *block; /* D_DETOUR, D_MAINHOST, D_GLOBAL: the { } group */
+  loc clause;  /* D_DETOUR: the word after the name or arguments (wait, nowait) */
+  bool has_clause;
   items sub;   /* D_SUBPROG: the body up to #end */
   loc endloc;  /* D_SUBPROG: the #end */
   int level;   /* D_SYNC: -1 for plain #sync, else the path digit(s) encoded */
@@ -187,6 +189,8 @@ directive *ast_dir_copy(astctx *c, loc all, loc kw, loc s, items sa, loc sal, lo
 /* the bound(...) clause of a #copy */
 directive *ast_copy_bound(directive *d, loc kw, items bound, loc boundloc);
 directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, bool has_args, items args, loc argsloc, item *block);
+/* a #detour's clause word, checked by the lowering */
+directive *ast_dir_clause(directive *d, loc word);
 directive *ast_dir_block(astctx *c, dir_kind k, loc all, loc kw, item *block);
 directive *ast_dir_sync(astctx *c, loc all, loc kw, int level);
 directive *ast_dir_subprog(astctx *c, loc all, loc kw, loc name, items params, loc ploc, items body, loc end);

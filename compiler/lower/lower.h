@@ -203,6 +203,10 @@ void lw_copy(lw *w, item *it);
  * code that indexes or dereferences a variable pointing to dmem memory is
  * reported at the use */
 void lw_check_device_uses(lw *w, item *first, item *last);
+/* in host code, the identifier `it` is a variable pointing to the device
+ * memory of its last #create, of a dmem type (not distributed), and is not
+ * renamed by an #insert */
+bool lw_names_dmem(lw *w, const item *it);
 
 /* lower_prog.c */
 void lw_parray(lw *w, item *it);

@@ -4,7 +4,10 @@
  * reference for pthd, by value for mpi and cuda; a pointer there is an
  * error that names it), and the result planned as a plan_detour that the
  * target's emitter prints as an outlined function or kernel and the code
- * that runs it. $tid$ and #sync are lowered per kind. */
+ * that runs it. A cuda detour launched from host code waits for its kernel
+ * unless nothing the host does next can observe it before the next wait
+ * (launch_waits; docs/cuda.md). $tid$ and #sync are lowered per kind; #sync
+ * in the host code of a CUDA program waits for the device. */
 #include "lower.h"
 
 #include "target.h"
@@ -217,7 +220,13 @@ static void detour_host_threads(lw *w, item *it, region *r) {
     nb[p.mpi_body] = p.fname;
     en->mpi_bodies = nb;
   }
-  lw_replace_dir(w, it, w->em.ops->detour(&w->em, &p));
+  const char *code = w->em.ops->detour(&w->em, &p);
+  if (w->target == TARGET_CUDA && !thread_region(w)) {
+    /* the threads' own waits must not find (and claim) an error of a kernel this thread launched */
+    plan_site site = lw_site(w, d->loc, p.site.what);
+    code = arena_printf(w->ar, "%s\n  %s", emit_cuda_wait(&w->em, &site, true), code);
+  }
+  lw_replace_dir(w, it, code);
 }
 
 static item *params_group(lw *w, ptype *T) {
@@ -276,6 +285,108 @@ static void coop_params(lw *w, cd_stmt *ps, plan_detour *p) {
   }
 }
 
+/* ---- whether the launch waits ------------------------------------------------ */
+
+typedef enum { CL_NONE, CL_WAIT, CL_NOWAIT, CL_BAD } clause_kind;
+
+/* the clause after the detour's arguments; reports one that is not a clause */
+static clause_kind detour_clause(lw *w, directive *d) {
+  if (!d->has_clause) return CL_NONE;
+  const char *s = w->src->text + d->clause.b;
+  size_t n = d->clause.e - d->clause.b;
+  if (str_eq(s, n, "wait")) return CL_WAIT;
+  if (str_eq(s, n, "nowait")) return CL_NOWAIT;
+  const char *near = str_edit_distance(s, n, "nowait", 6) <= 2 ? "nowait"
+                     : str_edit_distance(s, n, "wait", 4) <= 2 ? "wait"
+                                                               : NULL;
+  if (near)
+    diag_error(w->dg, d->clause, "unknown clause '%.*s' after #detour; did you mean '%s'?", (int)n, s, near);
+  else
+    diag_error(w->dg, d->clause, "unknown clause '%.*s' after #detour: a cuda detour takes 'wait' or 'nowait' after "
+               "its arguments", (int)n, s);
+  return CL_BAD;
+}
+
+static bool punct_item(const item *it, int p) {
+  return it && it->kind == IT_TOK && it->tk == T_PUNCT && it->punct == p;
+}
+
+/* An argument that is device memory of a dmem #create: its variable, or
+ * pointer arithmetic on it (a + off, off + a), with no '?' that could pick
+ * another pointer. */
+static bool dmem_arg(lw *w, items *a) {
+  if (a->n == 1 && a->first->kind == IT_GROUP && a->first->grp->open == '(') return dmem_arg(w, &a->first->grp->body);
+  item *before_last = NULL;
+  for (item *it = a->first; it; it = it->next) {
+    if (punct_item(it, '?') || punct_item(it, '=')) return false;
+    if (it->next && !it->next->next) before_last = it;
+  }
+  if (a->n == 1) return lw_names_dmem(w, a->first);
+  item *f = a->first;
+  if (lw_names_dmem(w, f) && (punct_item(f->next, '+') || punct_item(f->next, '-'))) return true;
+  return before_last && punct_item(before_last, '+') && lw_names_dmem(w, a->last);
+}
+
+/* Declaration specifiers that make an arithmetic value, passed by value
+ * with nothing the kernel could write through. */
+static bool arith_spec(lw *w, const char *s, size_t n) {
+  static const char *const ws[] = {"char", "short", "int", "long", "float", "double", "signed", "unsigned", "_Bool",
+                                   "bool", "const", "volatile", "size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t",
+                                   "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "parray_int64_t",
+                                   "parray_size_t", NULL};
+  (void)w;
+  for (size_t i = 0; i < n;) {
+    if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z'))) {
+      i++;
+      continue;
+    }
+    size_t b = i;
+    while (i < n && (s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+                     (s[i] >= '0' && s[i] <= '9')))
+      i++;
+    const char *const *p = ws;
+    while (*p && !str_eq(s + b, i - b, *p)) p++;
+    if (!*p) return false;
+  }
+  return true;
+}
+
+static bool arith_decl(lw *w, const cd_decl *d) {
+  if (d->is_pointer || d->is_array || d->array_suffix || !d->spec_first) return false;
+  return arith_spec(w, w->src->text + d->spec_first->loc.b, d->spec_last->loc.e - d->spec_first->loc.b);
+}
+
+/* Nothing the host does after the launch can observe the kernel before the
+ * next wait: every pointer argument is dmem of a #create, every other
+ * argument and every capture an arithmetic value. */
+static bool unobservable(lw *w, cd_stmt *ps, items *args, region *r) {
+  for (int i = 0; i < ps->ndecls; i++) {
+    cd_decl *d = &ps->decls[i];
+    if (d->is_pointer || d->is_array || d->array_suffix ? !dmem_arg(w, &args[i]) : !arith_decl(w, d)) return false;
+  }
+  for (int i = 0; i < r->ncaps; i++) {
+    sym *s = r->caps[i].s;
+    if (r->caps[i].mode != CAP_VALUE) return false;
+    if (s->type_spec ? !arith_spec(w, s->type_spec, strlen(s->type_spec)) || strchr(s->type_decl, '*')
+                     : !s->has_decl || !arith_decl(w, &s->decl))
+      return false;
+  }
+  return true;
+}
+
+/* Whether the launch waits: as its clause says; from inside a pthd or mpi
+ * detour always; from host code unless it is unobservable. */
+static bool launch_waits(lw *w, directive *d, clause_kind cl, cd_stmt *ps, items *args, region *r) {
+  if (cl == CL_WAIT) return true;
+  if (thread_region(w)) {
+    if (cl == CL_NOWAIT)
+      diag_error(w->dg, d->clause, "'nowait' on a cuda detour inside a %s detour: a launch from the threads of a "
+                 "thread array always waits", kind_word(thread_region(w)->kind));
+    return true;
+  }
+  return cl != CL_NOWAIT && !unobservable(w, ps, args, r);
+}
+
 static void detour_cuda(lw *w, item *it, region *r) {
   directive *d = it->dir;
   ptype *T = r->thread;
@@ -289,9 +400,11 @@ static void detour_cuda(lw *w, item *it, region *r) {
       return;
     }
   if (T->bad) return; /* reported at its declaration */
+  clause_kind cl = detour_clause(w, d);
+  if (cl == CL_BAD) return;
   w->entry.uses_cuda = true;
   cd_stmt ps = cd_params(&w->cd, params_group(w, T));
-  items *args;
+  items *args = NULL;
   plan_detour p = {.kind = PK_CUDA, .type = T->name};
   if (!kernel_args(w, d, T, &ps, &args, &p)) return;
   p.body = walk_body(w, it, r, &ps);
@@ -304,6 +417,7 @@ static void detour_cuda(lw *w, item *it, region *r) {
   p.site = lw_site(w, d->loc, arena_printf(w->ar, "#detour %s", T->name));
   p.grid_sync = r->uses_sync;
   if (p.grid_sync) coop_params(w, &ps, &p);
+  p.wait = launch_waits(w, d, cl, &ps, args, r);
   lw_replace_dir(w, it, w->em.ops->detour(&w->em, &p));
 }
 
@@ -325,6 +439,12 @@ void lw_detour(lw *w, item *it) {
   region *r = arena_alloc(w->ar, sizeof *r);
   r->kind = T->thread == TK_PTHD ? RG_PTHD : T->thread == TK_MPI ? RG_MPI : RG_CUDA;
   r->thread = T, r->id = ++w->next_id, r->outer = w->rg, r->at = d->loc;
+  if (r->kind != RG_CUDA && d->has_clause) {
+    diag_error(w->dg, d->clause, "'%.*s' after a %s detour: only the launch of a cuda detour may wait or not "
+               "('wait', 'nowait'); a %s detour ends when its threads do", (int)(d->clause.e - d->clause.b),
+               w->src->text + d->clause.b, kind_word(r->kind), kind_word(r->kind));
+    return;
+  }
   if (r->kind != RG_CUDA && d->has_args && d->args.n) {
     diag_error(w->dg, d->argsloc, "a %s detour takes no arguments: the body uses the variables around it",
                kind_word(r->kind));
@@ -347,8 +467,15 @@ void lw_detour(lw *w, item *it) {
 void lw_sync(lw *w, item *it) {
   directive *d = it->dir;
   region *r = thread_region(w);
+  if (!r && w->target == TARGET_CUDA && !memchr(w->src->text + d->kw.b, '_', d->kw.e - d->kw.b)) {
+    /* host code of a CUDA program: wait for the device */
+    plan_site site = lw_site(w, d->loc, "#sync");
+    lw_replace_dir(w, it, emit_cuda_wait(&w->em, &site, false));
+    return;
+  }
   if (!r) {
-    diag_error(w->dg, d->kw, "#sync outside a detour: it is a barrier over the threads of a thread array");
+    diag_error(w->dg, d->kw, "#sync outside a detour: it is a barrier over the threads of a thread array%s",
+               w->target == TARGET_CUDA ? " (in host code, plain #sync waits for the GPU)" : "");
     return;
   }
   const char *kw = w->src->text + d->kw.b;

@@ -4,7 +4,8 @@
  * dmem array) indexed (r[k], r->f) or dereferenced (*r) outside a cuda
  * detour would touch GPU memory from the CPU and crash at run time; it is
  * reported at the use. Passing the pointer along (to a function, a cuda
- * detour, #copy, pointer arithmetic, &r[k], sizeof) stays allowed. */
+ * detour, #copy, pointer arithmetic, &r[k], sizeof) stays allowed. The
+ * same knowledge answers lw_names_dmem, for the launches of cuda detours. */
 #include "lower.h"
 
 static bool tok_is(const item *it, int kind) { return it && it->kind == IT_TOK && it->tk == kind; }
@@ -50,14 +51,27 @@ static bool ends_operand(lw *w, const item *it) {
   }
 }
 
+/* the variable the identifier `it` names here, when its last #create was of a
+ * dmem type (NULL otherwise) */
+static sym *dmem_var(lw *w, const item *it) {
+  sym *s = sc_find(&w->sc, w->src->text + it->loc.b, it->loc.e - it->loc.b);
+  return s && s->kind == SYM_VAR && s->created && s->created->type->mem == MK_DMEM ? s : NULL;
+}
+
+bool lw_names_dmem(lw *w, const item *it) {
+  if (!tok_is(it, T_IDENT) || w->rg->kind != RG_HOST || lw_ident_replacement(w, (item *)it, LW_CAPTURE)) return false;
+  sym *s = dmem_var(w, it);
+  return s && !s->created->type->mpi_ref;
+}
+
 /* the identifier `it` (alone or in parentheses: then followed by next),
  * after prev and prev2, used where it is evaluated */
 static void check_use(lw *w, item *it, item *prev, item *prev2, item *next) {
   if (punct_is(prev, '.') || punct_is(prev, P_ARROW) || unevaluated_op(w, prev)) return;
   for (int i = 0; i < w->ndecl_names; i++)
     if (w->decl_names[i] == it) return; /* a name being declared */
-  sym *s = sc_find(&w->sc, w->src->text + it->loc.b, it->loc.e - it->loc.b);
-  if (!s || s->kind != SYM_VAR || !s->created || s->created->type->mem != MK_DMEM) return;
+  sym *s = dmem_var(w, it);
+  if (!s) return;
   /* process 0's pointer in an mpi body is a capture, reported as such */
   if (w->rg->kind == RG_MPI && !s->created->type->mpi_ref && s->region != w->rg->id) return;
   bool unary_prev = !ends_operand(w, prev2);

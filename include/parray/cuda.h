@@ -50,8 +50,20 @@ PARRAY_API void parray_cuda_copy(parray_memkind dkind, void *dst, const int64_t 
                                  const void *src, const int64_t *sstride, const int64_t *shape, int ndim,
                                  size_t elem_size, const char *file, int line, const char *what);
 
+/* Kernels and copies run in order on the default stream. After a kernel
+ * launch that does not wait (a detour nothing on the host can observe before
+ * the next wait): check the launch and record the detour for this host
+ * thread's next wait, whose errors name the detours recorded since the last
+ * one. With PARRAY_CUDA_WAIT=1 in the environment it waits, as
+ * parray_cuda_check_launch. The first one registers a wait at program exit. */
+PARRAY_API void parray_cuda_launched(const char *file, int line, const char *what);
 /* After a kernel launch: check the launch and wait for the kernel. */
 PARRAY_API void parray_cuda_check_launch(const char *file, int line, const char *what);
+/* #sync in host code: wait for everything launched on the device. */
+PARRAY_API void parray_cuda_wait(const char *file, int line, const char *what);
+/* Wait when this thread launched detours that nothing has waited for yet
+ * (the end of #mainhost; the runtime's copies and frees do it themselves). */
+PARRAY_API void parray_cuda_wait_pending(const char *file, int line, const char *what);
 
 #ifdef __cplusplus
 /* #sync_0: a cooperative launch; the grid must be co-resident. */

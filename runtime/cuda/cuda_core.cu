@@ -1,7 +1,9 @@
 /* cuda_core.cu - CUDA side of the runtime core: device selection
- * (INIT_GPU), checked allocation, host/device copies between layouts and
- * launch checking, each reporting failures with the .pc line. Kernels live
- * in their own files. */
+ * (INIT_GPU), checked allocation, host/device copies between layouts,
+ * launch checking and the waits for detours launched without one (a
+ * per-thread record of them, so that an error found at a wait names the
+ * .pc lines of the detours that may have caused it), each reporting
+ * failures with the .pc line. Kernels live in their own files. */
 #include "parray/cuda.h"
 
 #include <cstdio>
@@ -31,6 +33,125 @@ static void check(cudaError_t e, const char *file, int line, const char *what, c
   if (e != cudaSuccess) parray_fatal_at(file, line, what, "%s failed: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
+/* ---- detours launched without a wait ------------------------------------- */
+
+/* The detours this host thread launched since its last wait: the most recent
+ * RING of them (where each is in the .pc) and how many there were. */
+static const unsigned long long RING = 64;
+static const int SHOWN = 6;
+struct pending_site {
+  const char *file, *what;
+  int line;
+};
+struct pending_ring {
+  pending_site v[RING];
+  unsigned long long n; /* launched since the last wait */
+  int wait_all;         /* PARRAY_CUDA_WAIT: 0 not read yet, 1 unset (or 0), 2 set */
+  bool exit_hook;       /* the wait at program exit is registered */
+};
+static thread_local pending_ring pending;
+
+static bool same_site(const pending_site &s, const char *file, int line, const char *what) {
+  return s.line == line && (s.file == file || (s.file && file && !strcmp(s.file, file))) &&
+         (s.what == what || (s.what && what && !strcmp(s.what, what)));
+}
+
+/* "#detour K at prog.pc:17 (3 times), #detour L at prog.pc:23, ...": the
+ * distinct sites of the recorded detours, most recent first */
+static void describe_pending(char *buf, size_t size) {
+  size_t len = 0;
+  unsigned long long rec = pending.n < RING ? pending.n : RING;
+  bool done[RING] = {false};
+  int shown = 0;
+  buf[0] = 0;
+  for (unsigned long long i = 0; i < rec && len < size; i++) {
+    unsigned long long k = (pending.n - 1 - i) % RING;
+    if (done[k]) continue;
+    const pending_site &s = pending.v[k];
+    int times = 0;
+    for (unsigned long long j = i; j < rec; j++) {
+      unsigned long long m = (pending.n - 1 - j) % RING;
+      if (!done[m] && same_site(pending.v[m], s.file, s.line, s.what)) done[m] = true, times++;
+    }
+    if (shown == SHOWN) {
+      len += (size_t)snprintf(buf + len, size - len, ", ...");
+      break;
+    }
+    len += (size_t)snprintf(buf + len, size - len, "%s%s at %s:%d", shown ? ", " : "", s.what ? s.what : "a detour",
+                            s.file ? s.file : "?", s.line);
+    if (times > 1 && len < size) len += (size_t)snprintf(buf + len, size - len, " (%d times)", times);
+    shown++;
+  }
+  if (pending.n > RING && len < size)
+    snprintf(buf + len, size - len, "; the %llu before these are not recorded", pending.n - RING);
+}
+
+/* An error found at the wait (or launch) of file:line: with detours pending,
+ * it is reported as theirs, naming them; without, as the failure of call. */
+static void report(cudaError_t e, const char *file, int line, const char *what, const char *call) {
+  unsigned long long n = pending.n;
+  if (n == 0) check(e, file, line, what, call);
+  pending.n = 0;
+  const pending_site &last = pending.v[(n - 1) % RING];
+  if (n == 1 && same_site(last, file, line, what))
+    parray_fatal_at(file, line, what, "the kernel failed: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+  if (n == 1)
+    parray_fatal_at(file, line, what, "the kernel launched by %s at %s:%d failed: %s (%s)",
+                    last.what ? last.what : "a detour", last.file ? last.file : "?", last.line, cudaGetErrorString(e),
+                    cudaGetErrorName(e));
+  char sites[1024];
+  pending.n = n;
+  describe_pending(sites, sizeof sites);
+  pending.n = 0;
+  parray_fatal_at(file, line, what, "a kernel failed: %s (%s); it was launched by one of the %llu detours since the "
+                  "last wait, most recent first: %s; with PARRAY_CUDA_WAIT=1 in the environment every detour waits and "
+                  "the error names the one that failed", cudaGetErrorString(e), cudaGetErrorName(e), n,
+                  sites);
+}
+
+/* wait for everything launched so far; an error names the pending detours */
+static void wait_device(const char *file, int line, const char *what, const char *call) {
+  cudaError_t e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) report(e, file, line, what, call);
+  pending.n = 0;
+}
+
+/* before an operation that waits by itself (a copy to or from the host,
+ * cudaFree): the detours not waited for yet, so that their errors name them */
+static void wait_pending(const char *file, int line, const char *what) {
+  if (pending.n) wait_device(file, line, what, "the wait");
+}
+
+static void wait_at_exit(void) {
+  if (!pending.n) return;
+  const pending_site last = pending.v[(pending.n - 1) % RING];
+  wait_device(last.file, last.line, "the wait at the end of the program", "the wait");
+}
+
+static bool wait_every_detour(void) {
+  if (!pending.wait_all) {
+    const char *v = getenv("PARRAY_CUDA_WAIT");
+    pending.wait_all = v && *v && strcmp(v, "0") != 0 ? 2 : 1;
+  }
+  return pending.wait_all == 2;
+}
+
+static void record(const char *file, int line, const char *what) {
+  pending.v[pending.n % RING] = pending_site{file, what, line};
+  pending.n++;
+}
+
+/* a launch's own error (a bad configuration); a sticky error of a kernel
+ * launched before it is reported as that kernel's */
+static void check_launch_error(const char *file, int line, const char *what) {
+  cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) return;
+  cudaError_t s = pending.n ? cudaDeviceSynchronize() : cudaSuccess;
+  if (s != cudaSuccess) report(s, file, line, what, "the kernel launch");
+  pending.n = 0;
+  check(e, file, line, what, "the kernel launch");
+}
+
 static int init_gpu_choice = -1;
 
 int parray_cuda_init_gpu_choice(void) { return init_gpu_choice; }
@@ -57,11 +178,13 @@ void *parray_cuda_create(parray_memkind kind, size_t bytes, const char *file, in
 
 void parray_cuda_destroy(parray_memkind kind, void *p, const char *file, int line, const char *what) {
   if (!p) return;
+  wait_pending(file, line, what);
   check(kind == PARRAY_DMEM ? cudaFree(p) : cudaFreeHost(p), file, line, what,
         kind == PARRAY_DMEM ? "cudaFree" : "cudaFreeHost");
 }
 
 void parray_cuda_memcpy(void *dst, const void *src, size_t bytes, const char *file, int line, const char *what) {
+  wait_pending(file, line, what);
   check(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), file, line, what, "cudaMemcpy");
 }
 
@@ -87,6 +210,7 @@ void parray_cuda_copy(parray_memkind dkind, void *dst, const int64_t *dstride, p
   for (int k = 0; k < ndim; k++) count *= shape[k];
   if (count == 0) return;
   bool dd = is_device(dkind), sd = is_device(skind);
+  if (dd || sd) wait_pending(file, line, what);
   if (!dd && !sd) {
     if (parray_copy_strided_cpu(dst, dstride, src, sstride, shape, ndim, es) != PARRAY_OK)
       parray_fatal_at(file, line, what, "%s", parray_last_error());
@@ -150,16 +274,36 @@ void parray_cuda_copy(parray_memkind dkind, void *dst, const int64_t *dstride, p
   cudaFree(dev);
 }
 
-void parray_cuda_check_launch(const char *file, int line, const char *what) {
-  check(cudaGetLastError(), file, line, what, "the kernel launch");
-  check(cudaDeviceSynchronize(), file, line, what, "the kernel");
+void parray_cuda_launched(const char *file, int line, const char *what) {
+  check_launch_error(file, line, what);
+  record(file, line, what);
+  if (wait_every_detour()) {
+    wait_device(file, line, what, "the kernel");
+    return;
+  }
+  if (!pending.exit_hook) {
+    /* programs with their own main: nothing waits after the last detour */
+    pending.exit_hook = true;
+    atexit(wait_at_exit);
+  }
 }
+
+void parray_cuda_check_launch(const char *file, int line, const char *what) {
+  check_launch_error(file, line, what);
+  record(file, line, what);
+  wait_device(file, line, what, "the kernel");
+}
+
+void parray_cuda_wait(const char *file, int line, const char *what) { wait_device(file, line, what, "the wait"); }
+
+void parray_cuda_wait_pending(const char *file, int line, const char *what) { wait_pending(file, line, what); }
 
 }
 
 void parray_cuda_launch_cooperative(const void *fn, dim3 grid, dim3 block, void **args, const char *file, int line,
                                     const char *what) {
   int dev = 0, coop = 0, sms = 0, per_sm = 0;
+  wait_pending(file, line, what); /* an earlier detour's error is reported as its own */
   check(cudaGetDevice(&dev), file, line, what, "cudaGetDevice");
   check(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev), file, line, what, "cudaDeviceGetAttribute");
   if (!coop) parray_fatal_at(file, line, what, "#sync_0 needs a GPU that supports cooperative launches");
@@ -171,5 +315,6 @@ void parray_cuda_launch_cooperative(const void *fn, dim3 grid, dim3 block, void 
     parray_fatal_at(file, line, what, "#sync_0 needs all %lld blocks of the grid resident at once, but this GPU holds "
                     "at most %lld of them (%d multiprocessors x %d)", blocks, room, sms, per_sm);
   check(cudaLaunchCooperativeKernel(fn, grid, block, args, 0, 0), file, line, what, "cudaLaunchCooperativeKernel");
-  check(cudaDeviceSynchronize(), file, line, what, "the kernel");
+  record(file, line, what);
+  wait_device(file, line, what, "the kernel");
 }

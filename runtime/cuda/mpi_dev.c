@@ -55,11 +55,15 @@ typedef struct service_ctx {
 
 static int chosen_gpu = -1;
 
-/* parray_cuda's INIT_GPU record (weak: the emulated tests link no parray_cuda) */
+/* parray_cuda's INIT_GPU record and its wait for the detours this thread
+ * launched without one, which names them if a kernel failed (weak: the
+ * emulated tests link no parray_cuda) */
 #if defined(__GNUC__)
 extern int parray_cuda_init_gpu_choice(void) __attribute__((weak));
+extern void parray_cuda_wait_pending(const char *file, int line, const char *what) __attribute__((weak));
 #else
 extern int parray_cuda_init_gpu_choice(void);
+extern void parray_cuda_wait_pending(const char *file, int line, const char *what);
 #endif
 
 /* the process's rank among the processes of its node */
@@ -285,6 +289,7 @@ static void serve_copy(const service_ctx *c) {
      * copies still running (a cudaMemcpy from pageable memory may return
      * before its transfer ends) */
     select_gpu(c);
+    if (parray_cuda_wait_pending) parray_cuda_wait_pending(c->file, c->line, c->what); /* names them */
     check(cudaDeviceSynchronize(), c, "cudaDeviceSynchronize (before a #copy)");
   }
   parray_status st = parray_mpi_copy_execute(c->words, c->nwords, dst, c->dst_dev ? &gpu : NULL, src,
@@ -385,6 +390,7 @@ static const dev_block *record(int handle) {
 parray_status parray_mpi_copy_dev(int service, int dst_dev, int src_dev, const parray_mpi_side *dst,
                                   const parray_mpi_side *src, const parray_int64_t *shape, int nmodes,
                                   parray_size_t elem_size, const char *file, int line, const char *what) {
+  if (parray_cuda_wait_pending) parray_cuda_wait_pending(file, line, what); /* process 0's detours, named */
   if (!dst || !src) {
     parray_set_error("#copy: null side");
     return PARRAY_ERR_INVALID;
@@ -470,6 +476,7 @@ parray_status parray_mpi_copy_split_dev(int service, int dst_dev, int src_dev, c
                                         const parray_int64_t *dshape, int dn, const parray_mpi_side *src,
                                         const parray_int64_t *sshape, int sn, parray_size_t elem_size,
                                         const char *file, int line, const char *what) {
+  if (parray_cuda_wait_pending) parray_cuda_wait_pending(file, line, what); /* process 0's detours, named */
   if (!dst || !src || dn < 0 || sn < 0 || dn > 16 || sn > 16 || !elem_size) {
     parray_set_error("#copy: bad arguments");
     return PARRAY_ERR_INVALID;

@@ -3,7 +3,8 @@
 #   run_gpu.sh build BIN_DIR CASE.pc            translate and compile with nvcc only (no GPU needed)
 #   run_gpu.sh run   BIN_DIR CASE.pc [--fails]  run it; exits 77 (skipped) when the machine has no GPU
 # PACC_FLAGS adds options (a CPU-or-GPU program built for the GPU: -DUSE_GPU);
-# CASE.gpu.expected, where it exists, is the expected output instead of CASE.expected.
+# CASE.gpu.expected, where it exists, is the expected output instead of CASE.expected;
+# for a program that must fail run with PARRAY_CUDA_WAIT=1, CASE.wait.expected.
 set -u
 mode=$1 bin=$2 case=$3 fails=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,7 +24,10 @@ fi
 timeout 300 "$tmp/prog" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ "$fails" = --fails ]; then
-  sh "$here/../expect_failure.sh" "$rc" "$tmp/err" "${name%.pc}.expected"
+  expected=${name%.pc}.expected
+  # with every detour waiting (PARRAY_CUDA_WAIT=1) the message is another: CASE.wait.expected
+  [ "${PARRAY_CUDA_WAIT:-0}" != 0 ] && [ -f "${name%.pc}.wait.expected" ] && expected=${name%.pc}.wait.expected
+  sh "$here/../expect_failure.sh" "$rc" "$tmp/err" "$expected"
   exit $?
 fi
 [ "$rc" -eq 0 ] || { echo "exit status $rc"; cat "$tmp/err"; exit 1; }

@@ -19,7 +19,8 @@ cd "$dir" || exit 1
 flags="-Wall -Wextra -Werror"
 if [ "$mode" = --emulated ]; then
   "$bin/pac" --emit=cuda "$name" -o "$tmp/prog.c" || exit 1
-  $mpicc $flags -I "$emu" -I "$here/../../include" -c "$tmp/prog.c" -o "$tmp/prog.o"
+  # parray.h includes parray/cuda.h under nvcc only: here, as nvcc would (the waits for detours)
+  $mpicc $flags -I "$emu" -I "$here/../../include" -include parray/cuda.h -c "$tmp/prog.c" -o "$tmp/prog.o"
 else
   "$bin/pacc" $flags -c "$name" -o "$tmp/prog.o"
 fi

@@ -120,3 +120,6 @@ void *parray_cuda_create(parray_memkind, size_t bytes, const char *, int, const 
 void parray_cuda_destroy(parray_memkind, void *p, const char *, int, const char *) { free(p); }
 void parray_cuda_memcpy(void *d, const void *s, size_t n, const char *, int, const char *) { memcpy(d, s, n); }
 void parray_cuda_check_launch(const char *, int, const char *) {}
+void parray_cuda_launched(const char *, int, const char *) {}
+void parray_cuda_wait(const char *, int, const char *) {}
+void parray_cuda_wait_pending(const char *, int, const char *) {}

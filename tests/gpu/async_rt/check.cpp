@@ -1,0 +1,67 @@
+/* check.cpp - the waits of runtime/cuda/cuda_core.cu on fake_cudart.cpp: one
+ * scenario per run (argv[1]), as generated code calls the runtime; run.sh
+ * compares what each prints and its exit status with check.expected. */
+#include "parray/cuda.h"
+
+#include <cstdio>
+#include <cstring>
+
+extern "C" int fake_fail_at_sync, fake_sticky, fake_syncs;
+extern "C" cudaError_t fake_launch_error;
+
+static bool is(const char *a, const char *b) { return !strcmp(a, b); }
+
+int main(int argc, char **argv) {
+  const char *m = argc > 1 ? argv[1] : "";
+  float h[4] = {0}, *d = (float *)parray_cuda_create(PARRAY_DMEM, sizeof h, "t.pc", 3, "#create D(d)");
+  if (is(m, "many")) { /* a loop of detours, two more, a failure found at the copy to the host */
+    for (int i = 0; i < 100; i++) parray_cuda_launched("t.pc", 10, "#detour K");
+    parray_cuda_launched("t.pc", 11, "#detour FAULT");
+    parray_cuda_launched("t.pc", 12, "#detour L");
+    fake_fail_at_sync = 1;
+    parray_cuda_memcpy(h, d, sizeof h, "t.pc", 20, "#copy D(d) to H(h)");
+  } else if (is(m, "one")) { /* one detour pending: the message is exact */
+    parray_cuda_launched("t.pc", 11, "#detour FAULT");
+    fake_fail_at_sync = 1;
+    parray_cuda_destroy(PARRAY_DMEM, d, "t.pc", 21, "#destroy D(d)");
+  } else if (is(m, "each")) { /* with PARRAY_CUDA_WAIT=1: at the failing detour */
+    parray_cuda_launched("t.pc", 10, "#detour K");
+    fake_fail_at_sync = 1;
+    parray_cuda_launched("t.pc", 11, "#detour FAULT");
+    parray_cuda_launched("t.pc", 12, "#detour L");
+  } else if (is(m, "seen_at_launch")) { /* the failure is already known at the next launch */
+    parray_cuda_launched("t.pc", 11, "#detour FAULT");
+    fake_sticky = 1;
+    parray_cuda_launched("t.pc", 12, "#detour L");
+  } else if (is(m, "bad_launch")) { /* a launch's own error, with a detour pending that did not fail */
+    parray_cuda_launched("t.pc", 11, "#detour K");
+    fake_launch_error = cudaErrorInvalidConfiguration;
+    parray_cuda_launched("t.pc", 12, "#detour L");
+  } else if (is(m, "exit")) { /* a program with its own main: the wait at exit */
+    parray_cuda_launched("t.pc", 11, "#detour FAULT");
+    fake_fail_at_sync = 1;
+    cudaFree(d); /* no wait (the fake frees at once) */
+    puts("main returns");
+    return 0;
+  } else if (is(m, "syncs")) { /* the pending-only waits wait once, when something is pending */
+    parray_cuda_wait_pending("t.pc", 30, "the end of #mainhost");
+    int before = fake_syncs;
+    parray_cuda_launched("t.pc", 10, "#detour K");
+    parray_cuda_launched("t.pc", 10, "#detour K");
+    parray_cuda_memcpy(h, d, sizeof h, "t.pc", 20, "#copy D(d) to H(h)");
+    parray_cuda_memcpy(h, d, sizeof h, "t.pc", 21, "#copy D(d) to H(h)");
+    parray_cuda_wait_pending("t.pc", 30, "the end of #mainhost");
+    int pending_waits = fake_syncs - before;
+    parray_cuda_wait("t.pc", 31, "#sync"); /* #sync always waits */
+    printf("waits: %d before a launch, %d for two launches and two copies, %d for #sync\n", before, pending_waits,
+           fake_syncs - before - pending_waits);
+    parray_cuda_destroy(PARRAY_DMEM, d, "t.pc", 32, "#destroy D(d)");
+    return 0;
+  } else if (is(m, "check_launch")) { /* a detour that waits, after one that did not: both named */
+    parray_cuda_launched("t.pc", 10, "#detour K");
+    fake_fail_at_sync = 1;
+    parray_cuda_check_launch("t.pc", 11, "#detour W");
+  }
+  puts("no error");
+  return 0;
+}
