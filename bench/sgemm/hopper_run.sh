@@ -41,7 +41,8 @@ mkdir -p $O
   if [ -z "${BIN:-}" ]; then
     $CMAKE -S "$ROOT" -B /tmp/hopper_cmake -G Ninja -DPARRAY_BUILD_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_CUDA_ARCHITECTURES=90 -DPARRAY_WITH_MPI=OFF &&
-      $CMAKE --build /tmp/hopper_cmake --target test_sgemm_gpu bench_sgemm || echo "BUILD FAILED"
+      $CMAKE --build /tmp/hopper_cmake --target test_sgemm_gpu bench_sgemm parray_cuda_shared || echo "BUILD FAILED"
+    nm -D --defined-only /tmp/hopper_cmake/lib/shared/libparray_cuda.so* 2>/dev/null | grep -c hopper_launch | sed "s/^/shared library: hopper_launch symbols /"
   fi
   wait
 ) >>"$OUT/build.log" 2>&1
@@ -79,6 +80,11 @@ for t in $TUNES; do
     >>"$OUT/bench_tune.log" 2>&1
   echo "tune $t rc=$?"
 done
+# Around the automatic choice's threshold: parray_sgemm, slot 1 and the Hopper kernel.
+echo "#### sizes near the threshold" >>"$OUT/bench_tune.log"
+NVIDIA_TF32_OVERRIDE=0 timeout 120 $B/bench_sgemm -s ${SIZES_NEAR:-1024,1536,3072} -r $REPS -c -1,0,1,$HOPPER \
+  >>"$OUT/bench_tune.log" 2>&1
+echo "near-threshold sizes rc=$?"
 kill $SMI 2>/dev/null
 
 if [ "$NCU" = 1 ]; then

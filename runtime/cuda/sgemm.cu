@@ -161,7 +161,11 @@ static parray_status run(const char *fn, int slot, int splits, parray_layout ord
   if (slot == SLOT_AUTO || slot == SLOT_HOPPER) {
     // The Hopper kernel has no split-K: splits is ignored for it.
     const HopperArgs h = hopper_args(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    if (slot == SLOT_HOPPER || (hopper_allowed() && hopper_pays(m, n, sms) && !hopper_unsupported(h, dev)))
+    // Both operands k-contiguous (row-major NT, column-major TN): the Hopper
+    // kernel reads them as they are and is no faster than slot 1 (0.90 of
+    // cuBLAS, bench/RESULTS.md 2026-11-24), so the automatic choice keeps slot 1.
+    if (slot == SLOT_HOPPER ||
+        (hopper_allowed() && !(h.ak && h.bk) && hopper_pays(m, n, sms) && !hopper_unsupported(h, dev)))
       return run_hopper(fn, h, dev, s);
   }
 #endif

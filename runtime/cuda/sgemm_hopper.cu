@@ -23,8 +23,19 @@
  * So the thread's rows are ly + 8i (A k-contiguous) or ly*4 + 32(i/4) + i%4,
  * and its columns lx*4 + 16(j/4) + j%4 (B n-contiguous) or lx + 4j, within
  * its warp tile; the epilogue stores alpha*acc + beta*C (C not read when
- * beta == 0) with predicates at the matrix edges. Out-of-range parts of a
- * slice (edges, the last partial k slice) are zero-filled by the TMA. */
+ * beta == 0) straight from the registers, with predicates at the matrix
+ * edges, while the producer already loads the next tile. Out-of-range parts
+ * of a slice (edges, the last partial k slice) are zero-filled by the TMA.
+ *
+ * Reading k-contiguous A (float4 along k, 4 steps of 8 rows at once) is the
+ * slow case (0.91 of cuBLAS against 1.01-1.03 with A m-contiguous: the 8
+ * reads each quad of steps starts with delay its FFMAs). So A k-contiguous
+ * with B n-contiguous (row-major NN) is computed as C^T = B^T A^T, whose A is
+ * m-contiguous and B k-contiguous, with a transposed epilogue (CT). Both
+ * k-contiguous (row-major NT) has no such way out and runs as is.
+ * Tried and dropped (bench/RESULTS.md, 2026-11-24): reading the next quad of
+ * k-contiguous A midway through the current one (0.85), and transposing
+ * k-contiguous operands into the ring by the producer warpgroup (0.80-0.88). */
 #include "sgemm_hopper.h"
 
 #include <cuda.h> // CUtensorMap and the driver's types only: libcuda is reached through the runtime
@@ -180,6 +191,39 @@ __device__ __forceinline__ void store1(const KParams &P, float *c, float v) {
   *c = P.beta != 0.0f ? P.alpha * v + P.beta * *c : P.alpha * v;
 }
 
+/* The transposed epilogue (A m-contiguous, B k-contiguous: rows rbase +
+ * 32h + 0..3, columns cbase + 4j): the product computed is C^T, so element
+ * (r, c) goes to C[c*ldc + r], the thread's 4 consecutive rows as one float4
+ * (8 lanes cover 128 contiguous bytes of C). */
+__device__ __forceinline__ void store_tile_t(const KParams &P, int rbase, int cbase, const float (&acc)[8][16]) {
+  {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = rbase + 32 * h;
+      if (r >= P.M) continue;
+#pragma unroll
+      for (int j = 0; j < 16; ++j) {
+        const int c = cbase + 4 * j;
+        if (c >= P.N) continue;
+        float *p = P.C + (long long)c * P.ldc + r;
+        if (P.vecC && r + 3 < P.M) {
+          float4 v = make_float4(P.alpha * acc[4 * h][j], P.alpha * acc[4 * h + 1][j], P.alpha * acc[4 * h + 2][j],
+                                 P.alpha * acc[4 * h + 3][j]);
+          if (P.beta != 0.0f) {
+            const float4 o = *reinterpret_cast<const float4 *>(p);
+            v.x += P.beta * o.x, v.y += P.beta * o.y, v.z += P.beta * o.z, v.w += P.beta * o.w;
+          }
+          *reinterpret_cast<float4 *>(p) = v;
+        } else {
+#pragma unroll
+          for (int t = 0; t < 4; ++t)
+            if (r + t < P.M) store1(P, p + t, acc[4 * h + t][j]);
+        }
+      }
+    }
+  }
+}
+
 /* C (tile origin m0, n0) = alpha*acc + beta*C, rows rbase + row(i), columns
  * cbase + col(j) as in the file comment. */
 template <bool AK, bool BKC>
@@ -217,7 +261,7 @@ __device__ __forceinline__ void store_tile(const KParams &P, int rbase, int cbas
 }
 
 /* A consumer thread: every tile of this block, slice by slice from the ring. */
-template <bool AK, bool BKC>
+template <bool AK, bool BKC, bool CT>
 __device__ __forceinline__ void consume(const KParams &P, const float *sA, const float *sB, uint32_t full,
                                        uint32_t empty) {
   const int ct = threadIdx.x - 128, warp = ct >> 5, lane = ct & 31;
@@ -246,12 +290,17 @@ __device__ __forceinline__ void consume(const KParams &P, const float *sA, const
     }
     int m0, n0;
     tile_origin(P, t, m0, n0);
-    store_tile<AK, BKC>(P, m0 + rw, n0 + cw, acc);
+    if constexpr (CT) {
+      static_assert(!AK && BKC, "transposed store: rows ly*4 + 32h + 0..3, columns lx + 4j");
+      store_tile_t(P, m0 + rw, n0 + cw, acc);
+    } else {
+      store_tile<AK, BKC>(P, m0 + rw, n0 + cw, acc);
+    }
   }
 }
 #endif
 
-template <bool AK, bool BKC>
+template <bool AK, bool BKC, bool CT>
 __global__ void __launch_bounds__(THREADS, 1)
     sgemm_hopper_kernel(const __grid_constant__ CUtensorMap ma, const __grid_constant__ CUtensorMap mb, const KParams P) {
 #ifdef PARRAY_HOPPER_DEVICE
@@ -275,7 +324,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     if (threadIdx.x == 0) produce<AK, BKC>(P, &ma, &mb, smem_u32(sA), smem_u32(sB), full, empty);
   } else {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;" ::: "memory");
-    consume<AK, BKC>(P, sA, sB, full, empty);
+    consume<AK, BKC, CT>(P, sA, sB, full, empty);
   }
 #endif
 }
@@ -333,14 +382,14 @@ void tuning(int *stages, int *group_m) {
   *group_m = gm;
 }
 
-template <bool AK, bool BKC>
+template <bool AK, bool BKC, bool CT>
 cudaError_t launch_kernel(const CUtensorMap &ma, const CUtensorMap &mb, const KParams &P, int sms, cudaStream_t s) {
   const size_t smem = smem_bytes(P.stages);
   const cudaError_t e =
-      cudaFuncSetAttribute(sgemm_hopper_kernel<AK, BKC>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+      cudaFuncSetAttribute(sgemm_hopper_kernel<AK, BKC, CT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (e != cudaSuccess) return e;
   const int ntiles = P.tiles_m * P.tiles_n;
-  sgemm_hopper_kernel<AK, BKC><<<ntiles < sms ? ntiles : sms, THREADS, smem, s>>>(ma, mb, P);
+  sgemm_hopper_kernel<AK, BKC, CT><<<ntiles < sms ? ntiles : sms, THREADS, smem, s>>>(ma, mb, P);
   return cudaGetLastError();
 }
 
@@ -364,7 +413,16 @@ const char *hopper_unsupported(const HopperArgs &a, int device) {
   return nullptr;
 }
 
-cudaError_t hopper_launch(const HopperArgs &a, cudaStream_t s) {
+cudaError_t hopper_launch(const HopperArgs &a0, cudaStream_t s) {
+  // A k-contiguous and B n-contiguous (row-major NN): compute C^T = op(B)^T op(A)^T
+  // instead, whose A is m-contiguous and B k-contiguous, and store it
+  // transposed; reading A's k-contiguous slices in the consumers is slower.
+  const bool ct = a0.ak && !a0.bk;
+  HopperArgs a = a0;
+  if (ct) {
+    a.A = a0.B, a.B = a0.A, a.lda = a0.ldb, a.ldb = a0.lda, a.M = a0.N, a.N = a0.M;
+    a.ak = 0, a.bk = 1;
+  }
   EncodeTiledFn fn = encode_fn();
   if (!fn) return cudaErrorNotSupported;
   CUtensorMap ma, mb;
@@ -387,8 +445,9 @@ cudaError_t hopper_launch(const HopperArgs &a, cudaStream_t s) {
   P.tiles_n = (a.N + BN - 1) / BN;
   P.vecC = ((uintptr_t)a.C & 15) == 0 && (a.ldc & 3) == 0;
   tuning(&P.stages, &P.group_m);
-  if (a.ak) return a.bk ? launch_kernel<true, true>(ma, mb, P, sms, s) : launch_kernel<true, false>(ma, mb, P, sms, s);
-  return a.bk ? launch_kernel<false, true>(ma, mb, P, sms, s) : launch_kernel<false, false>(ma, mb, P, sms, s);
+  if (ct) return launch_kernel<false, true, true>(ma, mb, P, sms, s);
+  if (a.ak) return launch_kernel<true, true, false>(ma, mb, P, sms, s); // a.bk: the other case went to ct
+  return a.bk ? launch_kernel<false, true, false>(ma, mb, P, sms, s) : launch_kernel<false, false, false>(ma, mb, P, sms, s);
 }
 
 } // namespace parray_sgemm_detail
