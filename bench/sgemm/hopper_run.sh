@@ -42,13 +42,15 @@ mkdir -p $O
     $CMAKE -S "$ROOT" -B /tmp/hopper_cmake -G Ninja -DPARRAY_BUILD_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_CUDA_ARCHITECTURES=90 -DPARRAY_WITH_MPI=OFF &&
       $CMAKE --build /tmp/hopper_cmake --target test_sgemm_gpu bench_sgemm parray_cuda_shared || echo "BUILD FAILED"
-    nm -D --defined-only /tmp/hopper_cmake/lib/shared/libparray_cuda.so* 2>/dev/null | grep -c hopper_launch | sed "s/^/shared library: hopper_launch symbols /"
+    SO=$(ls /tmp/hopper_cmake/lib/shared/libparray_cuda.so.* | head -1)
+    echo "shared library: hopper_launch defined $(nm --defined-only $SO | grep -c hopper_launch)," \
+      "undefined $(nm --undefined-only $SO | grep -c hopper_)"
   fi
   wait
 ) >>"$OUT/build.log" 2>&1
 B=${BIN:-/tmp/hopper_cmake/bin}
 cat $O/ptxas.log >>"$OUT/build.log"
-grep -E "error|BUILD FAILED|registers|spill" "$OUT/build.log" | sort | uniq -c | head
+grep -E "error|BUILD FAILED|registers|spill|shared library" "$OUT/build.log" | sort | uniq -c | head
 cuobjdump --dump-sass $O/hopper.o >$O/hopper.sass 2>/dev/null &&
   python3 "$ROOT/bench/sgemm/sass_stats.py" $O/hopper.sass >"$OUT/sass_summary.txt" 2>&1
 grep -E "main loop|^_Z" "$OUT/sass_summary.txt" | cut -c1-220 | head -8
