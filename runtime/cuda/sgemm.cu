@@ -104,9 +104,13 @@ static bool hopper_allowed() {
 }
 
 /* The automatic choice takes the Hopper kernel once its 256 x 128 tiles
- * give most SMs one (below that the smaller tiles of slots 2-3 win). */
+ * give most SMs one (below that the smaller tiles of slots 2-3 win) and fill
+ * their last wave of one block per SM to 90% or more: with one big tile per
+ * SM a ragged last wave costs more than slot 1's (3072^3: 288 tiles on 132
+ * SMs, 0.82 of cuBLAS against slot 1's 0.97; bench/RESULTS.md 2026-11-24). */
 static bool hopper_pays(int64_t m, int64_t n, int sms) {
-  return cdiv(m, HOPPER_BM) * cdiv(n, HOPPER_BN) >= (int64_t)sms * 3 / 4;
+  const int64_t tiles = cdiv(m, HOPPER_BM) * cdiv(n, HOPPER_BN), waves = cdiv(tiles, sms);
+  return tiles >= (int64_t)sms * 3 / 4 && tiles * 10 >= waves * sms * 9;
 }
 
 static HopperArgs hopper_args(parray_trans ta, parray_trans tb, int64_t m, int64_t n, int64_t k, float alpha,

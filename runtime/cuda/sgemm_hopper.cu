@@ -3,10 +3,11 @@
  * by the tensor memory accelerator, with warp specialisation.
  *
  *   block      384 threads = 3 warpgroups, one block per SM, persistent over
- *              the 256 x 128 tiles of C (grouped by 8 tile rows for L2 reuse)
+ *              the 256 x 128 tiles of C (grouped by group_m tile rows, default
+ *              8, for L2 reuse)
  *   producer   warpgroup 0 gives its registers away (setmaxnreg 40); one
  *              thread issues the bulk tensor copies (cp.async.bulk.tensor) of
- *              the A and B slices, 16 deep in k, into a ring of 6 shared
+ *              the A and B slices, 16 deep in k, into a ring of `stages` (6) shared
  *              buffers, each guarded by a "full" mbarrier (expect_tx of the
  *              slice's bytes) and an "empty" one (one arrival per consumer warp)
  *   consumers  warpgroups 1-2 (setmaxnreg 232): 8 warps as 4 (m) x 2 (n), warp
@@ -34,8 +35,10 @@
  * m-contiguous and B k-contiguous, with a transposed epilogue (CT). Both
  * k-contiguous (row-major NT) has no such way out and runs as is.
  * Tried and dropped (bench/RESULTS.md, 2026-11-24): reading the next quad of
- * k-contiguous A midway through the current one (0.85), and transposing
- * k-contiguous operands into the ring by the producer warpgroup (0.80-0.88). */
+ * k-contiguous A midway through the current one (0.85), transposing
+ * k-contiguous operands into the ring by the producer warpgroup (0.80-0.88),
+ * and stream-K over the last wave with atomic fix-up (slower at every size,
+ * commit 33042f7). */
 #include "sgemm_hopper.h"
 
 #include <cuda.h> // CUtensorMap and the driver's types only: libcuda is reached through the runtime
@@ -65,15 +68,6 @@ struct KParams {
   int tiles_m, tiles_n;
   int vecC;
   int stages, group_m; // ring depth (2 .. MAX_STAGES), tile rows per group
-  // Stream-K for the last, partial wave: tiles [0, sk_first) are whole work
-  // items, block b taking tiles b, b + grid, ...; the k slices of tiles
-  // [sk_first, ntiles) are split evenly over all blocks (sk_units slices in
-  // all), the pieces not starting at k = 0 adding into C atomically once the
-  // piece that does has stored (flags[tile - sk_first] set). flags: null when
-  // no tile is split.
-  int sk_first;
-  long long sk_units;
-  int *flags;
 };
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -121,37 +115,6 @@ __device__ __forceinline__ void tile_origin(const KParams &P, int t, int &m0, in
   n0 = (r / rows) * BN;
 }
 
-/* Work item w of this block: tile t, k slices [kb0, kb1); false when the
- * block has no item w. The split tiles' pieces come last, the one starting at
- * k = 0 first (a block's share of them spans at most two tiles: its units
- * are fewer than a tile's kblocks). */
-__device__ __forceinline__ bool work_item(const KParams &P, int w, int &t, int &kb0, int &kb1) {
-  const int grid = gridDim.x, b = blockIdx.x;
-  if (!P.flags) { // no stream-K: tiles b, b + grid, ...
-    t = b + w * grid, kb0 = 0, kb1 = P.kblocks;
-    return t < P.sk_first;
-  }
-  const int ndp = P.sk_first / grid; // whole tiles of this block (sk_first is a multiple of grid)
-  if (w < ndp) {
-    t = b + w * grid, kb0 = 0, kb1 = P.kblocks;
-    return true;
-  }
-  const long long u0 = P.sk_units * b / grid, u1 = P.sk_units * (b + 1) / grid;
-  if (u0 == u1) return false;
-  const int first = (int)(u0 / P.kblocks), last = (int)((u1 - 1) / P.kblocks);
-  if (w == ndp) { // the piece in the last tile: it starts at k = 0 unless only one tile is touched
-    t = P.sk_first + last;
-    kb0 = first == last ? (int)(u0 % P.kblocks) : 0;
-    kb1 = (int)((u1 - 1) % P.kblocks) + 1;
-    return true;
-  }
-  if (w == ndp + 1 && first != last) {
-    t = P.sk_first + first, kb0 = (int)(u0 % P.kblocks), kb1 = P.kblocks;
-    return true;
-  }
-  return false;
-}
-
 /* The producer thread: every k slice of every tile of this block into the ring. */
 template <bool AK, bool BKC>
 __device__ __forceinline__ void produce(const KParams &P, const CUtensorMap *ma, const CUtensorMap *mb, uint32_t sa,
@@ -160,11 +123,11 @@ __device__ __forceinline__ void produce(const KParams &P, const CUtensorMap *ma,
   asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)mb) : "memory");
   int s = 0;
   unsigned ph = 0;
-  int t, kb0, kb1;
-  for (int w = 0; work_item(P, w, t, kb0, kb1); ++w) {
+  const int ntiles = P.tiles_m * P.tiles_n;
+  for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
     int m0, n0;
     tile_origin(P, t, m0, n0);
-    for (int kb = kb0; kb < kb1; ++kb) {
+    for (int kb = 0; kb < P.kblocks; ++kb) {
       const int k0 = kb * BK;
       mbar_wait(empty + 8 * s, ph ^ 1);
       mbar_expect_tx(full + 8 * s, STAGE_BYTES);
@@ -227,32 +190,15 @@ __device__ __forceinline__ void slice_fma(const float *sa, const float *sb, int 
   }
 }
 
-/* One element of C: alpha*v + beta*C, or (add: a split tile's later piece)
- * alpha*v added atomically. */
-__device__ __forceinline__ void store1(const KParams &P, float *c, float v, bool add) {
-  if (add) atomicAdd(c, P.alpha * v);
-  else *c = P.beta != 0.0f ? P.alpha * v + P.beta * *c : P.alpha * v;
+__device__ __forceinline__ void store1(const KParams &P, float *c, float v) {
+  *c = P.beta != 0.0f ? P.alpha * v + P.beta * *c : P.alpha * v;
 }
-
-__device__ __forceinline__ int ld_acquire(const int *p) {
-  int v;
-  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
-__device__ __forceinline__ void st_release(int *p, int v) {
-  asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-
-/* The 256 consumer threads only (named barrier 1). */
-__device__ __forceinline__ void consumer_sync() { asm volatile("bar.sync 1, 256;" ::: "memory"); }
 
 /* The transposed epilogue (A m-contiguous, B k-contiguous: rows rbase +
  * 32h + 0..3, columns cbase + 4j): the product computed is C^T, so element
  * (r, c) goes to C[c*ldc + r], the thread's 4 consecutive rows as one float4
  * (8 lanes cover 128 contiguous bytes of C). */
-__device__ __forceinline__ void store_tile_t(const KParams &P, int rbase, int cbase, const float (&acc)[8][16],
-                                             bool add) {
+__device__ __forceinline__ void store_tile_t(const KParams &P, int rbase, int cbase, const float (&acc)[8][16]) {
   {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -263,7 +209,7 @@ __device__ __forceinline__ void store_tile_t(const KParams &P, int rbase, int cb
         const int c = cbase + 4 * j;
         if (c >= P.N) continue;
         float *p = P.C + (long long)c * P.ldc + r;
-        if (!add && P.vecC && r + 3 < P.M) {
+        if (P.vecC && r + 3 < P.M) {
           float4 v = make_float4(P.alpha * acc[4 * h][j], P.alpha * acc[4 * h + 1][j], P.alpha * acc[4 * h + 2][j],
                                  P.alpha * acc[4 * h + 3][j]);
           if (P.beta != 0.0f) {
@@ -274,7 +220,7 @@ __device__ __forceinline__ void store_tile_t(const KParams &P, int rbase, int cb
         } else {
 #pragma unroll
           for (int t = 0; t < 4; ++t)
-            if (r + t < P.M) store1(P, p + t, acc[4 * h + t][j], add);
+            if (r + t < P.M) store1(P, p + t, acc[4 * h + t][j]);
         }
       }
     }
@@ -284,8 +230,7 @@ __device__ __forceinline__ void store_tile_t(const KParams &P, int rbase, int cb
 /* C (tile origin m0, n0) = alpha*acc + beta*C, rows rbase + row(i), columns
  * cbase + col(j) as in the file comment. */
 template <bool AK, bool BKC>
-__device__ __forceinline__ void store_tile(const KParams &P, int rbase, int cbase, const float (&acc)[8][16],
-                                           bool add) {
+__device__ __forceinline__ void store_tile(const KParams &P, int rbase, int cbase, const float (&acc)[8][16]) {
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
     const int r = rbase + (AK ? 8 * i : 32 * (i / 4) + i % 4);
@@ -295,7 +240,7 @@ __device__ __forceinline__ void store_tile(const KParams &P, int rbase, int cbas
 #pragma unroll
       for (int j4 = 0; j4 < 4; ++j4) {
         const int c = cbase + 16 * j4;
-        if (!add && P.vecC && c + 3 < P.N) {
+        if (P.vecC && c + 3 < P.N) {
           float4 *p = reinterpret_cast<float4 *>(crow + c);
           float4 v = make_float4(P.alpha * acc[i][4 * j4], P.alpha * acc[i][4 * j4 + 1], P.alpha * acc[i][4 * j4 + 2],
                                  P.alpha * acc[i][4 * j4 + 3]);
@@ -307,13 +252,13 @@ __device__ __forceinline__ void store_tile(const KParams &P, int rbase, int cbas
         } else {
 #pragma unroll
           for (int t = 0; t < 4; ++t)
-            if (c + t < P.N) store1(P, crow + c + t, acc[i][4 * j4 + t], add);
+            if (c + t < P.N) store1(P, crow + c + t, acc[i][4 * j4 + t]);
         }
       }
     } else {
 #pragma unroll
       for (int j = 0; j < 16; ++j)
-        if (cbase + 4 * j < P.N) store1(P, crow + cbase + 4 * j, acc[i][j], add);
+        if (cbase + 4 * j < P.N) store1(P, crow + cbase + 4 * j, acc[i][j]);
     }
   }
 }
@@ -329,14 +274,14 @@ __device__ __forceinline__ void consume(const KParams &P, const float *sA, const
   const int rw = wm * 64 + (AK ? ly : ly * 4), cw = wn * 64 + (BKC ? lx : lx * 4);
   int s = 0;
   unsigned ph = 0;
-  int t, kb0, kb1;
-  for (int w = 0; work_item(P, w, t, kb0, kb1); ++w) {
+  const int ntiles = P.tiles_m * P.tiles_n;
+  for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
     float acc[8][16];
 #pragma unroll
     for (int i = 0; i < 8; ++i)
 #pragma unroll
       for (int j = 0; j < 16; ++j) acc[i][j] = 0.0f;
-    for (int kb = kb0; kb < kb1; ++kb) {
+    for (int kb = 0; kb < P.kblocks; ++kb) {
       mbar_wait(full + 8 * s, ph);
       slice_fma<AK, BKC>(sA + s * A_FLOATS, sB + s * B_FLOATS, aoff, xa, boff, xb, acc);
       __syncwarp();
@@ -348,23 +293,11 @@ __device__ __forceinline__ void consume(const KParams &P, const float *sA, const
     }
     int m0, n0;
     tile_origin(P, t, m0, n0);
-    const bool split = t >= P.sk_first, add = split && kb0 > 0;
-    if (add) { // after the piece from k = 0 has stored alpha*part + beta*C
-      if (ct == 0)
-        while (ld_acquire(P.flags + (t - P.sk_first)) == 0) {
-        }
-      consumer_sync();
-    }
     if constexpr (CT) {
       static_assert(!AK && BKC, "transposed store: rows ly*4 + 32h + 0..3, columns lx + 4j");
-      store_tile_t(P, m0 + rw, n0 + cw, acc, add);
+      store_tile_t(P, m0 + rw, n0 + cw, acc);
     } else {
-      store_tile<AK, BKC>(P, m0 + rw, n0 + cw, acc, add);
-    }
-    if (split && !add) { // the other pieces may add now
-      __threadfence();
-      consumer_sync();
-      if (ct == 0) st_release(P.flags + (t - P.sk_first), 1);
+      store_tile<AK, BKC>(P, m0 + rw, n0 + cw, acc);
     }
   }
 }
@@ -436,23 +369,20 @@ bool encode(EncodeTiledFn fn, CUtensorMap *map, const float *p, long long inner,
 }
 
 /* The tuning hook for the benchmark: PARRAY_SGEMM_HOPPER_TUNE="stages,group_m"
- * or "stages,group_m,stream_k" (read once; values out of range keep the
- * defaults 6, 8, 0: stream-K was slower, bench/RESULTS.md 2026-11-24). */
-void tuning(int *stages, int *group_m, int *stream_k) {
-  static int st = STAGES, gm = GROUP_M, sk = 0;
+ * (read once; values out of range keep the defaults). */
+void tuning(int *stages, int *group_m) {
+  static int st = STAGES, gm = GROUP_M;
   static std::once_flag once;
   std::call_once(once, [] {
     const char *v = getenv("PARRAY_SGEMM_HOPPER_TUNE");
-    int a = 0, b = 0, c = 0;
-    if (v && sscanf(v, "%d,%d,%d", &a, &b, &c) >= 2) {
+    int a = 0, b = 0;
+    if (v && sscanf(v, "%d,%d", &a, &b) == 2) {
       if (a >= 2 && a <= MAX_STAGES) st = a;
       if (b >= 1 && b <= 64) gm = b;
-      if (c == 0 || c == 1) sk = c;
     }
   });
   *stages = st;
   *group_m = gm;
-  *stream_k = sk;
 }
 
 template <bool AK, bool BKC, bool CT>
@@ -462,37 +392,8 @@ cudaError_t launch_kernel(const CUtensorMap &ma, const CUtensorMap &mb, const KP
       cudaFuncSetAttribute(sgemm_hopper_kernel<AK, BKC, CT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (e != cudaSuccess) return e;
   const int ntiles = P.tiles_m * P.tiles_n;
-  sgemm_hopper_kernel<AK, BKC, CT><<<P.flags ? sms : (ntiles < sms ? ntiles : sms), THREADS, smem, s>>>(ma, mb, P);
+  sgemm_hopper_kernel<AK, BKC, CT><<<ntiles < sms ? ntiles : sms, THREADS, smem, s>>>(ma, mb, P);
   return cudaGetLastError();
-}
-
-/* The kernel's parameters for a (whole tiles only: no stream-K yet); *sk:
- * whether the tuning hook allows stream-K. */
-KParams kparams(const HopperArgs &a, int *sk) {
-  KParams P;
-  P.C = a.C;
-  P.ldc = a.ldc;
-  P.M = a.M;
-  P.N = a.N;
-  P.kblocks = (a.K + BK - 1) / BK;
-  P.alpha = a.alpha;
-  P.beta = a.beta;
-  P.tiles_m = (a.M + BM - 1) / BM;
-  P.tiles_n = (a.N + BN - 1) / BN;
-  P.vecC = ((uintptr_t)a.C & 15) == 0 && (a.ldc & 3) == 0;
-  tuning(&P.stages, &P.group_m, sk);
-  P.sk_first = P.tiles_m * P.tiles_n;
-  P.sk_units = 0;
-  P.flags = nullptr;
-  return P;
-}
-
-/* The instantiation for the operand layouts (after the NN swap: ct). */
-cudaError_t launch_all(const HopperArgs &a, bool ct, const CUtensorMap &ma, const CUtensorMap &mb, const KParams &P,
-                       int sms, cudaStream_t s) {
-  if (ct) return launch_kernel<false, true, true>(ma, mb, P, sms, s);
-  if (a.ak) return launch_kernel<true, true, false>(ma, mb, P, sms, s); // a.bk: the other case went to ct
-  return a.bk ? launch_kernel<false, true, false>(ma, mb, P, sms, s) : launch_kernel<false, false, false>(ma, mb, P, sms, s);
 }
 
 } // namespace
@@ -535,28 +436,21 @@ cudaError_t hopper_launch(const HopperArgs &a0, cudaStream_t s) {
   cudaError_t e = cudaGetDevice(&dev);
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
   if (e != cudaSuccess) return e;
-  int sk = 0;
-  KParams P = kparams(a, &sk);
-  // Stream-K over the last wave when the tiles do not fill whole waves of sms blocks.
-  const int ntiles = P.tiles_m * P.tiles_n;
-  if (sk && ntiles % sms != 0) {
-    P.sk_first = ntiles / sms * sms;
-    P.sk_units = (long long)(ntiles - P.sk_first) * P.kblocks;
-    const size_t fb = sizeof(int) * (size_t)(ntiles - P.sk_first);
-    e = cudaMallocAsync((void **)&P.flags, fb, s);
-    if (e != cudaSuccess) return e;
-    e = cudaMemsetAsync(P.flags, 0, fb, s);
-    if (e != cudaSuccess) {
-      cudaFreeAsync(P.flags, s);
-      return e;
-    }
-  }
-  e = launch_all(a, ct, ma, mb, P, sms, s);
-  if (P.flags) {
-    const cudaError_t f = cudaFreeAsync(P.flags, s);
-    if (e == cudaSuccess) e = f;
-  }
-  return e;
+  KParams P;
+  P.C = a.C;
+  P.ldc = a.ldc;
+  P.M = a.M;
+  P.N = a.N;
+  P.kblocks = (a.K + BK - 1) / BK;
+  P.alpha = a.alpha;
+  P.beta = a.beta;
+  P.tiles_m = (a.M + BM - 1) / BM;
+  P.tiles_n = (a.N + BN - 1) / BN;
+  P.vecC = ((uintptr_t)a.C & 15) == 0 && (a.ldc & 3) == 0;
+  tuning(&P.stages, &P.group_m);
+  if (ct) return launch_kernel<false, true, true>(ma, mb, P, sms, s);
+  if (a.ak) return launch_kernel<true, true, false>(ma, mb, P, sms, s); // a.bk: the other case went to ct
+  return a.bk ? launch_kernel<false, true, false>(ma, mb, P, sms, s) : launch_kernel<false, false, false>(ma, mb, P, sms, s);
 }
 
 } // namespace parray_sgemm_detail
