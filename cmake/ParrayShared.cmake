@@ -4,9 +4,16 @@
 # libNAME.so.MAJOR.MINOR (before 1.0 each minor version may change the ABI).
 # In the build tree it lies in lib/shared, so that pacc run from the build
 # tree (which links with -L lib -lparray) keeps linking the static library.
+# Objects of other (object) libraries that NAME lists among its sources are
+# not in $<TARGET_OBJECTS:NAME>: a fragment names them in NAME's property
+# PARRAY_EXTRA_OBJECTS so that the twin gets them too.
 function(parray_add_shared_twin name)
   set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
-  add_library(${name}_shared SHARED $<TARGET_OBJECTS:${name}>)
+  get_target_property(extra ${name} PARRAY_EXTRA_OBJECTS)
+  if(NOT extra)
+    set(extra "")
+  endif()
+  add_library(${name}_shared SHARED $<TARGET_OBJECTS:${name}> ${extra})
   # the objects alone do not say how to link: as CUDA when any source is CUDA
   get_target_property(srcs ${name} SOURCES)
   set(lang C)

@@ -11,7 +11,8 @@
  *     -v  also time every built kernel configuration (row-major NN) and
  *         split-K 2 and 4 for sizes <= 2048 (library built with
  *         -DPARRAY_SGEMM_VARIANTS=ON)
- *     -l  at this size also time all 8 layouts (row/col-major x NN,NT,TN,TT)
+ *     -l  at this size also time all 8 layouts (row/col-major x NN,NT,TN,TT);
+ *         -l -1: at every size
  *     -c  time only these row-major NN runs: -1 = cuBLAS, 0 = parray_sgemm,
  *         c > 0 = configuration c (for profiling one kernel under ncu)
  */
@@ -226,7 +227,7 @@ int main(int argc, char **argv) {
           list[nm++] = v;
         }
       }
-      for (int l = 1; n == layouts_at && l < 8; l++) {
+      for (int l = 1; (n == layouts_at || layouts_at < 0) && l < 8; l++) {
         method c = {1, (parray_layout)(l / 4), (parray_trans)((l / 2) % 2), (parray_trans)(l % 2), 0, 1};
         list[nm++] = c;
         c.cublas = 0;

@@ -56,7 +56,10 @@ PARRAY_API parray_status parray_sgemm_cpu(parray_layout order, parray_trans ta, 
  * (0 = the automatic choice that parray_sgemm makes; 1 .. count-1 = a fixed
  * one, see parray_sgemm_config_name) with `splits` >= 1 slices of k (split-K:
  * the slices add into C atomically, so results then vary in the last bits from
- * run to run; splits is ignored for config 0). Configurations that this build
+ * run to run; splits is ignored for config 0 and for the Hopper kernel,
+ * config 4, which also needs a compute capability 9.0 device and 16-byte
+ * aligned A and B with leading dimensions a multiple of 4, else answers
+ * PARRAY_ERR_UNSUPPORTED). Configurations that this build
  * does not contain (the extra variants exist only when the library is built
  * with -DPARRAY_SGEMM_VARIANTS=ON) return PARRAY_ERR_UNSUPPORTED. */
 PARRAY_API parray_status parray_sgemm_config(int config, int splits, parray_layout order, parray_trans ta,

@@ -4,9 +4,13 @@
  * configuration from the problem size and launches. */
 #include "../sgemm_args.h"
 #include "sgemm_kernel.cu"
+#ifdef PARRAY_SGEMM_HOPPER
+#include "sgemm_hopper.h"
+#endif
 
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 
 #include "parray/cuda.h"
 #include "parray/sgemm.h"
@@ -25,7 +29,21 @@ typedef Cfg<2, 2, 4, 1, 16, 2> CfgSmall;
 // problems with at most one 128x64 tile per SM: twice the warps per SM.
 typedef Cfg<2, 2, 4, 1, 16, 1, 8, 0, 2> CfgSmallKG;
 
-enum { SLOT_AUTO = 0, SLOT_LARGE = 1, SLOT_SMALL = 2, SLOT_SMALL_KG = 3, SLOT_VARIANTS = 4, N_VARIANTS = 8 };
+// Slot 4: the Hopper kernel of sgemm_hopper.cu (sm_90a: TMA ring, one
+// producer warpgroup, two consumer warpgroups of 8 x 16 per thread); not a
+// Cfg, so it has no ConfigEntry and run() launches it itself.
+enum {
+  SLOT_AUTO = 0,
+  SLOT_LARGE = 1,
+  SLOT_SMALL = 2,
+  SLOT_SMALL_KG = 3,
+  SLOT_HOPPER = 4,
+  SLOT_VARIANTS = 5,
+  N_VARIANTS = 8
+};
+#ifdef PARRAY_SGEMM_HOPPER
+static const char HOPPER_NAME[] = "256x128x16 t384 r8x16 sm90a TMA";
+#endif
 
 #ifdef PARRAY_SGEMM_VARIANTS
 bool variant_entry(int v, ConfigEntry *e); // sgemm_variants.cu
@@ -74,6 +92,57 @@ static int auto_slot(int64_t m, int64_t n, int sms) {
   return cdiv(m, 128) * cdiv(n, 64) <= sms ? SLOT_SMALL_KG : SLOT_SMALL;
 }
 
+#ifdef PARRAY_SGEMM_HOPPER
+/* PARRAY_SGEMM_HOPPER=0 in the environment keeps the automatic choice off
+ * the Hopper kernel (for comparisons); read once. */
+static bool hopper_allowed() {
+  static const bool on = [] {
+    const char *v = getenv("PARRAY_SGEMM_HOPPER");
+    return !(v && v[0] == '0' && v[1] == 0);
+  }();
+  return on;
+}
+
+/* The automatic choice takes the Hopper kernel once its 256 x 128 tiles
+ * give most SMs one (below that the smaller tiles of slots 2-3 win) and fill
+ * their last wave of one block per SM to 90% or more: with one big tile per
+ * SM a ragged last wave costs more than slot 1's (3072^3: 288 tiles on 132
+ * SMs, 0.82 of cuBLAS against slot 1's 0.97; bench/RESULTS.md 2026-11-24). */
+static bool hopper_pays(int64_t m, int64_t n, int sms) {
+  const int64_t tiles = cdiv(m, HOPPER_BM) * cdiv(n, HOPPER_BN), waves = cdiv(tiles, sms);
+  return tiles >= (int64_t)sms * 3 / 4 && tiles * 10 >= waves * sms * 9;
+}
+
+static HopperArgs hopper_args(parray_trans ta, parray_trans tb, int64_t m, int64_t n, int64_t k, float alpha,
+                              const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
+                              int64_t ldc) {
+  HopperArgs h;
+  h.A = A;
+  h.B = B;
+  h.C = C;
+  h.lda = lda;
+  h.ldb = ldb;
+  h.ldc = ldc;
+  h.M = (int)m;
+  h.N = (int)n;
+  h.K = (int)k;
+  h.alpha = alpha;
+  h.beta = beta;
+  h.ak = ta == PARRAY_NOTRANS; // row-major: A k-contiguous when not transposed, B when transposed
+  h.bk = tb == PARRAY_TRANS;
+  return h;
+}
+
+static parray_status run_hopper(const char *fn, const HopperArgs &h, int dev, cudaStream_t s) {
+  const char *why = hopper_unsupported(h, dev);
+  if (why) {
+    parray_set_error("%s: configuration %s: %s", fn, HOPPER_NAME, why);
+    return PARRAY_ERR_UNSUPPORTED;
+  }
+  return parray_cuda_status(hopper_launch(h, s), fn);
+}
+#endif
+
 static parray_status run(const char *fn, int slot, int splits, parray_layout order, parray_trans ta, parray_trans tb,
                          int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda, const float *B,
                          int64_t ldb, float beta, float *C, int64_t ldc, cudaStream_t s) {
@@ -87,10 +156,24 @@ static parray_status run(const char *fn, int slot, int splits, parray_layout ord
   parray__sgemm_as_rowmajor(order, &ta, &tb, &m, &n, &A, &lda, &B, &ldb);
   if (alpha == 0.0f) k = 0; // A and B are not read
 
-  if (slot == SLOT_AUTO) {
-    int dev = 0, sms = 132;
+  int dev = 0, sms = 132;
+  if (slot == SLOT_AUTO || slot == SLOT_HOPPER) {
     if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
       return parray_cuda_status(cudaGetLastError(), fn);
+  }
+#ifdef PARRAY_SGEMM_HOPPER
+  if (slot == SLOT_AUTO || slot == SLOT_HOPPER) {
+    // The Hopper kernel has no split-K: splits is ignored for it.
+    const HopperArgs h = hopper_args(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    // Both operands k-contiguous (row-major NT, column-major TN): the Hopper
+    // kernel reads them as they are and is no faster than slot 1 (0.90 of
+    // cuBLAS, bench/RESULTS.md 2026-11-24), so the automatic choice keeps slot 1.
+    if (slot == SLOT_HOPPER ||
+        (hopper_allowed() && !(h.ak && h.bk) && hopper_pays(m, n, sms) && !hopper_unsupported(h, dev)))
+      return run_hopper(fn, h, dev, s);
+  }
+#endif
+  if (slot == SLOT_AUTO) {
     slot = auto_slot(m, n, sms);
     splits = 1;
   }
@@ -180,6 +263,9 @@ int parray_sgemm_config_count(void) { return SLOT_VARIANTS + N_VARIANTS; }
 const char *parray_sgemm_config_name(int config) {
   if (config < 0 || config >= SLOT_VARIANTS + N_VARIANTS) return nullptr;
   if (config == SLOT_AUTO) return "auto";
+#ifdef PARRAY_SGEMM_HOPPER
+  if (config == SLOT_HOPPER) return HOPPER_NAME;
+#endif
   ConfigEntry e;
   return get_entry(config, &e) ? e.name : "(not built)";
 }

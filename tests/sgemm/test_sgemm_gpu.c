@@ -6,6 +6,10 @@
  * Also runs each built kernel configuration and split-K directly through
  * parray_sgemm_config, so every kernel is covered whatever the automatic
  * choice (the extra tuning configurations with SGEMM_TEST_VARIANTS=1).
+ * A configuration that needs aligned operands (the Hopper kernel: 16-byte
+ * base pointers, leading dimensions a multiple of 4) gets ragged shapes with
+ * leading dimensions rounded up to a multiple of 4, and the automatic choice
+ * is run on sizes that pick it on such a device.
  * Exits 77 with "SKIP: no CUDA device" when there is no GPU. */
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -27,13 +31,17 @@ typedef struct tcase {
   int misalign;    /* offset A, B, C by this many floats from a 256-byte boundary */
   float alpha, beta;
   int config, splits; /* config 0 = parray_sgemm itself */
+  int ld4;            /* round every leading dimension up to a multiple of 4 before adding pad */
 } tcase;
+
+static int64_t round_ld(const tcase *t, int64_t ld) { return t->ld4 ? (ld + 3) / 4 * 4 : ld; }
 
 static void run_case(tcase t) {
   const int64_t ar = t.ta == PARRAY_NOTRANS ? t.m : t.k, ac = t.ta == PARRAY_NOTRANS ? t.k : t.m;
   const int64_t br = t.tb == PARRAY_NOTRANS ? t.k : t.n, bc = t.tb == PARRAY_NOTRANS ? t.n : t.k;
-  const int64_t lda = ref_need_ld(t.o, ar, ac) + t.pad, ldb = ref_need_ld(t.o, br, bc) + t.pad,
-                ldc = ref_need_ld(t.o, t.m, t.n) + t.pad;
+  const int64_t lda = round_ld(&t, ref_need_ld(t.o, ar, ac)) + t.pad,
+                ldb = round_ld(&t, ref_need_ld(t.o, br, bc)) + t.pad,
+                ldc = round_ld(&t, ref_need_ld(t.o, t.m, t.n)) + t.pad;
   const int64_t sa = ref_span(t.o, ar, ac, lda), sb = ref_span(t.o, br, bc, ldb), sc = ref_span(t.o, t.m, t.n, ldc);
   /* beta == 0: C starts as NaN everywhere (it must not be read, and every
    * element must be written). Otherwise random values, NaN in the padding. */
@@ -84,8 +92,41 @@ static void run_case(tcase t) {
 
 static tcase mk(parray_layout o, int ta, int tb, int64_t m, int64_t n, int64_t k, int pad, int off, float alpha,
                 float beta) {
-  tcase t = {o, (parray_trans)ta, (parray_trans)tb, m, n, k, pad, off, alpha, beta, 0, 1};
+  tcase t = {o, (parray_trans)ta, (parray_trans)tb, m, n, k, pad, off, alpha, beta, 0, 1, 0};
   return t;
+}
+
+/* What configuration c answers for a 4 x 4 x 4 product on layout l with
+ * leading dimension ld (1: unaligned, 4: aligned), C apart from A and B. */
+static parray_status probe(int c, int l, int64_t ld) {
+  const parray_layout o = (parray_layout)(l / 4);
+  const int ta = (l / 2) % 2, tb = l % 2;
+  const int64_t sz = ld == 1 ? 1 : 4;
+  float *p;
+  CK(cudaMalloc((void **)&p, 256));
+  CK(cudaMemset(p, 0, 256));
+  const parray_status ps = parray_sgemm_config(c, 1, o, (parray_trans)ta, (parray_trans)tb, sz, sz, sz, 1.0f, p, ld,
+                                               p + 16, ld, 0.0f, p + 32, ld, NULL);
+  CK(cudaDeviceSynchronize());
+  CK(cudaFree(p));
+  return ps;
+}
+
+/* Configuration c, which needs aligned operands, on layout l: ragged shapes
+ * (partial tiles in m and n, partial and single k slices), leading dimensions
+ * rounded up to a multiple of 4 (+4 padding on some), beta 0 and not. */
+static void run_aligned_cases(int c, int l) {
+  static const int64_t shapes[][3] = {{515, 333, 1029}, {512, 512, 1024}, {1, 1, 1},     {257, 129, 17},
+                                      {300, 260, 4095}, {7, 1000, 3},     {1000, 7, 16}, {256, 128, 15}};
+  const parray_layout o = (parray_layout)(l / 4);
+  const int ta = (l / 2) % 2, tb = l % 2;
+  for (int s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++) {
+    tcase t = mk(o, ta, tb, shapes[s][0], shapes[s][1], shapes[s][2], (s + l) % 3 == 0 ? 4 : 0, 0,
+                 s % 2 ? 1.0f : -0.5f, (s + l) % 2 ? 0.0f : 0.75f);
+    t.config = c;
+    t.ld4 = 1;
+    run_case(t);
+  }
 }
 
 int main(void) {
@@ -125,30 +166,48 @@ int main(void) {
   /* 4. Every built configuration directly, on every layout it has (a
    * configuration lacking a layout answers PARRAY_ERR_UNSUPPORTED, which is
    * skipped), with and without split-K. The library's own kernels are slots
-   * 1-3; the extra tuning configurations (slots >= 4, built with
+   * 1-4; the extra tuning configurations (slots >= 5, built with
    * PARRAY_SGEMM_VARIANTS) only when SGEMM_TEST_VARIANTS=1, so that a broken
-   * experiment cannot hide the result for the library's own kernels. */
-  enum { FIRST_VARIANT = 4 };
+   * experiment cannot hide the result for the library's own kernels. Slot 4
+   * is the Hopper kernel (tested wherever the device runs it). */
+  enum { FIRST_VARIANT = 5 };
   const char *tv = getenv("SGEMM_TEST_VARIANTS");
   const int last = tv && tv[0] == '1' ? parray_sgemm_config_count() : FIRST_VARIANT;
   for (int c = tv && tv[0] == '1' ? FIRST_VARIANT : 1; c < last; c++) {
     if (strcmp(parray_sgemm_config_name(c), "(not built)") == 0) continue;
+    int aligned_only = 0;
     for (int l = 0; l < 8; l++) {
       const parray_layout o = (parray_layout)(l / 4);
       const int ta = (l / 2) % 2, tb = l % 2;
-      float *probe;
-      CK(cudaMalloc((void **)&probe, 64));
-      const parray_status ps = parray_sgemm_config(c, 1, o, (parray_trans)ta, (parray_trans)tb, 1, 1, 1, 1.0f, probe, 1,
-                                                   probe, 1, 0.0f, probe + 4, 1, NULL);
-      CK(cudaDeviceSynchronize());
-      CK(cudaFree(probe));
-      if (ps == PARRAY_ERR_UNSUPPORTED) continue;
+      if (probe(c, l, 1) == PARRAY_ERR_UNSUPPORTED) {
+        if (probe(c, l, 4) == PARRAY_OK) {
+          aligned_only = 1;
+          run_aligned_cases(c, l);
+        }
+        continue;
+      }
       tcase t = mk(o, ta, tb, 515, 333, 1029, l % 3 == 2 ? 1 : 0, 0, 1.0f, l % 2 ? 0.0f : 0.5f);
       t.config = c;
       run_case(t);
       t = mk(o, ta, tb, 512, 512, 1024, 0, 0, 1.0f, 0.0f);
       t.config = c;
       run_case(t);
+    }
+    if (aligned_only) {
+      /* The automatic choice on sizes that give it enough 256 x 128 tiles,
+       * every layout, and a split-K request (ignored by this kernel). */
+      for (int l = 0; l < 8; l++) {
+        tcase t = mk((parray_layout)(l / 4), (l / 2) % 2, l % 2, 2000, 1900, 333, l % 3 == 1 ? 4 : 0, 0, 1.0f,
+                     l % 2 ? 0.0f : 0.5f);
+        t.ld4 = 1;
+        run_case(t);
+      }
+      tcase t = mk(PARRAY_ROW_MAJOR, 0, 0, 515, 333, 1029, 0, 0, 1.0f, 0.5f);
+      t.config = c;
+      t.splits = 3;
+      t.ld4 = 1;
+      run_case(t);
+      continue;
     }
     tcase t = mk(PARRAY_ROW_MAJOR, 0, 0, 515, 333, 1029, 0, 0, 1.0f, 0.5f);
     t.config = c;

@@ -1,0 +1,40 @@
+/* sgemm_hopper.h - the interface between parray_sgemm's dispatch (sgemm.cu)
+ * and the Hopper-only kernel of sgemm_hopper.cu (compiled for sm_90a alone,
+ * and only when the CUDA compiler can: PARRAY_SGEMM_HOPPER is then defined
+ * for sgemm.cu). Private to the runtime. */
+#ifndef PARRAY_SGEMM_HOPPER_H
+#define PARRAY_SGEMM_HOPPER_H
+
+#include <cuda_runtime.h>
+
+namespace parray_sgemm_detail {
+
+/* The row-major product C = alpha*op(A)*op(B) + beta*C, as the dispatch
+ * hands it over (after the column-major mapping): ak / bk say whether A / B
+ * are stored k-contiguous. */
+struct HopperArgs {
+  const float *A, *B;
+  float *C;
+  long long lda, ldb, ldc;
+  int M, N, K;
+  float alpha, beta;
+  int ak, bk;
+};
+
+/* The block tile of the Hopper kernel (M x N of C). */
+enum { HOPPER_BM = 256, HOPPER_BN = 128 };
+
+/* Why the kernel cannot take these arguments (a constant string), or null
+ * when it can: the device must be compute capability 9.0, K > 0, and A and B
+ * must suit the tensor-memory accelerator (16-byte aligned base pointers,
+ * leading dimensions a multiple of 4 floats). */
+const char *hopper_unsupported(const HopperArgs &a, int device);
+
+/* Launches the kernel on stream s (after hopper_unsupported said yes).
+ * Errors: cudaErrorNotSupported when the driver lacks the tensor-map entry
+ * point or refuses a tensor map, else what the launch returned. */
+cudaError_t hopper_launch(const HopperArgs &a, cudaStream_t s);
+
+} // namespace parray_sgemm_detail
+
+#endif
