@@ -55,7 +55,9 @@ CU
 }
 # The kernel library alone by default (predictable build time); KERN_CMAKE=1
 # builds through the project's CMake instead.
-if [ "${KERN_CMAKE:-0}" = 1 ] && build_cmake; then echo "build: cmake ok ($(( $(date +%s) - T0 )) s)"; else
+# KERN_SKIP_BUILD=1: use what an earlier KERN_BUILD_ONLY=1 run built.
+if [ "${KERN_SKIP_BUILD:-0}" = 1 ]; then echo "build: skipped (built before)"
+elif [ "${KERN_CMAKE:-0}" = 1 ] && build_cmake; then echo "build: cmake ok ($(( $(date +%s) - T0 )) s)"; else
   build_nvcc > "$OUT/build.log" 2>&1 || { echo "nvcc build failed"; tail -30 "$OUT/build.log"; exit 1; }
   echo "build: nvcc ok ($(( $(date +%s) - T0 )) s)"
 fi
