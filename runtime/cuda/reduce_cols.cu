@@ -7,8 +7,12 @@
  * running together read one contiguous window of the array (the first
  * version gave each split one contiguous range; both measured the same on
  * the H200, within 1%). Each thread folds its rows with 4
- * loads in flight, the block folds its TY rows of partial results with a
- * fixed tree in shared memory; with several splits, each writes its partial
+ * loads in flight, the block folds its TY rows of partial results in a
+ * fixed order: shuffles between the lanes of a warp that hold the same
+ * columns, then the warps one after another through shared memory (the
+ * first version's tree over all TY rows in shared memory conflicted P ways
+ * in the banks, at the end of a one-wave grid where nothing hides it); with
+ * several splits, each writes its partial
  * row to the workspace and the last block of a column tile (atomic ticket
  * per tile) folds the splits in index order. No atomics touch the values:
  * results are reproducible. */
@@ -27,7 +31,7 @@ constexpr int kColThreads = PARRAY_RD_COL_THREADS;
 enum ColFinish { kFenceAll = 0, kFenceOne = 1, kFoldKernel = 2 };
 
 /* NTH threads per block, U loads in flight per thread. */
-template <typename T, typename Op, int P, int NTH = kColThreads, int U = 4, int FIN = kFenceOne>
+template <typename T, typename Op, int P, int NTH = kColThreads, int U = 4, int FIN = kFenceOne, bool SHFL = true>
 __global__ void __launch_bounds__(NTH, 1024 / NTH)
     cols_kernel(const T *x, int64_t rows, int64_t cols, int64_t stride, int txl, int64_t rs, int64_t nch, int64_t gy,
                 typename AccOf<T>::type *partial, unsigned *counters, void *y, parray_dtype ydt, int64_t mean_count) {
@@ -74,20 +78,41 @@ __global__ void __launch_bounds__(NTH, 1024 / NTH)
           if (c0 + j < cols) acc[j] = Op::template comb<A>(acc[j], to_acc<A>(x[r * stride + c0 + j]));
     }
   }
-  /* fold the TY rows of partials: sh[ty][tx][j] */
   const int NT = TX * P; /* columns of this tile */
+  if constexpr (SHFL) {
+    /* fold the TY rows of partials: the rows that share a warp by a
+     * butterfly over the lanes with the same tx, then the warps' rows in
+     * warp order through shared memory, sh[w][tx][j] */
+    const int lane = tid & 31, w = tid >> 5;
+    for (int off = 16; off >= TX; off >>= 1)
 #pragma unroll
-  for (int j = 0; j < P; ++j) sh[(ty * TX + tx) * P + j] = acc[j];
-  __syncthreads();
-  for (int off = TY >> 1; off > 0; off >>= 1) {
-    if (ty < off) {
+      for (int j = 0; j < P; ++j) acc[j] = Op::template comb<A>(acc[j], __shfl_xor_sync(0xffffffffu, acc[j], off));
+    if (lane < TX)
 #pragma unroll
-      for (int j = 0; j < P; ++j) {
-        const int i = (ty * TX + tx) * P + j;
-        sh[i] = Op::template comb<A>(sh[i], sh[i + off * NT]);
-      }
+      for (int j = 0; j < P; ++j) sh[(w * TX + lane) * P + j] = acc[j];
+    __syncthreads();
+    for (int i = tid; i < NT; i += kColThreads) {
+      A v = sh[i];
+      for (int k = 1; k < kColThreads / 32; ++k) v = Op::template comb<A>(v, sh[k * NT + i]);
+      sh[i] = v;
     }
     __syncthreads();
+  } else {
+    /* the first version: a tree over the TY rows in shared memory,
+     * sh[ty][tx][j] (its strided accesses conflict in the banks P ways) */
+#pragma unroll
+    for (int j = 0; j < P; ++j) sh[(ty * TX + tx) * P + j] = acc[j];
+    __syncthreads();
+    for (int off = TY >> 1; off > 0; off >>= 1) {
+      if (ty < off) {
+#pragma unroll
+        for (int j = 0; j < P; ++j) {
+          const int i = (ty * TX + tx) * P + j;
+          sh[i] = Op::template comb<A>(sh[i], sh[i + off * NT]);
+        }
+      }
+      __syncthreads();
+    }
   }
   const int64_t ct = (int64_t)blockIdx.x * NT; /* first column of the tile */
   if (gy == 1) {
@@ -152,7 +177,8 @@ __global__ void __launch_bounds__(256) cols_fold_kernel(const A *partial, int64_
 }
 
 /* NTH, U: kernel shape; blocks, chunk_u: plan (blocks 0: library default). */
-template <typename T, typename Op, int NTH = kColThreads, int U = PARRAY_RD_COL_CHUNK_U, int FIN = kFenceOne>
+template <typename T, typename Op, int NTH = kColThreads, int U = PARRAY_RD_COL_CHUNK_U, int FIN = kFenceOne,
+          bool SHFL = true>
 parray_status run_cols(const T *x, int64_t rows, int64_t cols, int64_t stride, void *y, parray_dtype ydt,
                        int64_t mean_count, void *work, size_t work_bytes, cudaStream_t s, int64_t blocks = 0,
                        int chunk_u = 0) {
@@ -188,10 +214,10 @@ parray_status run_cols(const T *x, int64_t rows, int64_t cols, int64_t stride, v
   }
   dim3 grid((unsigned)pl.gx, (unsigned)pl.gy);
   if (vec)
-    cols_kernel<T, Op, PV, NTH, U, FIN><<<grid, NTH, 0, s>>>(x, rows, cols, stride, txl, pl.rs, pl.nch, pl.gy, partial,
+    cols_kernel<T, Op, PV, NTH, U, FIN, SHFL><<<grid, NTH, 0, s>>>(x, rows, cols, stride, txl, pl.rs, pl.nch, pl.gy, partial,
                                                              counters, y, ydt, mean_count);
   else
-    cols_kernel<T, Op, 1, NTH, U, FIN><<<grid, NTH, 0, s>>>(x, rows, cols, stride, txl, pl.rs, pl.nch, pl.gy, partial,
+    cols_kernel<T, Op, 1, NTH, U, FIN, SHFL><<<grid, NTH, 0, s>>>(x, rows, cols, stride, txl, pl.rs, pl.nch, pl.gy, partial,
                                                             counters, y, ydt, mean_count);
   if (FIN == kFoldKernel && pl.gy > 1)
     cols_fold_kernel<A, Op><<<(unsigned)((cols + 31) / 32), 256, 0, s>>>(partial, pl.gy, cols, y, ydt, mean_count);
@@ -242,22 +268,30 @@ namespace {
 struct ColVariant {
   int nth, u;
   int64_t blocks;
-  int chunk_u, fin;
+  int chunk_u, fin, tree;
 };
 /* 0 = the library default; 1 = the first version's contiguous row splits;
  * 7 = the default with every thread fencing (the first version's finish);
  * 8, 9 = the fold kernel instead of the ticket (256 blocks; 128 blocks of 8
  * loads); 10 = the default on 264 blocks (two per multiprocessor of an H100
- * or H200) */
-const ColVariant kColVariants[] = {{512, 4, 256, 4, 1},  {512, 4, 256, 0, 1}, {512, 8, 256, 8, 1},
-                                   {256, 8, 512, 8, 1},  {512, 4, 512, 4, 1}, {256, 4, 1024, 4, 1},
-                                   {512, 4, 256, 16, 1}, {512, 4, 256, 4, 0}, {512, 4, 256, 4, 2},
-                                   {512, 8, 128, 8, 2},  {512, 4, 264, 4, 1}};
+ * or H200); 11 = the default with the first version's shared-memory tree;
+ * 12 = the first version (tree, every thread fencing) */
+const ColVariant kColVariants[] = {
+    {512, 4, 256, 4, 1, 0},  {512, 4, 256, 0, 1, 0}, {512, 8, 256, 8, 1, 0},  {256, 8, 512, 8, 1, 0},
+    {512, 4, 512, 4, 1, 0},  {256, 4, 1024, 4, 1, 0}, {512, 4, 256, 16, 1, 0}, {512, 4, 256, 4, 0, 0},
+    {512, 4, 256, 4, 2, 0},  {512, 8, 128, 8, 2, 0}, {512, 4, 264, 4, 1, 0},  {512, 4, 256, 4, 1, 1},
+    {512, 4, 256, 4, 0, 1}};
 template <typename T, int NTH, int U>
 parray_status col_variant_shape(const ColVariant &v, float *y, const void *x, int64_t rows, int64_t cols, void *work,
                                 size_t wb, cudaStream_t s) {
   using namespace parray_rd;
   const T *xt = (const T *)x;
+  if (v.tree && v.fin == kFenceAll)
+    return run_cols<T, RSum, NTH, U, kFenceAll, false>(xt, rows, cols, cols, y, PARRAY_F32, 0, work, wb, s, v.blocks,
+                                                       v.chunk_u);
+  if (v.tree)
+    return run_cols<T, RSum, NTH, U, kFenceOne, false>(xt, rows, cols, cols, y, PARRAY_F32, 0, work, wb, s, v.blocks,
+                                                       v.chunk_u);
   if (v.fin == kFenceAll)
     return run_cols<T, RSum, NTH, U, kFenceAll>(xt, rows, cols, cols, y, PARRAY_F32, 0, work, wb, s, v.blocks, v.chunk_u);
   if (v.fin == kFoldKernel)
