@@ -155,21 +155,23 @@ __global__ void __launch_bounds__(NTH, 1024 / NTH)
   if (tid == 0) counters[blockIdx.x] = 0;
 }
 
-/* The kFoldKernel finish: column c of y from the gy partial rows, in split
- * order (as the ticket's last block folds them, J lanes per column then a
- * tree), 32 columns x 8 lanes per block. */
+/* The kFoldKernel finish: column c of y from the gy partial rows in a fixed
+ * order: 32 lanes per column, each folding splits lane, lane + 32, ...
+ * (8 loads in flight), then a tree over the lanes; 32 columns per block. */
 template <typename A, typename Op>
-__global__ void __launch_bounds__(256) cols_fold_kernel(const A *partial, int64_t gy, int64_t cols, void *y,
-                                                        parray_dtype ydt, int64_t mean_count) {
-  __shared__ A sh[8][32];
+__global__ void __launch_bounds__(1024) cols_fold_kernel(const A *partial, int64_t gy, int64_t cols, void *y,
+                                                         parray_dtype ydt, int64_t mean_count) {
+  __shared__ A sh[32][33];
   const int cx = threadIdx.x & 31, jj = threadIdx.x >> 5;
   const int64_t c = (int64_t)blockIdx.x * 32 + cx;
   A a = Op::template init<A>();
-  if (c < cols)
-    for (int64_t s2 = jj; s2 < gy; s2 += 8) a = Op::template comb<A>(a, partial[s2 * cols + c]);
+  if (c < cols) {
+#pragma unroll 8
+    for (int64_t s2 = jj; s2 < gy; s2 += 32) a = Op::template comb<A>(a, partial[s2 * cols + c]);
+  }
   sh[jj][cx] = a;
   __syncthreads();
-  for (int off = 4; off > 0; off >>= 1) {
+  for (int off = 16; off > 0; off >>= 1) {
     if (jj < off) sh[jj][cx] = Op::template comb<A>(sh[jj][cx], sh[jj + off][cx]);
     __syncthreads();
   }
@@ -220,7 +222,7 @@ parray_status run_cols(const T *x, int64_t rows, int64_t cols, int64_t stride, v
     cols_kernel<T, Op, 1, NTH, U, FIN, SHFL><<<grid, NTH, 0, s>>>(x, rows, cols, stride, txl, pl.rs, pl.nch, pl.gy, partial,
                                                             counters, y, ydt, mean_count);
   if (FIN == kFoldKernel && pl.gy > 1)
-    cols_fold_kernel<A, Op><<<(unsigned)((cols + 31) / 32), 256, 0, s>>>(partial, pl.gy, cols, y, ydt, mean_count);
+    cols_fold_kernel<A, Op><<<(unsigned)((cols + 31) / 32), 1024, 0, s>>>(partial, pl.gy, cols, y, ydt, mean_count);
   cudaError_t e = cudaGetLastError();
   if (temp) {
     parray_status fs = free_workspace(work, s);
@@ -275,12 +277,15 @@ struct ColVariant {
  * 8, 9 = the fold kernel instead of the ticket (256 blocks; 128 blocks of 8
  * loads); 10 = the default on 264 blocks (two per multiprocessor of an H100
  * or H200); 11 = the default with the first version's shared-memory tree;
- * 12 = the first version (tree, every thread fencing) */
+ * 12 = the first version (tree, every thread fencing); 13-16: one block of
+ * 512 or 1024 threads per multiprocessor (132) with 8 loads, fold kernel or
+ * ticket; 512 blocks with the fold kernel */
 const ColVariant kColVariants[] = {
     {512, 4, 256, 4, 1, 0},  {512, 4, 256, 0, 1, 0}, {512, 8, 256, 8, 1, 0},  {256, 8, 512, 8, 1, 0},
     {512, 4, 512, 4, 1, 0},  {256, 4, 1024, 4, 1, 0}, {512, 4, 256, 16, 1, 0}, {512, 4, 256, 4, 0, 0},
     {512, 4, 256, 4, 2, 0},  {512, 8, 128, 8, 2, 0}, {512, 4, 264, 4, 1, 0},  {512, 4, 256, 4, 1, 1},
-    {512, 4, 256, 4, 0, 1}};
+    {512, 4, 256, 4, 0, 1},  {512, 8, 132, 8, 2, 0}, {1024, 8, 132, 8, 2, 0}, {1024, 8, 132, 8, 1, 0},
+    {512, 4, 512, 4, 2, 0}};
 template <typename T, int NTH, int U>
 parray_status col_variant_shape(const ColVariant &v, float *y, const void *x, int64_t rows, int64_t cols, void *work,
                                 size_t wb, cudaStream_t s) {
@@ -302,6 +307,7 @@ parray_status col_variant_shape(const ColVariant &v, float *y, const void *x, in
 template <typename T>
 parray_status col_variant(const ColVariant &v, float *y, const void *x, int64_t rows, int64_t cols, void *work,
                           size_t wb, cudaStream_t s) {
+  if (v.nth == 1024) return col_variant_shape<T, 1024, 8>(v, y, x, rows, cols, work, wb, s);
   if (v.nth == 512 && v.u == 4) return col_variant_shape<T, 512, 4>(v, y, x, rows, cols, work, wb, s);
   if (v.nth == 512) return col_variant_shape<T, 512, 8>(v, y, x, rows, cols, work, wb, s);
   if (v.u == 4) return col_variant_shape<T, 256, 4>(v, y, x, rows, cols, work, wb, s);
@@ -320,7 +326,9 @@ extern "C" PARRAY_API parray_status parray__reduce_cols_sum_variant(int variant,
   }
   const ColVariant v = kColVariants[variant];
   if (!work) {
-    const int pv = xdt == PARRAY_F32 ? 4 : 8;
+    /* the pack width run_cols will use (x is 16-byte aligned in the bench) */
+    const int es = xdt == PARRAY_F32 ? 4 : 2;
+    const int pv = rows == 1 || (cols * es) % 16 == 0 ? 16 / es : 1;
     *work_bytes = parray_rd_plan_bytes(
         parray_rd_plan_cols_ex(rows, cols, pv, v.nth, v.blocks, PARRAY_RD_COL_MIN_ROWS, v.chunk_u), cols);
     return PARRAY_OK;
