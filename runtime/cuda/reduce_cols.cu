@@ -30,6 +30,48 @@ constexpr int kColThreads = PARRAY_RD_COL_THREADS;
  * kernel (cols_fold_kernel). */
 enum ColFinish { kFenceAll = 0, kFenceOne = 1, kFoldKernel = 2 };
 
+/* Fold a column block's TY rows of partial results (acc of each thread,
+ * tx = tid % TX, ty = tid / TX) into sh[0 .. TX*P), in a fixed order. With
+ * SHFL: the rows that share a warp by a butterfly over the lanes with the
+ * same tx, then the warps' rows in warp order through shared memory,
+ * sh[w][tx][j]. Without: the first version's tree over the TY rows in shared
+ * memory, sh[ty][tx][j] (its strided accesses conflict in the banks P ways).
+ * Ends with a barrier. */
+template <typename Op, int P, int NTH, bool SHFL, typename A>
+__device__ __forceinline__ void fold_rows(A *acc, A *sh, int TX, int TY, int tx, int ty) {
+  const int tid = threadIdx.x, NT = TX * P;
+  if constexpr (SHFL) {
+    const int lane = tid & 31, w = tid >> 5;
+    for (int off = 16; off >= TX; off >>= 1)
+#pragma unroll
+      for (int j = 0; j < P; ++j) acc[j] = Op::template comb<A>(acc[j], __shfl_xor_sync(0xffffffffu, acc[j], off));
+    if (lane < TX)
+#pragma unroll
+      for (int j = 0; j < P; ++j) sh[(w * TX + lane) * P + j] = acc[j];
+    __syncthreads();
+    for (int i = tid; i < NT; i += NTH) {
+      A v = sh[i];
+      for (int k = 1; k < NTH / 32; ++k) v = Op::template comb<A>(v, sh[k * NT + i]);
+      sh[i] = v;
+    }
+    __syncthreads();
+  } else {
+#pragma unroll
+    for (int j = 0; j < P; ++j) sh[(ty * TX + tx) * P + j] = acc[j];
+    __syncthreads();
+    for (int off = TY >> 1; off > 0; off >>= 1) {
+      if (ty < off) {
+#pragma unroll
+        for (int j = 0; j < P; ++j) {
+          const int i = (ty * TX + tx) * P + j;
+          sh[i] = Op::template comb<A>(sh[i], sh[i + off * NT]);
+        }
+      }
+      __syncthreads();
+    }
+  }
+}
+
 /* NTH threads per block, U loads in flight per thread. */
 template <typename T, typename Op, int P, int NTH = kColThreads, int U = 4, int FIN = kFenceOne, bool SHFL = true>
 __global__ void __launch_bounds__(NTH, 1024 / NTH)
@@ -79,41 +121,7 @@ __global__ void __launch_bounds__(NTH, 1024 / NTH)
     }
   }
   const int NT = TX * P; /* columns of this tile */
-  if constexpr (SHFL) {
-    /* fold the TY rows of partials: the rows that share a warp by a
-     * butterfly over the lanes with the same tx, then the warps' rows in
-     * warp order through shared memory, sh[w][tx][j] */
-    const int lane = tid & 31, w = tid >> 5;
-    for (int off = 16; off >= TX; off >>= 1)
-#pragma unroll
-      for (int j = 0; j < P; ++j) acc[j] = Op::template comb<A>(acc[j], __shfl_xor_sync(0xffffffffu, acc[j], off));
-    if (lane < TX)
-#pragma unroll
-      for (int j = 0; j < P; ++j) sh[(w * TX + lane) * P + j] = acc[j];
-    __syncthreads();
-    for (int i = tid; i < NT; i += kColThreads) {
-      A v = sh[i];
-      for (int k = 1; k < kColThreads / 32; ++k) v = Op::template comb<A>(v, sh[k * NT + i]);
-      sh[i] = v;
-    }
-    __syncthreads();
-  } else {
-    /* the first version: a tree over the TY rows in shared memory,
-     * sh[ty][tx][j] (its strided accesses conflict in the banks P ways) */
-#pragma unroll
-    for (int j = 0; j < P; ++j) sh[(ty * TX + tx) * P + j] = acc[j];
-    __syncthreads();
-    for (int off = TY >> 1; off > 0; off >>= 1) {
-      if (ty < off) {
-#pragma unroll
-        for (int j = 0; j < P; ++j) {
-          const int i = (ty * TX + tx) * P + j;
-          sh[i] = Op::template comb<A>(sh[i], sh[i + off * NT]);
-        }
-      }
-      __syncthreads();
-    }
-  }
+  fold_rows<Op, P, NTH, SHFL>(acc, sh, TX, TY, tx, ty);
   const int64_t ct = (int64_t)blockIdx.x * NT; /* first column of the tile */
   if (gy == 1) {
     for (int i = tid; i < NT; i += kColThreads)
