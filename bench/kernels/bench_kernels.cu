@@ -268,9 +268,10 @@ static void bench_reduce_variants(bool rowk, parray_dtype t, int64_t rows, int64
   const size_t out_bytes = nout * 4, rw = in_bytes + out_bytes;
   Sets s = make_sets(1, in_bytes, out_bytes < 256 ? 256 : out_bytes);
   const int rv[] = {0, 1, 41, 81, 80, 0};
-  const int nv = rowk ? (int)(sizeof rv / sizeof rv[0]) : 8;
+  const int ncv = 17; /* column variants, kColVariants of reduce_cols.cu */
+  const int nv = rowk ? (int)(sizeof rv / sizeof rv[0]) : ncv + 1;
   for (int k = 0; k < nv; ++k) {
-    const int v = rowk ? rv[k] : k % 7;
+    const int v = rowk ? rv[k] : k % ncv;
     double us;
     void *work = nullptr;
     size_t wb = 0;

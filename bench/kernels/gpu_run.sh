@@ -55,7 +55,9 @@ CU
 }
 # The kernel library alone by default (predictable build time); KERN_CMAKE=1
 # builds through the project's CMake instead.
-if [ "${KERN_CMAKE:-0}" = 1 ] && build_cmake; then echo "build: cmake ok ($(( $(date +%s) - T0 )) s)"; else
+# KERN_SKIP_BUILD=1: use what an earlier KERN_BUILD_ONLY=1 run built.
+if [ "${KERN_SKIP_BUILD:-0}" = 1 ]; then echo "build: skipped (built before)"
+elif [ "${KERN_CMAKE:-0}" = 1 ] && build_cmake; then echo "build: cmake ok ($(( $(date +%s) - T0 )) s)"; else
   build_nvcc > "$OUT/build.log" 2>&1 || { echo "nvcc build failed"; tail -30 "$OUT/build.log"; exit 1; }
   echo "build: nvcc ok ($(( $(date +%s) - T0 )) s)"
 fi
@@ -73,11 +75,17 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 t = collections.OrderedDict()
 for r in rows:
     v, op, dt, sz = r["name"].split(" ")
-    t.setdefault((op, sz), {})[v] = float(r["tbs"])
+    t.setdefault((op, dt + " " + sz), {})[v] = float(r["tbs"])
 vs = sorted({k for d in t.values() for k in d})
-print("%-12s" % "" + "".join("%8s" % v for v in vs))
-for (op, sz), d in t.items():
-    print("%-12s" % (op + " " + sz) + "".join("%8.2f" % d.get(v, float("nan")) for v in vs))
+# one table per kind: engine, row-sum (vr..) and column-sum (vc..) variants
+grp = lambda v: v[:2] if v[:2] in ("vr", "vc") and v[2:3].isdigit() else "ve"
+for g in ("ve", "vr", "vc"):
+    vk = [v for v in vs if grp(v) == g]
+    if not vk: continue
+    print("%-18s" % "" + "".join("%8s" % v[1:8] for v in vk))
+    for k, d in t.items():
+        if any(v in d for v in vk):
+            print("%-18s" % (k[0] + " " + k[1]) + "".join("%8.2f" % d.get(v, float("nan")) for v in vk))
 PY
 echo "--- library vs copy vs PyTorch (TB/s, bytes read + written)"
 python3 bench/kernels/compare.py "$OUT/bench.csv" "$OUT/torch.csv" | tee "$OUT/table.txt"
@@ -87,7 +95,7 @@ if [ "${1:-}" != "--no-tests" ]; then
   for t in test_kernels_cpu test_kernels_user_op test_kernels_gpu; do
     s=$(date +%s)
     echo "=== $t" >> "$OUT/tests.log"
-    timeout 100 $B/bin/$t > /tmp/$t.log 2>&1
+    timeout 180 $B/bin/$t > /tmp/$t.log 2>&1
     rc=$?
     cat /tmp/$t.log >> "$OUT/tests.log"
     echo "$t: rc=$rc ($(( $(date +%s) - s )) s) $(grep -E 'passed|failures|large|SKIP' /tmp/$t.log | tr '\n' ' ')"

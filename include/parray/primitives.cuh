@@ -242,29 +242,34 @@ __device__ __forceinline__ void each_pack(Q *p, int64_t ld, int rows, int n, int
 }
 
 /* Read an NY x NX tile: rows p, p + ld, ... (rows of them exist), n columns
- * each, converted to R; elements past the array read as fill. All the loads
- * come first, the conversions after: a thread has all its packs in flight
- * at once (a conversion next to its load would wait for it). */
+ * each, converted to R; elements past the array read as fill. When all of
+ * the thread's packs lie inside the array and move in 16 bytes (the common
+ * case, one test on its last pack), all the loads come first, the
+ * conversions after: a thread has all its packs in flight at once (a
+ * conversion next to its load would wait for it), and no per-element bound
+ * is kept live across the loads. Otherwise (a row's end, unaligned rows)
+ * element by element with the bounds. The fast path's register count
+ * decides the occupancy of a warp-per-row kernel: keeping each pack's bound
+ * for a select after the loads took an fp16 1024-wide softmax from 48 to 80
+ * registers (bench/RESULTS.md, 2026-11-24). */
 template <int NX, int NY, typename R, typename T>
 __device__ __forceinline__ void read_data_2d(R *r, const T *p, int64_t ld, int rows, int n, int t, int G, R fill) {
   constexpr int V = PackOf<T>::value;
   typedef parray_ew::Pack<T, V> P;
-  P raw[NY * NX / V];
-  int valid[NY * NX / V];
-  each_pack<NX, NY, T>(p, ld, rows, n, t, G, [&](const T *q, int i, int val, bool whole) {
-    valid[i / V] = val;
-    if (whole) {
-      raw[i / V] = *reinterpret_cast<const P *>(q);
-    } else {
+  if (packable(p, ld) && rows >= NY && n - ((NX / V - 1) * G + t) * V >= V) {
+    P raw[NY * NX / V];
+    each_pack<NX, NY, T>(p, ld, rows, n, t, G,
+                         [&](const T *q, int i, int, bool) { raw[i / V] = *reinterpret_cast<const P *>(q); });
 #pragma unroll
-      for (int j = 0; j < V; ++j)
-        if (j < val) raw[i / V].e[j] = q[j];
-    }
+    for (int k = 0; k < NY * NX / V; ++k)
+#pragma unroll
+      for (int j = 0; j < V; ++j) r[k * V + j] = cast<R>(raw[k].e[j]);
+    return;
+  }
+  each_pack<NX, NY, T>(p, ld, rows, n, t, G, [&](const T *q, int i, int valid, bool) {
+#pragma unroll
+    for (int j = 0; j < V; ++j) r[i + j] = j < valid ? cast<R>(q[j]) : fill;
   });
-#pragma unroll
-  for (int k = 0; k < NY * NX / V; ++k)
-#pragma unroll
-    for (int j = 0; j < V; ++j) r[k * V + j] = j < valid[k] ? cast<R>(raw[k].e[j]) : fill;
 }
 /* Read the group's tile of one row of n elements. */
 template <int NX, typename R, typename T>

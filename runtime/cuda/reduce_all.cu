@@ -48,8 +48,13 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
   if (nchunks == 1) return;
-  __threadfence();
-  if (tid == 0) last = atomicAdd(counter, 1u) == gridDim.x - 1;
+  /* thread 0 wrote the block's partials: it alone releases them (every
+   * thread fencing, MEMBAR.SC.GPU each, cost a fixed time per block in the
+   * column reduction, reduce_cols.cu) */
+  if (tid == 0) {
+    __threadfence();
+    last = atomicAdd(counter, 1u) == gridDim.x - 1;
+  }
   __syncthreads();
   if (!last) return;
   __threadfence();

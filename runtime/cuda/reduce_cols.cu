@@ -7,8 +7,12 @@
  * running together read one contiguous window of the array (the first
  * version gave each split one contiguous range; both measured the same on
  * the H200, within 1%). Each thread folds its rows with 4
- * loads in flight, the block folds its TY rows of partial results with a
- * fixed tree in shared memory; with several splits, each writes its partial
+ * loads in flight, the block folds its TY rows of partial results in a
+ * fixed order: shuffles between the lanes of a warp that hold the same
+ * columns, then the warps one after another through shared memory (the
+ * first version's tree over all TY rows in shared memory conflicted P ways
+ * in the banks, at the end of a one-wave grid where nothing hides it); with
+ * several splits, each writes its partial
  * row to the workspace and the last block of a column tile (atomic ticket
  * per tile) folds the splits in index order. No atomics touch the values:
  * results are reproducible. */
@@ -20,8 +24,56 @@ namespace {
 
 constexpr int kColThreads = PARRAY_RD_COL_THREADS;
 
+/* How a split grid finishes: every thread fences before the ticket (the
+ * first version, kept for the bench), thread 0 alone fences after a barrier
+ * (the default), or no ticket: the partial rows are folded by a second
+ * kernel (cols_fold_kernel). */
+enum ColFinish { kFenceAll = 0, kFenceOne = 1, kFoldKernel = 2 };
+
+/* Fold a column block's TY rows of partial results (acc of each thread,
+ * tx = tid % TX, ty = tid / TX) into sh[0 .. TX*P), in a fixed order. With
+ * SHFL: the rows that share a warp by a butterfly over the lanes with the
+ * same tx, then the warps' rows in warp order through shared memory,
+ * sh[w][tx][j]. Without: the first version's tree over the TY rows in shared
+ * memory, sh[ty][tx][j] (its strided accesses conflict in the banks P ways).
+ * Ends with a barrier. */
+template <typename Op, int P, int NTH, bool SHFL, typename A>
+__device__ __forceinline__ void fold_rows(A *acc, A *sh, int TX, int TY, int tx, int ty) {
+  const int tid = threadIdx.x, NT = TX * P;
+  if constexpr (SHFL) {
+    const int lane = tid & 31, w = tid >> 5;
+    for (int off = 16; off >= TX; off >>= 1)
+#pragma unroll
+      for (int j = 0; j < P; ++j) acc[j] = Op::template comb<A>(acc[j], __shfl_xor_sync(0xffffffffu, acc[j], off));
+    if (lane < TX)
+#pragma unroll
+      for (int j = 0; j < P; ++j) sh[(w * TX + lane) * P + j] = acc[j];
+    __syncthreads();
+    for (int i = tid; i < NT; i += NTH) {
+      A v = sh[i];
+      for (int k = 1; k < NTH / 32; ++k) v = Op::template comb<A>(v, sh[k * NT + i]);
+      sh[i] = v;
+    }
+    __syncthreads();
+  } else {
+#pragma unroll
+    for (int j = 0; j < P; ++j) sh[(ty * TX + tx) * P + j] = acc[j];
+    __syncthreads();
+    for (int off = TY >> 1; off > 0; off >>= 1) {
+      if (ty < off) {
+#pragma unroll
+        for (int j = 0; j < P; ++j) {
+          const int i = (ty * TX + tx) * P + j;
+          sh[i] = Op::template comb<A>(sh[i], sh[i + off * NT]);
+        }
+      }
+      __syncthreads();
+    }
+  }
+}
+
 /* NTH threads per block, U loads in flight per thread. */
-template <typename T, typename Op, int P, int NTH = kColThreads, int U = 4>
+template <typename T, typename Op, int P, int NTH = kColThreads, int U = 4, int FIN = kFenceOne, bool SHFL = true>
 __global__ void __launch_bounds__(NTH, 1024 / NTH)
     cols_kernel(const T *x, int64_t rows, int64_t cols, int64_t stride, int txl, int64_t rs, int64_t nch, int64_t gy,
                 typename AccOf<T>::type *partial, unsigned *counters, void *y, parray_dtype ydt, int64_t mean_count) {
@@ -68,21 +120,8 @@ __global__ void __launch_bounds__(NTH, 1024 / NTH)
           if (c0 + j < cols) acc[j] = Op::template comb<A>(acc[j], to_acc<A>(x[r * stride + c0 + j]));
     }
   }
-  /* fold the TY rows of partials: sh[ty][tx][j] */
   const int NT = TX * P; /* columns of this tile */
-#pragma unroll
-  for (int j = 0; j < P; ++j) sh[(ty * TX + tx) * P + j] = acc[j];
-  __syncthreads();
-  for (int off = TY >> 1; off > 0; off >>= 1) {
-    if (ty < off) {
-#pragma unroll
-      for (int j = 0; j < P; ++j) {
-        const int i = (ty * TX + tx) * P + j;
-        sh[i] = Op::template comb<A>(sh[i], sh[i + off * NT]);
-      }
-    }
-    __syncthreads();
-  }
+  fold_rows<Op, P, NTH, SHFL>(acc, sh, TX, TY, tx, ty);
   const int64_t ct = (int64_t)blockIdx.x * NT; /* first column of the tile */
   if (gy == 1) {
     for (int i = tid; i < NT; i += kColThreads)
@@ -91,14 +130,18 @@ __global__ void __launch_bounds__(NTH, 1024 / NTH)
   }
   for (int i = tid; i < NT; i += kColThreads)
     if (ct + i < cols) partial[s * cols + ct + i] = sh[i];
-  /* Measured on the H200: each block adds ~20-35 ns to the run (256 more
-   * splits: +8.5 us), which keeps fp16 1M x 32 at 70% of copy; suspected:
-   * this fence, which every thread executes as MEMBAR.SC.GPU (see
-   * bench/kernels/NOTES.md); not yet changed, since no GPU run was left to
-   * test a lighter ordering. */
-  __threadfence();
+  if constexpr (FIN == kFoldKernel) return;
+  /* The ticket. The first version had every thread execute __threadfence()
+   * (MEMBAR.SC.GPU) here: on the H200 each block then added ~20-35 ns to
+   * the run (bench/kernels/NOTES.md). Now the barrier orders the block's
+   * partial stores before thread 0's fence, which releases them to the GPU
+   * (the pattern of cooperative groups' grid sync). */
+  if constexpr (FIN == kFenceAll) __threadfence();
   __syncthreads();
-  if (tid == 0) last = atomicAdd(&counters[blockIdx.x], 1u) == (unsigned)(gy - 1);
+  if (tid == 0) {
+    if constexpr (FIN == kFenceOne) __threadfence();
+    last = atomicAdd(&counters[blockIdx.x], 1u) == (unsigned)(gy - 1);
+  }
   __syncthreads();
   if (!last) return;
   __threadfence();
@@ -120,8 +163,32 @@ __global__ void __launch_bounds__(NTH, 1024 / NTH)
   if (tid == 0) counters[blockIdx.x] = 0;
 }
 
+/* The kFoldKernel finish: column c of y from the gy partial rows in a fixed
+ * order: 32 lanes per column, each folding splits lane, lane + 32, ...
+ * (8 loads in flight), then a tree over the lanes; 32 columns per block. */
+template <typename A, typename Op>
+__global__ void __launch_bounds__(1024) cols_fold_kernel(const A *partial, int64_t gy, int64_t cols, void *y,
+                                                         parray_dtype ydt, int64_t mean_count) {
+  __shared__ A sh[32][33];
+  const int cx = threadIdx.x & 31, jj = threadIdx.x >> 5;
+  const int64_t c = (int64_t)blockIdx.x * 32 + cx;
+  A a = Op::template init<A>();
+  if (c < cols) {
+#pragma unroll 8
+    for (int64_t s2 = jj; s2 < gy; s2 += 32) a = Op::template comb<A>(a, partial[s2 * cols + c]);
+  }
+  sh[jj][cx] = a;
+  __syncthreads();
+  for (int off = 16; off > 0; off >>= 1) {
+    if (jj < off) sh[jj][cx] = Op::template comb<A>(sh[jj][cx], sh[jj + off][cx]);
+    __syncthreads();
+  }
+  if (jj == 0 && c < cols) store_out(y, ydt, c, sh[0][cx], mean_count);
+}
+
 /* NTH, U: kernel shape; blocks, chunk_u: plan (blocks 0: library default). */
-template <typename T, typename Op, int NTH = kColThreads, int U = PARRAY_RD_COL_CHUNK_U>
+template <typename T, typename Op, int NTH = kColThreads, int U = PARRAY_RD_COL_CHUNK_U, int FIN = kFenceOne,
+          bool SHFL = true>
 parray_status run_cols(const T *x, int64_t rows, int64_t cols, int64_t stride, void *y, parray_dtype ydt,
                        int64_t mean_count, void *work, size_t work_bytes, cudaStream_t s, int64_t blocks = 0,
                        int chunk_u = 0) {
@@ -157,11 +224,13 @@ parray_status run_cols(const T *x, int64_t rows, int64_t cols, int64_t stride, v
   }
   dim3 grid((unsigned)pl.gx, (unsigned)pl.gy);
   if (vec)
-    cols_kernel<T, Op, PV, NTH, U><<<grid, NTH, 0, s>>>(x, rows, cols, stride, txl, pl.rs, pl.nch, pl.gy, partial, counters,
-                                                        y, ydt, mean_count);
+    cols_kernel<T, Op, PV, NTH, U, FIN, SHFL><<<grid, NTH, 0, s>>>(x, rows, cols, stride, txl, pl.rs, pl.nch, pl.gy, partial,
+                                                             counters, y, ydt, mean_count);
   else
-    cols_kernel<T, Op, 1, NTH, U><<<grid, NTH, 0, s>>>(x, rows, cols, stride, txl, pl.rs, pl.nch, pl.gy, partial, counters,
-                                                       y, ydt, mean_count);
+    cols_kernel<T, Op, 1, NTH, U, FIN, SHFL><<<grid, NTH, 0, s>>>(x, rows, cols, stride, txl, pl.rs, pl.nch, pl.gy, partial,
+                                                            counters, y, ydt, mean_count);
+  if (FIN == kFoldKernel && pl.gy > 1)
+    cols_fold_kernel<A, Op><<<(unsigned)((cols + 31) / 32), 1024, 0, s>>>(partial, pl.gy, cols, y, ydt, mean_count);
   cudaError_t e = cudaGetLastError();
   if (temp) {
     parray_status fs = free_workspace(work, s);
@@ -209,18 +278,55 @@ namespace {
 struct ColVariant {
   int nth, u;
   int64_t blocks;
-  int chunk_u;
+  int chunk_u, fin, tree;
 };
-/* 0 = the library default; 1 = the first version's contiguous row splits */
-const ColVariant kColVariants[] = {{512, 4, 256, 4},  {512, 4, 256, 0}, {512, 8, 256, 8}, {256, 8, 512, 8},
-                                   {512, 4, 512, 4},  {256, 4, 1024, 4}, {512, 4, 256, 16}};
+/* 0 = the library default; 1 = the first version's contiguous row splits;
+ * 7 = the default with every thread fencing (the first version's finish);
+ * 8, 9 = the fold kernel instead of the ticket (256 blocks; 128 blocks of 8
+ * loads); 10 = the default on 264 blocks (two per multiprocessor of an H100
+ * or H200); 11 = the default with the first version's shared-memory tree;
+ * 12 = the first version (tree, every thread fencing); 13-16: one block of
+ * 512 or 1024 threads per multiprocessor (132) with 8 loads, fold kernel or
+ * ticket; 512 blocks with the fold kernel */
+const ColVariant kColVariants[] = {
+    {512, 4, 256, 4, 1, 0},  {512, 4, 256, 0, 1, 0}, {512, 8, 256, 8, 1, 0},  {256, 8, 512, 8, 1, 0},
+    {512, 4, 512, 4, 1, 0},  {256, 4, 1024, 4, 1, 0}, {512, 4, 256, 16, 1, 0}, {512, 4, 256, 4, 0, 0},
+    {512, 4, 256, 4, 2, 0},  {512, 8, 128, 8, 2, 0}, {512, 4, 264, 4, 1, 0},  {512, 4, 256, 4, 1, 1},
+    {512, 4, 256, 4, 0, 1},  {512, 8, 132, 8, 2, 0}, {1024, 8, 132, 8, 2, 0}, {1024, 8, 132, 8, 1, 0},
+    {512, 4, 512, 4, 2, 0}};
+template <typename T, int NTH, int U>
+parray_status col_variant_shape(const ColVariant &v, float *y, const void *x, int64_t rows, int64_t cols, void *work,
+                                size_t wb, cudaStream_t s) {
+  using namespace parray_rd;
+  const T *xt = (const T *)x;
+  if (v.tree && v.fin == kFenceAll)
+    return run_cols<T, RSum, NTH, U, kFenceAll, false>(xt, rows, cols, cols, y, PARRAY_F32, 0, work, wb, s, v.blocks,
+                                                       v.chunk_u);
+  if (v.tree)
+    return run_cols<T, RSum, NTH, U, kFenceOne, false>(xt, rows, cols, cols, y, PARRAY_F32, 0, work, wb, s, v.blocks,
+                                                       v.chunk_u);
+  if (v.fin == kFenceAll)
+    return run_cols<T, RSum, NTH, U, kFenceAll>(xt, rows, cols, cols, y, PARRAY_F32, 0, work, wb, s, v.blocks, v.chunk_u);
+  if (v.fin == kFoldKernel)
+    return run_cols<T, RSum, NTH, U, kFoldKernel>(xt, rows, cols, cols, y, PARRAY_F32, 0, work, wb, s, v.blocks,
+                                                  v.chunk_u);
+  return run_cols<T, RSum, NTH, U>(xt, rows, cols, cols, y, PARRAY_F32, 0, work, wb, s, v.blocks, v.chunk_u);
+}
+template <typename T>
+parray_status col_variant(const ColVariant &v, float *y, const void *x, int64_t rows, int64_t cols, void *work,
+                          size_t wb, cudaStream_t s) {
+  if (v.nth == 1024) return col_variant_shape<T, 1024, 8>(v, y, x, rows, cols, work, wb, s);
+  if (v.nth == 512 && v.u == 4) return col_variant_shape<T, 512, 4>(v, y, x, rows, cols, work, wb, s);
+  if (v.nth == 512) return col_variant_shape<T, 512, 8>(v, y, x, rows, cols, work, wb, s);
+  if (v.u == 4) return col_variant_shape<T, 256, 4>(v, y, x, rows, cols, work, wb, s);
+  return col_variant_shape<T, 256, 8>(v, y, x, rows, cols, work, wb, s);
+}
 } // namespace
 
 extern "C" PARRAY_API parray_status parray__reduce_cols_sum_variant(int variant, float *y, parray_dtype xdt,
                                                                     const void *x, int64_t rows, int64_t cols,
                                                                     void *work, size_t *work_bytes,
                                                                     cudaStream_t s) {
-  using namespace parray_rd;
   if (variant < 0 || variant >= (int)(sizeof kColVariants / sizeof kColVariants[0]) ||
       (xdt != PARRAY_F32 && xdt != PARRAY_F16)) {
     parray_set_error("parray__reduce_cols_sum_variant: bad variant or type");
@@ -228,24 +334,14 @@ extern "C" PARRAY_API parray_status parray__reduce_cols_sum_variant(int variant,
   }
   const ColVariant v = kColVariants[variant];
   if (!work) {
-    const int pv = xdt == PARRAY_F32 ? 4 : 8;
+    /* the pack width run_cols will use (x is 16-byte aligned in the bench) */
+    const int es = xdt == PARRAY_F32 ? 4 : 2;
+    const int pv = rows == 1 || (cols * es) % 16 == 0 ? 16 / es : 1;
     *work_bytes = parray_rd_plan_bytes(
         parray_rd_plan_cols_ex(rows, cols, pv, v.nth, v.blocks, PARRAY_RD_COL_MIN_ROWS, v.chunk_u), cols);
     return PARRAY_OK;
   }
-#define PARRAY_COLV_(T, NTH, U)                                                                                  \
-  return run_cols<T, RSum, NTH, U>((const T *)x, rows, cols, cols, y, PARRAY_F32, 0, work, *work_bytes, s, v.blocks, \
-                                   v.chunk_u)
-#define PARRAY_COLV_T_(T)                                                                                        \
-  if (v.nth == 512 && v.u == 4) PARRAY_COLV_(T, 512, 4);                                                         \
-  if (v.nth == 512) PARRAY_COLV_(T, 512, 8);                                                                     \
-  if (v.u == 4) PARRAY_COLV_(T, 256, 4);                                                                         \
-  PARRAY_COLV_(T, 256, 8);
-  if (xdt == PARRAY_F32) {
-    PARRAY_COLV_T_(float)
-  }
-  PARRAY_COLV_T_(__half)
-#undef PARRAY_COLV_T_
-#undef PARRAY_COLV_
+  if (xdt == PARRAY_F32) return col_variant<float>(v, y, x, rows, cols, work, *work_bytes, s);
+  return col_variant<__half>(v, y, x, rows, cols, work, *work_bytes, s);
 }
 
