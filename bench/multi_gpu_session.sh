@@ -1,0 +1,54 @@
+#!/bin/bash
+# multi_gpu_session.sh - one call on a GPU machine (one or several GPUs) for
+# the work of the last sessions: build everything with CUDA and MPI there
+# (the scanner and parser from .carry/frontend when flex/bison are absent,
+# FFTW from .carry/fftw when missing), run every GPU test (tests/gpu_mpi puts
+# process r on GPU r mod the GPU count, so with 2 GPUs the 2-process runs use
+# one GPU each), then, while time is left, the benchmarks in order: the
+# detour loop (bench/detour_loop), the redistribution across GPUs
+# (bench/mpi_dev, NPS), the GPU FFT on 1 and 2 processes (bench/fft), and the
+# primitives against PyTorch (bench/prims). Logs go to $OUT.
+#   OUT=... [BUDGET=seconds] bash bench/multi_gpu_session.sh     (repository root)
+set -u
+OUT=${OUT:-/tmp/session}
+BUDGET=${BUDGET:-560}
+mkdir -p "$OUT"
+ROOT=$PWD
+B=$ROOT/build-mg
+T0=$(date +%s)
+el() { echo "$(( $(date +%s) - T0 )) s"; }
+left() { echo $(( BUDGET - ($(date +%s) - T0) )); }
+command -v cmake >/dev/null || PATH=/opt/torch/.venv/bin:$PATH
+command -v ninja >/dev/null && GEN="-G Ninja" || GEN=""
+if [ ! -f /usr/include/fftw3-mpi.h ] && [ -d "$ROOT/.carry/fftw/usr" ]; then
+  F=$ROOT/.carry/fftw/usr
+  export CPATH=$F/include${CPATH:+:$CPATH} LIBRARY_PATH=$F/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}
+  export LD_LIBRARY_PATH=$F/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+FE=""
+command -v bison >/dev/null && command -v flex >/dev/null || FE="-DPAC_FRONTEND_DIR=$ROOT/.carry/frontend"
+{ nvidia-smi -L; nvidia-smi topo -m; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; } 2>&1 |
+  tee "$OUT/gpus.txt"
+# shellcheck disable=SC2086
+cmake -S . -B "$B" $GEN -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPARRAY_SGEMM_VARIANTS=OFF $FE \
+  >"$OUT/build.log" 2>&1 && timeout 300 cmake --build "$B" -j "$(nproc)" >>"$OUT/build.log" 2>&1 ||
+  { echo "BUILD FAILED ($(el))"; grep -E "error" "$OUT/build.log" | head -30; exit 1; }
+echo "built: $(el)"
+echo "=== GPU tests"
+(cd "$B" && timeout $(( $(left) - 200 )) ctest -L gpu -j 4 --timeout 200 --output-on-failure >"$OUT/tests.log" 2>&1)
+grep -E "tests passed|tests failed|\*\*\*Failed|Not Run|Timeout|Skipped" "$OUT/tests.log" | head -30
+echo "tests done: $(el)"
+step() { # step NAME MIN_SECONDS CMD...: run when time is left, output to $OUT/NAME.txt
+  name=$1 need=$2
+  shift 2
+  [ "$(left)" -gt "$need" ] || { echo "=== $name: skipped, $(left) s left"; return; }
+  echo "=== $name ($(el))"
+  timeout $(( $(left) - 10 )) "$@" >"$OUT/$name.txt" 2>&1
+  echo "(exit $?)" >>"$OUT/$name.txt"
+  tail -n 40 "$OUT/$name.txt"
+}
+step detour_loop 30 env PACC="$B/bin/pacc" OUT="$OUT/dl" bash bench/detour_loop/run.sh
+step mpi_dev 90 env NPS="${MPI_NPS:-2}" sh bench/mpi_dev/run.sh "$B"
+step fft 60 env SIZES="${FFT_SIZES:-8192x8192 512x512x512}" NPS="1 2" PRECS=single REPS=5 sh bench/fft/run.sh "$B" gpu
+step prims 60 env PACC="$B/bin/pacc" OUT="$OUT/prims" bash bench/prims/run.sh
+echo "total $(el)"
