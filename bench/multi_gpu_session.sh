@@ -8,10 +8,14 @@
 # detour loop (bench/detour_loop), the redistribution across GPUs
 # (bench/mpi_dev, NPS), the GPU FFT on 1 and 2 processes (bench/fft), and the
 # primitives against PyTorch (bench/prims). Logs go to $OUT.
-#   OUT=... [BUDGET=seconds] bash bench/multi_gpu_session.sh     (repository root)
+# STEPS chooses and orders the parts (default "tests detour_loop mpi_dev fft
+# prims"; also "sgemm": parray_sgemm against cuBLAS, TF32 off); without
+# "tests" only what the steps need is built.
+#   OUT=... [BUDGET=seconds] [STEPS=...] [MPI_NPS=...] bash bench/multi_gpu_session.sh     (repository root)
 set -u
 OUT=${OUT:-/tmp/session}
 BUDGET=${BUDGET:-560}
+STEPS=${STEPS:-tests detour_loop mpi_dev fft prims}
 mkdir -p "$OUT"
 ROOT=$PWD
 B=$ROOT/build-mg
@@ -31,13 +35,13 @@ command -v bison >/dev/null && command -v flex >/dev/null || FE="-DPAC_FRONTEND_
   tee "$OUT/gpus.txt"
 # shellcheck disable=SC2086
 cmake -S . -B "$B" $GEN -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPARRAY_SGEMM_VARIANTS=OFF $FE \
-  >"$OUT/build.log" 2>&1 && timeout 300 cmake --build "$B" -j "$(nproc)" >>"$OUT/build.log" 2>&1 ||
+  >"$OUT/build.log" 2>&1 || { echo "CONFIGURE FAILED"; tail -30 "$OUT/build.log"; exit 1; }
+TARGETS=""
+case " $STEPS " in *" tests "*) ;; *) TARGETS="--target pac pacc parray parray_cuda parray_mpi parray_mpi_cuda bench_sgemm" ;; esac
+# shellcheck disable=SC2086
+timeout 300 cmake --build "$B" -j "$(nproc)" $TARGETS >>"$OUT/build.log" 2>&1 ||
   { echo "BUILD FAILED ($(el))"; grep -E "error" "$OUT/build.log" | head -30; exit 1; }
 echo "built: $(el)"
-echo "=== GPU tests"
-(cd "$B" && timeout $(( $(left) - 200 )) ctest -L gpu -j 4 --timeout 200 --output-on-failure >"$OUT/tests.log" 2>&1)
-grep -E "tests passed|tests failed|\*\*\*Failed|Not Run|Timeout|Skipped" "$OUT/tests.log" | head -30
-echo "tests done: $(el)"
 step() { # step NAME MIN_SECONDS CMD...: run when time is left, output to $OUT/NAME.txt
   name=$1 need=$2
   shift 2
@@ -47,8 +51,20 @@ step() { # step NAME MIN_SECONDS CMD...: run when time is left, output to $OUT/N
   echo "(exit $?)" >>"$OUT/$name.txt"
   tail -n 40 "$OUT/$name.txt"
 }
-step detour_loop 30 env PACC="$B/bin/pacc" OUT="$OUT/dl" bash bench/detour_loop/run.sh
-step mpi_dev 90 env NPS="${MPI_NPS:-2}" sh bench/mpi_dev/run.sh "$B"
-step fft 60 env SIZES="${FFT_SIZES:-8192x8192 512x512x512}" NPS="1 2" PRECS=single REPS=5 sh bench/fft/run.sh "$B" gpu
-step prims 60 env PACC="$B/bin/pacc" OUT="$OUT/prims" bash bench/prims/run.sh
+tests() {
+  (cd "$B" && timeout $(( $(left) - 200 )) ctest -L gpu -j 4 --timeout 200 --output-on-failure >"$OUT/tests.log" 2>&1)
+  grep -E "tests passed|tests failed|\*\*\*Failed|Not Run|Timeout|Skipped" "$OUT/tests.log" | head -30
+}
+for s in $STEPS; do
+  case $s in
+  tests) echo "=== GPU tests ($(el))"; tests ;;
+  detour_loop) step detour_loop 30 env PACC="$B/bin/pacc" OUT="$OUT/dl" bash bench/detour_loop/run.sh ;;
+  mpi_dev) step mpi_dev 90 env NPS="${MPI_NPS:-2}" sh bench/mpi_dev/run.sh "$B" ;;
+  fft) step fft 60 env SIZES="${FFT_SIZES:-8192x8192 512x512x512}" NPS="${FFT_NPS:-1 2}" PRECS=single REPS=5 sh bench/fft/run.sh "$B" gpu ;;
+  prims) step prims 60 env PACC="$B/bin/pacc" OUT="$OUT/prims" bash bench/prims/run.sh ;;
+  sgemm) step sgemm 40 env NVIDIA_TF32_OVERRIDE=0 "$B/bin/bench_sgemm" -s "${SGEMM_SIZES:-2048,4096,8192}" \
+    -r "${SGEMM_REPS:-10}" -l "${SGEMM_LAYOUTS_AT:-4096}" ;;
+  *) echo "unknown step $s" ;;
+  esac
+done
 echo "total $(el)"
