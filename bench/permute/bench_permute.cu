@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
   }
   /* engine options as in copy_strided.cu; (o+1) << 12 forces tile order o */
   using VL = std::vector<std::pair<const char *, int>>;
-  const int O0 = 1 << 12, O1 = 2 << 12, O2 = 3 << 12, O3 = 4 << 12, O4 = 5 << 12, O5 = 6 << 12, O6 = 7 << 12;
+  const int O0 = 1 << 12, O1 = 2 << 12, O2 = 3 << 12, O3 = 4 << 12, O4 = 5 << 12;
   const int TR = 2048, NTR = 1 << 15; /* row tiles on / off */
   /* gather shapes: 1 or 2 units per thread, 128-thread blocks, the first version (4 units, 256 threads) */
   const int G1 = 1 << 16, G2 = 1 << 17, T128 = 1 << 18, G4 = 1 << 19;

@@ -8,6 +8,7 @@
  * -### -x) and nvcc's (-arch -G -lineinfo -Xcompiler ...); `pacc --help`
  * lists them all. */
 #define _DEFAULT_SOURCE 1
+#include <fcntl.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -184,7 +185,11 @@ static int run_full(const pacc *p, const strv *a, char **out, const strv *from) 
     return 1;
   }
   if (pid == 0) {
-    if (out) dup2(fd[1], 1), close(fd[0]), close(fd[1]), freopen("/dev/null", "w", stderr);
+    if (out) {
+      dup2(fd[1], 1), close(fd[0]), close(fd[1]);
+      int nul = open("/dev/null", O_WRONLY);
+      if (nul >= 0) dup2(nul, 2), close(nul);
+    }
     else if (from) dup2(fd[1], 2), close(fd[0]), close(fd[1]);
     execvp(a->v[0], (char *const *)a->v);
     fprintf(stderr, "pacc: error: cannot run '%s': %s\n", a->v[0], strerror(errno));

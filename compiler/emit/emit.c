@@ -85,6 +85,11 @@ void emit_int64_array(emitter *e, sbuf *b, const char *name, ex **v, int n) {
 void emit_copy_check(emitter *e, sbuf *b, const plan_copy *p, const char *site) {
   if (!p->check_src) return;
   const char *s = emit_ex(e, p->check_src), *d = emit_ex(e, p->check_dst);
+  if (p->check_in_kernel) {
+    sb_printf(b, "if ((long long)(%s) != (long long)(%s)) { printf(\"%%s:%%d: %%s: #copy size mismatch: %%lld vs "
+              "%%lld elements\\n\", %s, (long long)(%s), (long long)(%s)); __trap(); }\n", s, d, site, s, d);
+    return;
+  }
   sb_printf(b, "if ((long long)(%s) != (long long)(%s)) parray_fatal_at(%s, \"#copy size mismatch: %%lld vs %%lld "
             "elements\", (long long)(%s), (long long)(%s));\n", s, d, site, s, d);
 }

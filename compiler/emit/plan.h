@@ -162,6 +162,7 @@ typedef struct plan_copy {
   bool device;          /* a side is in device memory */
   ex *count;            /* elements */
   ex *check_src, *check_dst; /* sizes compared at run time (NULL: proved equal) */
+  bool check_in_kernel;      /* the comparison runs in a kernel: a message and a trap, seen at the next wait */
   int nmodes;
   ex **shape;           /* CP_STRIDED, CP_DIST: merged shape, outermost first */
   bool unroll;          /* CP_LOOP: a constant trip count in a kernel */

@@ -379,7 +379,10 @@ void lw_copy(lw *w, item *it) {
   if (!(k1 && k2)) {
     p.check_src = lw_localize(w, ns->size, w->rg->at);
     p.check_dst = lw_localize(w, nd->size, w->rg->at);
+    if (!strcmp(ex_str(&w->ex, p.check_src, true), ex_str(&w->ex, p.check_dst, true)))
+      p.check_src = p.check_dst = NULL; /* the same size, written the same way */
   }
+  p.check_in_kernel = w->rg->kind == RG_CUDA;
   if (w->rg->kind == RG_CUDA) { /* per thread, in a kernel: over the modes, in packs where it can */
     if (!plan_modes(w, ns, nd, &p)) plan_loop(w, ns, nd, k1, &p);
   } else if (per_thread) { /* per thread, in a pthd or mpi body */
