@@ -47,8 +47,13 @@ static bool cd_is_typedef(void *env, const char *name, size_t len) {
   lw *w = env;
   sym *s = sc_find(&w->sc, name, len);
   if (s) return s->kind == SYM_TYPEDEF;
+  /* a subprogram's value parameter whose argument is a type name (not parenthesized) */
+  const char *v = w->inst ? strmap_get(&w->inst->vals, name, len) : NULL;
+  if (v) return *v != '(';
   return w->hdr && strmap_get(&w->hdr->typedefs, name, len) != NULL;
 }
+
+bool lw_is_type_name(lw *w, const char *s, size_t n) { return lw_is_type_word(w, s, n) || cd_is_typedef(w, s, n); }
 
 static bool cd_is_type_macro(void *env, const char *name, size_t len) {
   lw *w = env;

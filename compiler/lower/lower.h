@@ -137,6 +137,8 @@ char *lw_list_text(lw *w, items *list);
 /* split a directive's argument list at top-level commas */
 int lw_split_args(lw *w, items *args, items **out);
 bool lw_is_type_word(lw *w, const char *s, size_t n);
+/* a type word or a typedef name visible here */
+bool lw_is_type_name(lw *w, const char *s, size_t n);
 /* where a construct is, for the run-time errors of the code printed for it */
 plan_site lw_site(lw *w, loc at, const char *what);
 /* the source text at l on one line, as a C comment */

@@ -6,7 +6,31 @@
 
 #include "target.h"
 
+#include <ctype.h>
 #include <string.h>
+
+/* An element type written in a subprogram with its value parameters
+ * replaced by the instance's arguments ({rmem ELEM [4]}, #insert F(float)). */
+static const char *inst_elem(lw *w, const char *e) {
+  char b_buf[256];
+  sbuf b;
+  sb_init_in(&b, b_buf, sizeof b_buf);
+  for (size_t i = 0; e[i];) {
+    size_t n = 0;
+    while (e[i + n] == '_' || isalnum((unsigned char)e[i + n])) n++;
+    if (!n) {
+      sb_putc(&b, e[i++]);
+      continue;
+    }
+    const char *v = isdigit((unsigned char)e[i]) ? NULL : strmap_get(&w->inst->vals, e + i, n);
+    if (v) sb_puts(&b, v);
+    else sb_printf(&b, "%.*s", (int)n, e + i);
+    i += n;
+  }
+  const char *r = arena_strdup(w->ar, b.s);
+  sb_free(&b);
+  return r;
+}
 
 void lw_parray(lw *w, item *it) {
   directive *d = it->dir;
@@ -32,6 +56,7 @@ void lw_parray(lw *w, item *it) {
     placeholder->building = false, placeholder->bad = true;
     return;
   }
+  if (w->inst && t->elem) t->elem = inst_elem(w, t->elem);
   sc_add_type(&w->sc, name, len, t->root, t);
   if (!w->inst) strmap_put(&w->all_types, name, len, t);
   if (t->thread == TK_PTHD) w->entry.uses_pthd = true;
@@ -154,13 +179,27 @@ void lw_global(lw *w, item *it) {
  * detour, where they are captures; a detour inside the instance captures
  * them itself). The second is read only when the first was reported
  * nothing, so that nothing is reported twice. */
+static bool is_type_name(lw *w, items *arg) {
+  if (!arg->n) return false;
+  for (item *t = arg->first;; t = t->next) {
+    if (t->kind != IT_TOK) return false;
+    const char *s = w->src->text + t->loc.b;
+    size_t n = t->loc.e - t->loc.b;
+    if (!(t->tk == T_IDENT && lw_is_type_name(w, s, n)) && !(n == 1 && *s == '*')) return false;
+    if (t == arg->last) return true;
+  }
+}
+
 static void arg_texts(lw *w, instance *in, const char *param, items *arg) {
   size_t len = strlen(param);
   int errors = w->dg->errors, warnings = w->dg->warnings;
-  const char *val = arena_printf(w->ar, "(%s)", lw_list_text(w, arg)), *raw = val;
+  /* a type name (float, unsigned int, a typedef) goes in as written: it may
+   * be an element type or a kernel parameter's type, where parentheses are wrong */
+  const char *fmt = is_type_name(w, arg) ? "%s" : "(%s)";
+  const char *val = arena_printf(w->ar, fmt, lw_list_text(w, arg)), *raw = val;
   if (w->rg != &w->host && w->dg->errors == errors && w->dg->warnings == warnings) {
     lw_subst as_written = {.names = LW_AS_WRITTEN};
-    raw = arena_printf(w->ar, "(%s)", lw_items_subst(w, arg->first, arg->last, &as_written));
+    raw = arena_printf(w->ar, fmt, lw_items_subst(w, arg->first, arg->last, &as_written));
   }
   strmap_put(&in->vals, param, len, (void *)val);
   strmap_put(&in->raw, param, len, (void *)raw);
