@@ -15,6 +15,8 @@ cat >"$tmp/hl.pc" <<'PC'
   x[$M[[$tid_0$][i]][0]$] = 1;
 #copy A(a) to B(b)
 int paged_count;
+#copy A(a) to R(r) bound(n)
+#detour T(a) nowait {
 PC
 printf 'prefix=/usr\nName: x\n' >"$tmp/pkg.pc"
 if command -v vim >/dev/null 2>&1; then
@@ -33,10 +35,13 @@ parray
 3 25
 4 12 parrayCopyTo
 5 5
+6 20 parrayCopyTo
+7 14 parrayDetourClause
+7 10
 W
   vim -Nu NONE -i NONE -es -c "set rtp^=$ed/vim" -c 'filetype on' -c 'syntax on' -c "e $tmp/hl.pc" \
     -c "redir! > $tmp/got" -c 'silent echo &ft' \
-    -c 'for [l,c] in [[1,2],[1,10],[1,22],[2,10],[3,6],[3,12],[3,21],[3,24],[3,25],[4,12],[5,5]] | let g = synIDattr(synID(l,c,1),"name") | silent echo l .. " " .. c .. " " .. (g =~# "^parray" ? g : "") | endfor' \
+    -c 'for [l,c] in [[1,2],[1,10],[1,22],[2,10],[3,6],[3,12],[3,21],[3,24],[3,25],[4,12],[5,5],[6,20],[7,14],[7,10]] | let g = synIDattr(synID(l,c,1),"name") | silent echo l .. " " .. c .. " " .. (g =~# "^parray" ? g : "") | endfor' \
     -c 'redir END' -c 'qa!' </dev/null >/dev/null 2>&1
   { cat "$tmp/got"; echo; } | sed '/^$/d; s/ *$//' >"$tmp/got2"
   if ! diff -u "$tmp/want" "$tmp/got2"; then echo "FAIL vim: groups differ (above)"; fail=$((fail + 1)); fi
@@ -78,6 +83,9 @@ want = ["$tid_0$", "$M[[$tid_0$][i]][0]$", "$dim(A)$"]
 assert depth == 0 and got == want, (got, want)
 kinds = re.compile(g["repository"]["memory-kind"]["match"])
 assert kinds.search("{dmem float [4]}") and not kinds.search("paged_count"), "memory kinds"
+dc = re.compile(g["repository"]["detour-clause"]["match"])
+m = dc.match("#detour T(a, b) nowait {")
+assert m and m.group(2) == "nowait" and not dc.match("#detour T(wait_flag) {") and not dc.match("#detour T(wait) {"), "detour clause"
 print("ok   TextMate grammar:", len(pats), "patterns")
 PY
 fi

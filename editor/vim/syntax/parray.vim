@@ -1,5 +1,5 @@
 " syntax/parray.vim - Vim syntax for Parray (.pc) files: C, plus the
-" directives (#parray, #create, #destroy, #copy, #detour, #sync, #mainhost,
+" directives (#parray, #create, #destroy, #copy ... to ... bound(...), #detour ... wait/nowait, #sync, #mainhost,
 " #subprog, #insert, #global, #end), $...$ offset expressions (nested),
 " memory kinds (paged pinned dmem smem rmem) and thread kinds (pthd mpi cuda).
 if exists('b:current_syntax')
@@ -22,7 +22,9 @@ syn keyword parrayMemKind paged pinned dmem smem rmem contained
 syn keyword parrayThreadKind pthd mpi cuda contained
 syn keyword parrayMinBlocks min_blocks contained
 syn match parrayRef /#\h\w*/ contained
-syn match parrayCopyTo /\<to\>/ contained containedin=parrayCopyLine
+syn match parrayCopyTo /\<\%(to\|bound\)\>/ contained containedin=parrayCopyLine
+" #detour K(a) wait {  /  nowait: the clause after the arguments
+syn match parrayDetourClause /\%(^\s*#\s*detour\>.*\)\@<=\<\%(no\)\=wait\>\ze\s*{\=\s*$/
 syn region parrayCopyLine matchgroup=parrayDirective start=/^\s*#\s*copy\>/ end=/$/ keepend
       \ contains=parrayCopyTo,parrayDollar,cNumber,cComment,cCommentL
 syn keyword parrayBuiltin INIT_GPU
@@ -37,6 +39,7 @@ hi def link parrayThreadKind Structure
 hi def link parrayMinBlocks  Keyword
 hi def link parrayRef        Type
 hi def link parrayCopyTo     Keyword
+hi def link parrayDetourClause Keyword
 hi def link parrayBuiltin    Function
 
 let b:current_syntax = 'parray'
