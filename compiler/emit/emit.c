@@ -110,10 +110,8 @@ void emit_bound_test(emitter *e, sbuf *b, const plan_copy *p, const char *last_p
   }
 }
 
-void emit_copy_loop(emitter *e, sbuf *b, const plan_copy *p) {
-  bool wide = ex_needs_wide(p->src.off) || ex_needs_wide(p->dst.off) || ex_needs_wide(p->count);
-  sb_printf(b, "%sfor (%s " PLAN_LOOP_INDEX " = 0; " PLAN_LOOP_INDEX " < %s; " PLAN_LOOP_INDEX "++) ",
-            p->unroll ? "_Pragma(\"unroll\") " : "", wide ? "long long" : "int", ex_str(e->ex, p->count, wide));
+/* one element of a per-thread copy, inside the bounds when there are any */
+static void copy_element(emitter *e, sbuf *b, const plan_copy *p) {
   if (p->nbound) {
     sb_puts(b, "if (");
     emit_bound_test(e, b, p, NULL);
@@ -121,6 +119,13 @@ void emit_copy_loop(emitter *e, sbuf *b, const plan_copy *p) {
   }
   sb_printf(b, "(%s)[%s] = (%s)[%s];", p->dst.ptr, ex_str(e->ex, p->dst.off, false), p->src.ptr,
             ex_str(e->ex, p->src.off, false));
+}
+
+void emit_copy_loop(emitter *e, sbuf *b, const plan_copy *p) {
+  bool wide = ex_needs_wide(p->src.off) || ex_needs_wide(p->dst.off) || ex_needs_wide(p->count);
+  sb_printf(b, "%sfor (%s " PLAN_LOOP_INDEX " = 0; " PLAN_LOOP_INDEX " < %s; " PLAN_LOOP_INDEX "++) ",
+            p->unroll ? "_Pragma(\"unroll\") " : "", wide ? "long long" : "int", ex_str(e->ex, p->count, wide));
+  copy_element(e, b, p);
 }
 
 void emit_mode_loops(emitter *e, sbuf *b, const plan_copy *p, int64_t inner_step, const char *indent) {
@@ -139,13 +144,7 @@ void emit_mode_loops(emitter *e, sbuf *b, const plan_copy *p, int64_t inner_step
 
 void emit_copy_modes(emitter *e, sbuf *b, const plan_copy *p, const char *indent) {
   emit_mode_loops(e, b, p, 1, indent);
-  if (p->nbound) {
-    sb_puts(b, "if (");
-    emit_bound_test(e, b, p, NULL);
-    sb_puts(b, ") ");
-  }
-  sb_printf(b, "(%s)[%s] = (%s)[%s];", p->dst.ptr, ex_str(e->ex, p->dst.off, false), p->src.ptr,
-            ex_str(e->ex, p->src.off, false));
+  copy_element(e, b, p);
 }
 
 const char *emit_copy_count(emitter *e, const plan_copy *p) {
