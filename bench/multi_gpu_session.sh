@@ -9,7 +9,9 @@
 # (bench/mpi_dev, NPS), the GPU FFT on 1 and 2 processes (bench/fft), and the
 # primitives against PyTorch (bench/prims). Logs go to $OUT.
 # STEPS chooses and orders the parts (default "tests detour_loop mpi_dev fft
-# prims"; also "sgemm": parray_sgemm against cuBLAS, TF32 off); without
+# prims"; also "sgemm": parray_sgemm against cuBLAS, TF32 off; "kern": the
+# kernel library's benchmark against copy and PyTorch, both run twice so that
+# the table shows the spread of the same kernel timed twice); without
 # "tests" only what the steps need is built.
 #   OUT=... [BUDGET=seconds] [STEPS=...] [MPI_NPS=...] bash bench/multi_gpu_session.sh     (repository root)
 set -u
@@ -37,7 +39,7 @@ command -v bison >/dev/null && command -v flex >/dev/null || FE="-DPAC_FRONTEND_
 cmake -S . -B "$B" $GEN -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPARRAY_SGEMM_VARIANTS=OFF $FE \
   >"$OUT/build.log" 2>&1 || { echo "CONFIGURE FAILED"; tail -30 "$OUT/build.log"; exit 1; }
 TARGETS=""
-case " $STEPS " in *" tests "*) ;; *) TARGETS="--target pac pacc parray parray_cuda parray_mpi parray_mpi_cuda bench_sgemm" ;; esac
+case " $STEPS " in *" tests "*) ;; *) TARGETS="--target pac pacc parray parray_cuda parray_mpi parray_mpi_cuda bench_sgemm bench_kernels" ;; esac
 # shellcheck disable=SC2086
 timeout 300 cmake --build "$B" -j "$(nproc)" $TARGETS >>"$OUT/build.log" 2>&1 ||
   { echo "BUILD FAILED ($(el))"; grep -E "error" "$OUT/build.log" | head -30; exit 1; }
@@ -55,6 +57,13 @@ tests() {
   (cd "$B" && timeout $(( $(left) - 200 )) ctest -L gpu -j 4 --timeout 200 --output-on-failure >"$OUT/tests.log" 2>&1)
   grep -E "tests passed|tests failed|\*\*\*Failed|Not Run|Timeout|Skipped" "$OUT/tests.log" | head -30
 }
+kern_twice() { # the kernel library's benchmark and PyTorch's, twice (the same kernels timed twice)
+  for i in 1 2; do
+    "$B/bin/bench_kernels" >"$OUT/kern$i.csv" &&
+      PYTHONUNBUFFERED=1 "${PYTHON:-/opt/torch/.venv/bin/python}" bench/kernels/torch_kernels.py >"$OUT/torch$i.csv" &&
+      python3 bench/kernels/compare.py "$OUT/kern$i.csv" "$OUT/torch$i.csv" || return 1
+  done
+}
 for s in $STEPS; do
   case $s in
   tests) echo "=== GPU tests ($(el))"; tests ;;
@@ -64,6 +73,7 @@ for s in $STEPS; do
   prims) step prims 60 env PACC="$B/bin/pacc" OUT="$OUT/prims" bash bench/prims/run.sh ;;
   sgemm) step sgemm 40 env NVIDIA_TF32_OVERRIDE=0 "$B/bin/bench_sgemm" -s "${SGEMM_SIZES:-2048,4096,8192}" \
     -r "${SGEMM_REPS:-10}" -l "${SGEMM_LAYOUTS_AT:-4096}" ;;
+  kern) export -f kern_twice && export B OUT && step kern 120 bash -c kern_twice ;;
   *) echo "unknown step $s" ;;
   esac
 done

@@ -8,10 +8,10 @@
 
 #define PARRAY_RD_THREADS 256
 #define PARRAY_RD_ALL_CHUNK ((int64_t)16384) /* elements per whole-array chunk */
-#define PARRAY_RD_COL_THREADS 512            /* threads of a column block */
-#define PARRAY_RD_COL_BLOCKS 256             /* about this many column blocks */
+#define PARRAY_RD_COL_THREADS 1024           /* threads of a column block */
+#define PARRAY_RD_COL_BLOCKS 132             /* about this many column blocks (one per SM of an H100/H200) */
 #define PARRAY_RD_COL_MIN_ROWS 4             /* rows per thread at least */
-#define PARRAY_RD_COL_CHUNK_U 4              /* chunks of TY*4 rows, interleaved over the splits */
+#define PARRAY_RD_COL_CHUNK_U 8              /* chunks of TY*8 rows, interleaved over the splits; 8 loads in flight */
 
 /* Chunks of the whole-array reduction of m elements. */
 static inline int64_t parray_rd_all_chunks(int64_t m) {

@@ -1,12 +1,15 @@
 /* reduce_cols.cu - parray_reduce_cols_cuda: reduction over the leading
  * dimension (column reductions) of a rows x cols array with a row stride.
- * Blocks of 512 threads: TX threads across 16-byte column packs, TY down
- * the rows, two blocks per multiprocessor; a grid of (column tiles) x (row
- * splits) fixed by the shape (kern_plan.h), about one wave. The rows are cut
- * into chunks of 4*TY rows dealt round-robin to the splits, so the blocks
+ * Blocks of 1024 threads: TX threads across 16-byte column packs, TY down
+ * the rows, one block per multiprocessor; a grid of (column tiles) x (row
+ * splits) fixed by the shape (kern_plan.h), about one wave of 132 blocks
+ * (the earlier 256 blocks of 512 threads with 4 loads in flight, variant 0
+ * of the bench entry below, reached 85% of copy on fp16 1M x 32 against
+ * 88.6% for this shape; bench/RESULTS.md). The rows are cut
+ * into chunks of 8*TY rows dealt round-robin to the splits, so the blocks
  * running together read one contiguous window of the array (the first
  * version gave each split one contiguous range; both measured the same on
- * the H200, within 1%). Each thread folds its rows with 4
+ * the H200, within 1%). Each thread folds its rows with 8
  * loads in flight, the block folds its TY rows of partial results in a
  * fixed order: shuffles between the lanes of a warp that hold the same
  * columns, then the warps one after another through shared memory (the
@@ -280,7 +283,8 @@ struct ColVariant {
   int64_t blocks;
   int chunk_u, fin, tree;
 };
-/* 0 = the library default; 1 = the first version's contiguous row splits;
+/* 0 = the library default until 2026-11-24 (512 threads, 4 loads, 256
+ * blocks); 15 = the default since; 1 = the first version's contiguous row splits;
  * 7 = the default with every thread fencing (the first version's finish);
  * 8, 9 = the fold kernel instead of the ticket (256 blocks; 128 blocks of 8
  * loads); 10 = the default on 264 blocks (two per multiprocessor of an H100

@@ -5,6 +5,9 @@
 # PACC_FLAGS adds options (a CPU-or-GPU program built for the GPU: -DUSE_GPU);
 # CASE.gpu.expected, where it exists, is the expected output instead of CASE.expected;
 # for a program that must fail run with PARRAY_CUDA_WAIT=1, CASE.wait.expected.
+# SANITIZER=memcheck|racecheck|synccheck|initcheck runs the program under
+# compute-sanitizer with that tool: any error it reports fails the test
+# (exit 77 = skipped where compute-sanitizer is not installed).
 set -u
 mode=$1 bin=$2 case=$3 fails=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,11 +21,25 @@ if [ "$mode" = run ]; then
     echo "SKIP: no CUDA device on this machine"; exit 77
   fi
 fi
+san=""
+if [ -n "${SANITIZER:-}" ]; then
+  san=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
+  if [ "$mode" = run ] && [ ! -x "$san" ]; then echo "SKIP: compute-sanitizer is not installed"; exit 77; fi
+fi
 # shellcheck disable=SC2086 # PACC_FLAGS holds several words
 "$bin/pacc" -O2 ${PACC_FLAGS:-} "$name" -o "$tmp/prog" || exit 1
 [ "$mode" = build ] && exit 0
-timeout 300 "$tmp/prog" >"$tmp/out" 2>"$tmp/err"
-rc=$?
+if [ -n "$san" ]; then
+  # the sanitizer's report goes to its own file: the program's stdout is still compared
+  timeout 580 "$san" --tool "$SANITIZER" --error-exitcode 86 --log-file "$tmp/san" "$tmp/prog" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  grep -Eq "(ERROR|RACECHECK) SUMMARY: 0 (error|hazard)" "$tmp/san" 2>/dev/null ||
+    { echo "compute-sanitizer --tool $SANITIZER reported:"; head -60 "$tmp/san"; exit 1; }
+  [ "$rc" -ne 86 ] || { echo "compute-sanitizer --tool $SANITIZER failed the run:"; head -60 "$tmp/san"; exit 1; }
+else
+  timeout 300 "$tmp/prog" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+fi
 if [ "$fails" = --fails ]; then
   expected=${name%.pc}.expected
   # with every detour waiting (PARRAY_CUDA_WAIT=1) the message is another: CASE.wait.expected
