@@ -15,6 +15,11 @@
  *         -l -1: at every size
  *     -c  time only these row-major NN runs: -1 = cuBLAS, 0 = parray_sgemm,
  *         c > 0 = configuration c (for profiling one kernel under ncu)
+ *     -L  the layout of the -c runs instead: 0-7 in -l's order, row-major
+ *         then column-major, each NN, NT, TN, TT (1 = row-NT, 6 = col-TN)
+ * The config column names the slot that parray_sgemm's automatic choice ran
+ * ("auto -> 4") and, where it transposed an operand of the row-major product
+ * first (both operands k-contiguous: row-NT, col-TN), which ("+B^T").
  */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -27,6 +32,9 @@
 #include "../../tests/common/cuda_check.h"
 #include "parray/cuda.h"
 #include "parray/sgemm.h"
+
+/* runtime/cuda/sgemm.cu's test hook: what the last call on this thread ran. */
+void parray__sgemm_last_choice(int *slot, int *transposed);
 
 #define CB(call)                                                                                                \
   do {                                                                                                          \
@@ -116,6 +124,19 @@ static double check_vs_ref(const method *m, int n) {
   return isnan(a) ? INFINITY : (double)a / (b > 0 ? b : 1);
 }
 
+/* What the last parray call (time_method's) ran: the configuration's name,
+ * for parray_sgemm's automatic choice the slot it took ("auto -> 4"), and
+ * the operand of the row-major product it transposed first (both operands
+ * k-contiguous: " +B^T"). */
+static const char *parray_name(const method *m, char *buf, size_t size) {
+  int slot = 0, tr = 0;
+  parray__sgemm_last_choice(&slot, &tr);
+  const int n = m->config == 0 ? snprintf(buf, size, "auto -> %d", slot)
+                               : snprintf(buf, size, "%s", parray_sgemm_config_name(m->config));
+  if (tr && n > 0 && (size_t)n < size) snprintf(buf + n, size - (size_t)n, " +%c^T", tr == 1 ? 'A' : 'B');
+  return buf;
+}
+
 static const char *layout_name(const method *m, char *buf) {
   sprintf(buf, "%s-%s%s", m->o == PARRAY_ROW_MAJOR ? "row" : "col", m->ta == PARRAY_TRANS ? "T" : "N",
           m->tb == PARRAY_TRANS ? "T" : "N");
@@ -123,7 +144,7 @@ static const char *layout_name(const method *m, char *buf) {
 }
 
 int main(int argc, char **argv) {
-  int sizes[16] = {1024, 2048, 4096, 8192}, nsizes = 4, reps = 15, variants = 0, layouts_at = 0;
+  int sizes[16] = {1024, 2048, 4096, 8192}, nsizes = 4, reps = 15, variants = 0, layouts_at = 0, conf_layout = 0;
   const char *csv = NULL;
   int confs[32], nconf = 0;
   for (int i = 1; i < argc; i++) {
@@ -139,10 +160,12 @@ int main(int argc, char **argv) {
     } else if (!strcmp(argv[i], "-c") && i + 1 < argc) {
       nconf = 0;
       for (char *p = strtok(argv[++i], ","); p && nconf < 32; p = strtok(NULL, ",")) confs[nconf++] = atoi(p);
+    } else if (!strcmp(argv[i], "-L") && i + 1 < argc && atoi(argv[i + 1]) >= 0 && atoi(argv[i + 1]) < 8) {
+      conf_layout = atoi(argv[++i]);
     } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
       csv = argv[++i];
     } else {
-      fprintf(stderr, "usage: %s [-s sizes] [-r reps] [-v] [-l size] [-c configs] [-o csv]\n", argv[0]);
+      fprintf(stderr, "usage: %s [-s sizes] [-r reps] [-v] [-l size] [-c configs [-L layout]] [-o csv]\n", argv[0]);
       return 2;
     }
   }
@@ -201,7 +224,8 @@ int main(int argc, char **argv) {
 
     method list[64];
     int nm = 0;
-    const method cub = {1, PARRAY_ROW_MAJOR, PARRAY_NOTRANS, PARRAY_NOTRANS, 0, 1};
+    const int l0 = nconf > 0 ? conf_layout : 0;
+    const method cub = {1, (parray_layout)(l0 / 4), (parray_trans)((l0 / 2) % 2), (parray_trans)(l0 % 2), 0, 1};
     if (nconf > 0) {
       for (int c = 0; c < nconf; c++) {
         method p = cub;
@@ -234,7 +258,7 @@ int main(int argc, char **argv) {
         list[nm++] = c;
       }
     }
-    /* The row-major NN reference, for -c lists that time no cuBLAS run. */
+    /* The reference (row-major NN, or -L's layout), for -c lists that time no cuBLAS run. */
     call(&cub, n, 0);
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(dRef, dC[0], bytes, cudaMemcpyDeviceToDevice));
@@ -255,7 +279,8 @@ int main(int argc, char **argv) {
       if (m->cublas) cublas_ms = ms;
       const double tf = 2.0 * n * (double)n * n / (ms * 1e-3) / 1e12;
       const double ratio = cublas_ms / ms;
-      const char *cname = m->cublas ? "cublasSgemm" : parray_sgemm_config_name(m->config);
+      char cbuf[64];
+      const char *cname = m->cublas ? "cublasSgemm" : parray_name(m, cbuf, sizeof cbuf);
       const int bad = !m->cublas && !(err < 1e-5);
       fails += bad;
       printf("%6d %-8s %-7s %-30s %3d %9.4f %8.2f %7.3f %9.2e%s\n", n, m->cublas ? "cublas" : "parray",

@@ -3,7 +3,8 @@
 # (runtime/cuda/sgemm_hopper.cu): build (or take prebuilt binaries), report
 # its registers and main-loop SASS, run the GPU test, compute-sanitizer
 # memcheck / racecheck / synccheck on a small product through the kernel, then
-# time parray_sgemm (automatic choice: the Hopper kernel on a 9.0 device),
+# time parray_sgemm (automatic choice: the Hopper kernel on a 9.0 device,
+# on row-NT / col-TN after transposing one operand; memcheck covers that too),
 # the previous default (configuration 1) and cuBLAS with TF32 off on every
 # layout, and the tuning variants of the Hopper kernel (ring depth, tile-row
 # grouping: PARRAY_SGEMM_HOPPER_TUNE) in separate processes.
@@ -67,6 +68,13 @@ if [ "$SAN" = 1 ]; then
       $B/bench_sgemm -s 520 -r 1 -c $HOPPER >"$OUT/san_$tool.log" 2>&1
     echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|hazard' "$OUT/san_$tool.log" | tail -2 | tr '\n' ' ')"
   done
+  # Both operands k-contiguous (row-NT = -L 1, col-TN = -L 6): the operand
+  # transposed into pool memory first, then the kernel; every kernel checked.
+  for L in 1 6; do
+    timeout 120 compute-sanitizer --tool memcheck $B/bench_sgemm -s 520 -r 1 -c $HOPPER -L $L \
+      >"$OUT/san_memcheck_L$L.log" 2>&1
+    echo "memcheck -L $L rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/san_memcheck_L$L.log" | tail -1)"
+  done
 fi
 
 echo "== bench"
@@ -76,6 +84,9 @@ SMI=$!
 # parray_sgemm (auto), every layout, against cuBLAS; configurations 1 and 4 with -v.
 NVIDIA_TF32_OVERRIDE=0 timeout 240 $B/bench_sgemm -s $SIZES -r $REPS -v -l -1 -o "$OUT/bench.csv" >"$OUT/bench.log" 2>&1
 echo "bench rc=$?"
+# row-NT and col-TN must have gone through the transposition ("auto -> 4 +A^T" or "+B^T").
+echo "NT/TN rows not through the Hopper kernel with a transposed operand:" \
+  "$(grep -E ' parray +(row-NT|col-TN) +auto' "$OUT/bench.log" | grep -vc 'auto -> 4 +')"
 for t in $TUNES; do
   echo "#### PARRAY_SGEMM_HOPPER_TUNE=$t" >>"$OUT/bench_tune.log"
   PARRAY_SGEMM_HOPPER_TUNE=$t NVIDIA_TF32_OVERRIDE=0 timeout 120 $B/bench_sgemm -s $SIZES -r $REPS -c -1,$HOPPER \

@@ -59,7 +59,10 @@ PARRAY_API parray_status parray_sgemm_cpu(parray_layout order, parray_trans ta, 
  * run to run; splits is ignored for config 0 and for the Hopper kernel,
  * config 4, which also needs a compute capability 9.0 device and 16-byte
  * aligned A and B with leading dimensions a multiple of 4, else answers
- * PARRAY_ERR_UNSUPPORTED). Configurations that this build
+ * PARRAY_ERR_UNSUPPORTED; when both operands are k-contiguous (row-major NT,
+ * column-major TN) it transposes one into scratch memory first, which then
+ * may have any alignment, and answers PARRAY_ERR_ALLOC when that memory
+ * cannot be had). Configurations that this build
  * does not contain (the extra variants exist only when the library is built
  * with -DPARRAY_SGEMM_VARIANTS=ON) return PARRAY_ERR_UNSUPPORTED. */
 PARRAY_API parray_status parray_sgemm_config(int config, int splits, parray_layout order, parray_trans ta,

@@ -1,7 +1,9 @@
 /* sgemm.cu - parray_sgemm: the FP32 matrix product on the GPU (plain FFMA,
  * no tensor cores), tuned for Hopper. Checks the arguments, maps every
- * layout onto the row-major kernel of sgemm_kernel.cu, chooses the tile
- * configuration from the problem size and launches. */
+ * layout onto a row-major product, chooses the kernel from the device, the
+ * problem size and the operands (the Hopper kernel of sgemm_hopper.cu, with
+ * one operand transposed into scratch memory first when both are
+ * k-contiguous, or a tile configuration of sgemm_kernel.cu) and launches. */
 #include "../sgemm_args.h"
 #include "sgemm_kernel.cu"
 #ifdef PARRAY_SGEMM_HOPPER
@@ -11,8 +13,10 @@
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
+#include <mutex>
 
 #include "parray/cuda.h"
+#include "parray/permute.h"
 #include "parray/sgemm.h"
 
 namespace parray_sgemm_detail {
@@ -30,8 +34,9 @@ typedef Cfg<2, 2, 4, 1, 16, 2> CfgSmall;
 typedef Cfg<2, 2, 4, 1, 16, 1, 8, 0, 2> CfgSmallKG;
 
 // Slot 4: the Hopper kernel of sgemm_hopper.cu (sm_90a: TMA ring, one
-// producer warpgroup, two consumer warpgroups of 8 x 16 per thread); not a
-// Cfg, so it has no ConfigEntry and run() launches it itself.
+// producer warpgroup, two consumer warpgroups of 8 x 16 per thread; both
+// operands k-contiguous: one transposed first, see nt_plan); not a Cfg, so
+// it has no ConfigEntry and run_hopper() launches it.
 enum {
   SLOT_AUTO = 0,
   SLOT_LARGE = 1,
@@ -48,6 +53,9 @@ static const char HOPPER_NAME[] = "256x128x16 t384 r8x16 sm90a TMA";
 #ifdef PARRAY_SGEMM_VARIANTS
 bool variant_entry(int v, ConfigEntry *e); // sgemm_variants.cu
 #endif
+
+// What the last call on this thread launched (parray__sgemm_last_choice).
+static thread_local int last_slot, last_transposed;
 
 static bool get_entry(int slot, ConfigEntry *e) {
   switch (slot) {
@@ -107,111 +115,162 @@ static bool hopper_allowed() {
  * give most SMs one (below that the smaller tiles of slots 2-3 win) and fill
  * their last wave of one block per SM to 90% or more: with one big tile per
  * SM a ragged last wave costs more than slot 1's (3072^3: 288 tiles on 132
- * SMs, 0.82 of cuBLAS against slot 1's 0.97; bench/RESULTS.md 2026-11-24). */
-static bool hopper_pays(int64_t m, int64_t n, int sms) {
-  const int64_t tiles = cdiv(m, HOPPER_BM) * cdiv(n, HOPPER_BN), waves = cdiv(tiles, sms);
+ * SMs, 0.82 of cuBLAS against slot 1's 0.97; bench/RESULTS.md 2026-11-24).
+ * Counted on the product the kernel runs: A k-contiguous with B not is
+ * computed as C^T (sgemm_hopper.cu), M and N swapped. */
+static bool hopper_pays(const HopperArgs &h, int sms) {
+  const bool ct = h.ak && !h.bk;
+  const int64_t tiles = cdiv(ct ? h.N : h.M, HOPPER_BM) * cdiv(ct ? h.M : h.N, HOPPER_BN), waves = cdiv(tiles, sms);
   return tiles >= (int64_t)sms * 3 / 4 && tiles * 10 >= waves * sms * 9;
 }
 
-static HopperArgs hopper_args(parray_trans ta, parray_trans tb, int64_t m, int64_t n, int64_t k, float alpha,
-                              const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
-                              int64_t ldc) {
-  HopperArgs h;
-  h.A = A;
-  h.B = B;
-  h.C = C;
-  h.lda = lda;
-  h.ldb = ldb;
-  h.ldc = ldc;
-  h.M = (int)m;
-  h.N = (int)n;
-  h.K = (int)k;
-  h.alpha = alpha;
-  h.beta = beta;
-  h.ak = ta == PARRAY_NOTRANS; // row-major: A k-contiguous when not transposed, B when transposed
-  h.bk = tb == PARRAY_TRANS;
-  return h;
+/* Both operands k-contiguous (row-major NT, column-major TN): the kernel
+ * reads them so no faster than slot 1 (0.89-0.95 of cuBLAS, bench/RESULTS.md
+ * 2026-11-24), and a C^T swap gives NT again. So the smaller operand (B on a
+ * tie) is transposed into scratch memory first, rows ld = its m or n rounded
+ * up to a multiple of 4 apart (whatever its own leading dimension and
+ * alignment), and the kernel runs the product as the layout it is fast on:
+ * A m-contiguous (row-major TN) or B n-contiguous (NN, as C^T). Returns those
+ * arguments with a null pointer in the scratch operand's place (null is
+ * aligned, so hopper_unsupported judges the rest); *on_a: A is the one. */
+static HopperArgs nt_plan(const HopperArgs &h, bool *on_a) {
+  HopperArgs t = h;
+  *on_a = h.M < h.N;
+  if (*on_a) t.A = nullptr, t.lda = ((long long)h.M + 3) & ~3LL, t.ak = 0;
+  else t.B = nullptr, t.ldb = ((long long)h.N + 3) & ~3LL, t.bk = 0;
+  return t;
 }
 
-static parray_status run_hopper(const char *fn, const HopperArgs &h, int dev, cudaStream_t s) {
-  const char *why = hopper_unsupported(h, dev);
+enum { MAX_POOL_DEVICES = 64 };
+
+/* The memory pool of the scratch operand on device dev, made on first use.
+ * Stream-ordered allocation (cudaMallocFromPoolAsync / cudaFreeAsync on the
+ * caller's stream): the buffer is never handed to another call while a
+ * kernel on another stream may still read it, with no host synchronisation
+ * and no locking around the product. A pool of its own rather than the
+ * device's default one: the default pool's release threshold belongs to the
+ * program, and at its usual 0 every synchronisation would give the scratch
+ * back and the next product map it anew. This pool keeps what it got (no
+ * release threshold), like a cached buffer that grows to the largest
+ * operand transposed (64 MB at 4096^2, 256 MB at 8192^2), and the driver
+ * frees it with the context at exit. Errors: what the CUDA calls answered;
+ * cudaErrorNotSupported without memory pools on dev. */
+static cudaError_t scratch_pool(int dev, cudaMemPool_t *pool) {
+  static std::mutex mu;
+  static cudaMemPool_t pools[MAX_POOL_DEVICES];
+  if (dev < 0 || dev >= MAX_POOL_DEVICES) return cudaErrorNotSupported;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!pools[dev]) {
+    int ok = 0;
+    cudaError_t e = cudaDeviceGetAttribute(&ok, cudaDevAttrMemoryPoolsSupported, dev);
+    if (e != cudaSuccess || !ok) return e != cudaSuccess ? e : cudaErrorNotSupported;
+    cudaMemPoolProps props = {};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    cudaMemPool_t p;
+    if ((e = cudaMemPoolCreate(&p, &props)) != cudaSuccess) return e;
+    uint64_t keep = UINT64_MAX;
+    if ((e = cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &keep)) != cudaSuccess) {
+      cudaMemPoolDestroy(p);
+      return e;
+    }
+    pools[dev] = p;
+  }
+  *pool = pools[dev];
+  return cudaSuccess;
+}
+
+/* The product through nt_plan's transposition: t as nt_plan made it (on_a:
+ * A is transposed). When the scratch cannot be had, the automatic choice
+ * (asked false) leaves the product to slot 1 (*taken = false); an explicit
+ * request gets PARRAY_ERR_ALLOC. */
+static parray_status run_transposed(const char *fn, bool asked, const HopperArgs &h, HopperArgs t, bool on_a,
+                                    int dev, cudaStream_t s, bool *taken) {
+  const long long rows = on_a ? h.M : h.N, ld = on_a ? t.lda : t.ldb;
+  const size_t bytes = (size_t)ld * (size_t)h.K * sizeof(float);
+  cudaMemPool_t pool;
+  void *buf = nullptr;
+  cudaError_t e = scratch_pool(dev, &pool);
+  if (e == cudaSuccess) e = cudaMallocFromPoolAsync(&buf, bytes, pool, s);
+  if (e != cudaSuccess) {
+    cudaGetLastError(); // not sticky: clear it
+    *taken = asked;
+    if (!asked) return PARRAY_OK;
+    parray_set_error("%s: configuration %s: scratch for the transposed operand (%zu bytes): %s", fn, HOPPER_NAME,
+                     bytes, cudaGetErrorString(e));
+    return PARRAY_ERR_ALLOC;
+  }
+  // buf[p*ld + i] = X[i*ldx + p]: the operand's rows (k long) become its columns.
+  const int64_t shape[2] = {rows, h.K}, dst_stride[2] = {1, ld}, src_stride[2] = {on_a ? h.lda : h.ldb, 1};
+  parray_status st = parray_copy_strided_cuda(buf, dst_stride, on_a ? h.A : h.B, src_stride, shape, 2,
+                                              sizeof(float), s);
+  if (on_a) t.A = static_cast<const float *>(buf);
+  else t.B = static_cast<const float *>(buf);
+  if (st == PARRAY_OK) {
+    last_slot = SLOT_HOPPER;
+    last_transposed = on_a ? 1 : 2;
+    st = parray_cuda_status(hopper_launch(t, s), fn);
+  }
+  e = cudaFreeAsync(buf, s);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    if (st == PARRAY_OK) st = parray_cuda_status(e, fn);
+  }
+  return st;
+}
+
+/* The Hopper kernel, when asked for (slot 4) or when the automatic choice
+ * takes it (hopper_allowed, hopper_pays and hopper_unsupported agree; both
+ * operands k-contiguous through nt_plan's transposition). *taken false: it
+ * did not run and the caller goes on to slots 1-3. */
+static parray_status run_hopper(const char *fn, bool asked, const HopperArgs &h, int dev, int sms, cudaStream_t s,
+                                bool *taken) {
+  *taken = false;
+  if (!asked && !hopper_allowed()) return PARRAY_OK;
+  bool on_a = false;
+  const bool nt = h.ak && h.bk;
+  const HopperArgs t = nt ? nt_plan(h, &on_a) : h;
+  const char *why = hopper_unsupported(t, dev);
+  if (!asked && (why || !hopper_pays(t, sms))) return PARRAY_OK;
+  *taken = true;
   if (why) {
     parray_set_error("%s: configuration %s: %s", fn, HOPPER_NAME, why);
     return PARRAY_ERR_UNSUPPORTED;
   }
-  return parray_cuda_status(hopper_launch(h, s), fn);
+  if (nt) return run_transposed(fn, asked, h, t, on_a, dev, s, taken);
+  last_slot = SLOT_HOPPER;
+  return parray_cuda_status(hopper_launch(t, s), fn);
 }
 #endif
 
-static parray_status run(const char *fn, int slot, int splits, parray_layout order, parray_trans ta, parray_trans tb,
-                         int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda, const float *B,
-                         int64_t ldb, float beta, float *C, int64_t ldc, cudaStream_t s) {
-  parray_status st = parray__sgemm_check(fn, order, ta, tb, m, n, k, alpha, A, lda, B, ldb, C, ldc);
-  if (st != PARRAY_OK) return st;
-  if (splits < 1) {
-    parray_set_error("%s: splits must be >= 1 (got %d)", fn, splits);
-    return PARRAY_ERR_INVALID;
-  }
-  if (m == 0 || n == 0) return PARRAY_OK;
-  parray__sgemm_as_rowmajor(order, &ta, &tb, &m, &n, &A, &lda, &B, &ldb);
-  if (alpha == 0.0f) k = 0; // A and B are not read
-
-  int dev = 0, sms = 132;
-  if (slot == SLOT_AUTO || slot == SLOT_HOPPER) {
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-      return parray_cuda_status(cudaGetLastError(), fn);
-  }
-#ifdef PARRAY_SGEMM_HOPPER
-  if (slot == SLOT_AUTO || slot == SLOT_HOPPER) {
-    // The Hopper kernel has no split-K: splits is ignored for it.
-    const HopperArgs h = hopper_args(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    // Both operands k-contiguous (row-major NT, column-major TN): the Hopper
-    // kernel reads them as they are and is no faster than slot 1 (0.90 of
-    // cuBLAS, bench/RESULTS.md 2026-11-24), so the automatic choice keeps slot 1.
-    if (slot == SLOT_HOPPER ||
-        (hopper_allowed() && !(h.ak && h.bk) && hopper_pays(m, n, sms) && !hopper_unsupported(h, dev)))
-      return run_hopper(fn, h, dev, s);
-  }
-#endif
-  if (slot == SLOT_AUTO) {
-    slot = auto_slot(m, n, sms);
-    splits = 1;
-  }
+/* Slots 1-3 (and the tuning slots): configuration `slot` on the product pr
+ * (ak / bk: A / B k-contiguous), split-K over `splits` k slices. */
+static parray_status run_config(const char *fn, int slot, int splits, const SgemmProblem &pr, int ak, int bk,
+                                cudaStream_t s) {
   ConfigEntry e;
   if (!get_entry(slot, &e)) {
     parray_set_error("%s: kernel configuration %d is not in this build", fn, slot);
     return PARRAY_ERR_UNSUPPORTED;
   }
-  // Row-major: A is k-contiguous when not transposed, B when transposed.
-  const int ak = ta == PARRAY_NOTRANS, bk = tb == PARRAY_TRANS;
   LaunchFn f = e.fn[ak][bk];
   if (!f) {
     parray_set_error("%s: configuration %s has no kernel for this operand layout in this build", fn, e.name);
     return PARRAY_ERR_UNSUPPORTED;
   }
-  const int64_t tiles_m = cdiv(m, e.bm), tiles_n = cdiv(n, e.bn);
+  const int64_t tiles_m = cdiv(pr.M, e.bm), tiles_n = cdiv(pr.N, e.bn), k = pr.K;
   if (tiles_m * tiles_n > INT_MAX) {
-    parray_set_error("%s: %lld x %lld is too large for one launch", fn, (long long)m, (long long)n);
+    parray_set_error("%s: %lld x %lld is too large for one launch", fn, (long long)pr.M, (long long)pr.N);
     return PARRAY_ERR_UNSUPPORTED;
   }
   Params P;
-  P.A = A;
-  P.B = B;
-  P.C = C;
-  P.lda = lda;
-  P.ldb = ldb;
-  P.ldc = ldc;
-  P.M = (int)m;
-  P.N = (int)n;
-  P.K = (int)k;
-  P.alpha = alpha;
-  P.beta = beta;
+  static_cast<SgemmProblem &>(P) = pr;
   P.tiles_m = (int)tiles_m;
   P.tiles_n = (int)tiles_n;
   P.group_m = 16;
-  P.vecA = k > 0 && aligned16(A, lda);
-  P.vecB = k > 0 && aligned16(B, ldb);
-  P.vecC = aligned16(C, ldc);
+  P.vecA = k > 0 && aligned16(pr.A, pr.lda);
+  P.vecB = k > 0 && aligned16(pr.B, pr.ldb);
+  P.vecC = aligned16(pr.C, pr.ldc);
   P.kchunk = (int)k;
   P.atomic = 0;
   if (splits > 1 && k > e.bk) {
@@ -224,15 +283,54 @@ static parray_status run(const char *fn, int slot, int splits, parray_layout ord
   if (splits > 1) {
     // Split-K: C = beta*C first, then every slice adds alpha*partial atomically.
     P.atomic = 1;
-    if (beta != 1.0f) {
-      const long long total = (long long)m * n;
+    if (pr.beta != 1.0f) {
+      const long long total = (long long)pr.M * pr.N;
       const int blocks = (int)(total / 256 + 1 < 4096 ? total / 256 + 1 : 4096);
-      scale_c_kernel<<<blocks, 256, 0, s>>>(C, ldc, (int)m, (int)n, beta);
-      st = parray_cuda_status(cudaGetLastError(), fn);
+      scale_c_kernel<<<blocks, 256, 0, s>>>(pr.C, pr.ldc, pr.M, pr.N, pr.beta);
+      const parray_status st = parray_cuda_status(cudaGetLastError(), fn);
       if (st != PARRAY_OK) return st;
     }
   }
+  last_slot = slot;
   return parray_cuda_status(f(P, splits, s), fn);
+}
+
+static parray_status run(const char *fn, int slot, int splits, parray_layout order, parray_trans ta, parray_trans tb,
+                         int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda, const float *B,
+                         int64_t ldb, float beta, float *C, int64_t ldc, cudaStream_t s) {
+  last_slot = last_transposed = 0;
+  const parray_status st = parray__sgemm_check(fn, order, ta, tb, m, n, k, alpha, A, lda, B, ldb, C, ldc);
+  if (st != PARRAY_OK) return st;
+  if (splits < 1) {
+    parray_set_error("%s: splits must be >= 1 (got %d)", fn, splits);
+    return PARRAY_ERR_INVALID;
+  }
+  if (m == 0 || n == 0) return PARRAY_OK;
+  parray__sgemm_as_rowmajor(order, &ta, &tb, &m, &n, &A, &lda, &B, &ldb);
+  if (alpha == 0.0f) k = 0; // A and B are not read
+  const SgemmProblem pr = {A, B, C, lda, ldb, ldc, (int)m, (int)n, (int)k, alpha, beta};
+  // Row-major: A is k-contiguous when not transposed, B when transposed.
+  const int ak = ta == PARRAY_NOTRANS, bk = tb == PARRAY_TRANS;
+
+  int dev = 0, sms = 132;
+  if (slot == SLOT_AUTO || slot == SLOT_HOPPER) {
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+      return parray_cuda_status(cudaGetLastError(), fn);
+  }
+#ifdef PARRAY_SGEMM_HOPPER
+  if (slot == SLOT_AUTO || slot == SLOT_HOPPER) {
+    // The Hopper kernel has no split-K: splits is ignored for it.
+    const HopperArgs h = {pr, ak, bk};
+    bool taken = false;
+    const parray_status hs = run_hopper(fn, slot == SLOT_HOPPER, h, dev, sms, s, &taken);
+    if (taken) return hs;
+  }
+#endif
+  if (slot == SLOT_AUTO) {
+    slot = auto_slot(m, n, sms);
+    splits = 1;
+  }
+  return run_config(fn, slot, splits, pr, ak, bk, s);
 }
 
 } // namespace parray_sgemm_detail
@@ -259,6 +357,16 @@ parray_status parray_sgemm_config(int config, int splits, parray_layout order, p
 }
 
 int parray_sgemm_config_count(void) { return SLOT_VARIANTS + N_VARIANTS; }
+
+/* Test hook: the configuration slot that the last parray_sgemm or
+ * parray_sgemm_config call on this thread launched (0: none, e.g. an error
+ * or an empty C) and the operand of its row-major product (after the
+ * column-major mapping) that it transposed into scratch memory first (0:
+ * none, 1: A, 2: B). */
+PARRAY_API void parray__sgemm_last_choice(int *slot, int *transposed) {
+  *slot = last_slot;
+  *transposed = last_transposed;
+}
 
 const char *parray_sgemm_config_name(int config) {
   if (config < 0 || config >= SLOT_VARIANTS + N_VARIANTS) return nullptr;

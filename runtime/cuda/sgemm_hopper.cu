@@ -33,7 +33,9 @@
  * reads each quad of steps starts with delay its FFMAs). So A k-contiguous
  * with B n-contiguous (row-major NN) is computed as C^T = B^T A^T, whose A is
  * m-contiguous and B k-contiguous, with a transposed epilogue (CT). Both
- * k-contiguous (row-major NT) has no such way out and runs as is.
+ * k-contiguous (row-major NT) has no such way out here (C^T of NT is NT) and
+ * runs as is if handed over; parray_sgemm's dispatch (sgemm.cu, nt_plan)
+ * transposes one operand into scratch memory first instead, so it never is.
  * Tried and dropped (bench/RESULTS.md, 2026-11-24): reading the next quad of
  * k-contiguous A midway through the current one (0.85), transposing
  * k-contiguous operands into the ring by the producer warpgroup (0.80-0.88),

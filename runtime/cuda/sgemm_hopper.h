@@ -7,17 +7,13 @@
 
 #include <cuda_runtime.h>
 
+#include "sgemm_problem.h"
+
 namespace parray_sgemm_detail {
 
-/* The row-major product C = alpha*op(A)*op(B) + beta*C, as the dispatch
- * hands it over (after the column-major mapping): ak / bk say whether A / B
- * are stored k-contiguous. */
-struct HopperArgs {
-  const float *A, *B;
-  float *C;
-  long long lda, ldb, ldc;
-  int M, N, K;
-  float alpha, beta;
+/* The row-major product as the dispatch hands it over (after the
+ * column-major mapping): ak / bk say whether A / B are stored k-contiguous. */
+struct HopperArgs : SgemmProblem {
   int ak, bk;
 };
 

@@ -50,15 +50,14 @@
 
 #include <cstdint>
 
+#include "sgemm_problem.h"
+
 namespace parray_sgemm_detail {
 
-struct Params {
-  const float *A, *B;
-  float *C;
-  long long lda, ldb, ldc;
-  int M, N, K;      // K: full depth
-  int kchunk;       // k per split (a multiple of BK); == K rounded up when splits == 1
-  float alpha, beta;
+/* The product (A, B, C, leading dimensions, M, N, K, alpha, beta) and how
+ * this launch covers it. */
+struct Params : SgemmProblem {
+  int kchunk; // k per split (a multiple of BK); == K rounded up when splits == 1
   int tiles_m, tiles_n, group_m;
   int vecA, vecB, vecC; // 16-byte global access allowed (aligned base, ld % 4 == 0)
   int atomic;           // split-K epilogue

@@ -32,15 +32,39 @@ typedef struct tcase {
   float alpha, beta;
   int config, splits; /* config 0 = parray_sgemm itself */
   int ld4;            /* round every leading dimension up to a multiple of 4 before adding pad */
+  int odd;            /* 1 / 2: A's / B's leading dimension one more (rows of that operand only unaligned) */
+  parray_status expect;   /* the call must answer this (PARRAY_OK: and the right product) */
+  int want_slot, want_tr; /* want_slot > 0: parray__sgemm_last_choice must answer these */
 } tcase;
 
+/* runtime/cuda/sgemm.cu's test hook: the slot the last call on this thread
+ * launched and the operand of its row-major product that it transposed
+ * first (0 none, 1 A, 2 B). */
+void parray__sgemm_last_choice(int *slot, int *transposed);
+
 static int64_t round_ld(const tcase *t, int64_t ld) { return t->ld4 ? (ld + 3) / 4 * 4 : ld; }
+
+/* The status and the choice of a case are what it wants; prints why not. */
+static int choice_ok(const tcase *t, parray_status st) {
+  int slot = 0, tr = 0;
+  parray__sgemm_last_choice(&slot, &tr);
+  if (st != t->expect) {
+    printf("  status %s, want %s: %s\n", parray_status_str(st), parray_status_str(t->expect), parray_last_error());
+    return 0;
+  }
+  if (st == PARRAY_OK && t->want_slot > 0 && (slot != t->want_slot || tr != t->want_tr)) {
+    printf("  ran slot %d transposing operand %d, want slot %d transposing %d\n", slot, tr, t->want_slot,
+           t->want_tr);
+    return 0;
+  }
+  return 1;
+}
 
 static void run_case(tcase t) {
   const int64_t ar = t.ta == PARRAY_NOTRANS ? t.m : t.k, ac = t.ta == PARRAY_NOTRANS ? t.k : t.m;
   const int64_t br = t.tb == PARRAY_NOTRANS ? t.k : t.n, bc = t.tb == PARRAY_NOTRANS ? t.n : t.k;
-  const int64_t lda = round_ld(&t, ref_need_ld(t.o, ar, ac)) + t.pad,
-                ldb = round_ld(&t, ref_need_ld(t.o, br, bc)) + t.pad,
+  const int64_t lda = round_ld(&t, ref_need_ld(t.o, ar, ac)) + t.pad + (t.odd == 1),
+                ldb = round_ld(&t, ref_need_ld(t.o, br, bc)) + t.pad + (t.odd == 2),
                 ldc = round_ld(&t, ref_need_ld(t.o, t.m, t.n)) + t.pad;
   const int64_t sa = ref_span(t.o, ar, ac, lda), sb = ref_span(t.o, br, bc, ldb), sc = ref_span(t.o, t.m, t.n, ldc);
   /* beta == 0: C starts as NaN everywhere (it must not be read, and every
@@ -57,10 +81,12 @@ static void run_case(tcase t) {
   CK(cudaMemcpy(dA + off, h.A, sizeof(float) * sa, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(dB + off, h.B, sizeof(float) * sb, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(dC + off, h.C0, sizeof(float) * sc, cudaMemcpyHostToDevice));
-  char what[256];
-  snprintf(what, sizeof what, "%s %s%s m=%lld n=%lld k=%lld pad=%d off=%d alpha=%g beta=%g config=%d(%s) splits=%d",
+  char what[320];
+  snprintf(what, sizeof what,
+           "%s %s%s m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld off=%d alpha=%g beta=%g config=%d(%s) splits=%d",
            ref_order_name(t.o), ref_trans_name(t.ta), ref_trans_name(t.tb), (long long)t.m, (long long)t.n,
-           (long long)t.k, t.pad, off, t.alpha, t.beta, t.config, parray_sgemm_config_name(t.config), t.splits);
+           (long long)t.k, (long long)lda, (long long)ldb, (long long)ldc, off, t.alpha, t.beta, t.config,
+           parray_sgemm_config_name(t.config), t.splits);
   parray_status st =
       t.config == 0 && t.splits == 1
           ? parray_sgemm(t.o, t.ta, t.tb, t.m, t.n, t.k, t.alpha, dA + off, lda, dB + off, ldb, t.beta, dC + off,
@@ -68,10 +94,11 @@ static void run_case(tcase t) {
           : parray_sgemm_config(t.config, t.splits, t.o, t.ta, t.tb, t.m, t.n, t.k, t.alpha, dA + off, lda, dB + off,
                                 ldb, t.beta, dC + off, ldc, NULL);
   if (st == PARRAY_OK) st = parray_cuda_status(cudaDeviceSynchronize(), "sgemm kernel");
-  if (st != PARRAY_OK) {
-    printf("  status %s: %s\n", parray_status_str(st), parray_last_error());
+  if (!choice_ok(&t, st)) {
     printf("FAIL: %s\n", what);
     failed++;
+  } else if (st != PARRAY_OK) {
+    passed++; /* the error it had to answer */
   } else {
     CK(cudaMemcpy(h.C, dC + off, sizeof(float) * sc, cudaMemcpyDeviceToHost));
     ref_product(t.o, t.ta, t.tb, t.m, t.n, t.k, h.A, lda, h.B, ldb, h.ref, h.mag);
@@ -92,7 +119,10 @@ static void run_case(tcase t) {
 
 static tcase mk(parray_layout o, int ta, int tb, int64_t m, int64_t n, int64_t k, int pad, int off, float alpha,
                 float beta) {
-  tcase t = {o, (parray_trans)ta, (parray_trans)tb, m, n, k, pad, off, alpha, beta, 0, 1, 0};
+  tcase t;
+  memset(&t, 0, sizeof t);
+  t.o = o, t.ta = (parray_trans)ta, t.tb = (parray_trans)tb, t.m = m, t.n = n, t.k = k;
+  t.pad = pad, t.misalign = off, t.alpha = alpha, t.beta = beta, t.splits = 1, t.expect = PARRAY_OK;
   return t;
 }
 
@@ -126,6 +156,75 @@ static void run_aligned_cases(int c, int l) {
     t.config = c;
     t.ld4 = 1;
     run_case(t);
+  }
+}
+
+/* Which operand of the row-major product (1: A, 2: B) the dispatch
+ * transposes when both are k-contiguous: the smaller one, B on a tie. The
+ * row-major view of a column-major product swaps A with B and m with n, so
+ * that operand is the caller's A or B as user_operand says. */
+static int nt_transposed(const tcase *t) {
+  const int row = t->o == PARRAY_ROW_MAJOR;
+  return (row ? t->m : t->n) < (row ? t->n : t->m) ? 1 : 2;
+}
+static int user_operand(const tcase *t, int r) { return t->o == PARRAY_ROW_MAJOR ? r : 3 - r; }
+
+/* Whether the automatic choice wants the Hopper kernel for t through the
+ * transposition (sgemm.cu's hopper_pays, on the 256 x 128 tiles of the
+ * product the kernel runs: with B transposed that is C^T, m and n swapped):
+ * most SMs get a tile and the last wave is 90% full. */
+static int nt_pays(const tcase *t, int sms) {
+  const int row = t->o == PARRAY_ROW_MAJOR, on_a = nt_transposed(t) == 1;
+  const int64_t m = row ? t->m : t->n, n = row ? t->n : t->m;
+  const int64_t km = on_a ? m : n, kn = on_a ? n : m;
+  const int64_t tiles = (km + 255) / 256 * ((kn + 127) / 128), waves = (tiles + sms - 1) / sms;
+  return tiles >= (int64_t)sms * 3 / 4 && tiles * 10 >= waves * sms * 9;
+}
+
+/* Both operands k-contiguous (row-major NT, column-major TN) through
+ * configuration c, the Hopper kernel, which first transposes one of them
+ * into scratch memory, and through the automatic choice on sizes where it
+ * takes that path (2048^2, and wide and tall shapes that transpose A or B):
+ * an odd leading dimension on the operand transposed works (it is copied),
+ * on the other one c answers PARRAY_ERR_UNSUPPORTED and the automatic choice
+ * falls back on slot 1, as with misaligned base pointers. PARRAY_SGEMM_HOPPER=0
+ * (the automatic choice off the Hopper kernel), or a device whose SM count
+ * makes these sizes not pay (nt_pays): slot 1 throughout. */
+static void run_nt_cases(int c) {
+  static const int64_t small[][3] = {{300, 700, 129}, {700, 300, 129}, {256, 256, 64}, {5, 1000, 17}};
+  static const int64_t big[][3] = {{2048, 2048, 256}, {1000, 4100, 257}, {4100, 1000, 257}};
+  const char *env = getenv("PARRAY_SGEMM_HOPPER");
+  const int auto_hopper = !(env && strcmp(env, "0") == 0);
+  int dev = 0, sms = 0;
+  CK(cudaGetDevice(&dev));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  for (int l = 0; l < 2; l++) {
+    const parray_layout o = l ? PARRAY_COL_MAJOR : PARRAY_ROW_MAJOR;
+    for (int s = 0; s < 4; s++)
+      for (int odd = 0; odd < 3; odd++) {
+        tcase t = mk(o, l, !l, small[s][0], small[s][1], small[s][2], s == 2 ? 4 : 0, 0, s % 2 ? 1.0f : -0.5f,
+                     odd == 1 ? 0.0f : 0.75f);
+        t.config = c;
+        t.ld4 = 1;
+        t.odd = odd;
+        t.want_slot = c;
+        t.want_tr = nt_transposed(&t);
+        if (odd && user_operand(&t, t.want_tr) != odd) t.expect = PARRAY_ERR_UNSUPPORTED;
+        run_case(t);
+      }
+    for (int s = 0; s < 4; s++)
+      for (int odd = 0; odd < 3; odd++) {
+        const int64_t *sh = big[s < 3 ? s : 1];
+        tcase t = mk(o, l, !l, sh[0], sh[1], sh[2], 0, s == 3 ? 1 : 0, 1.0f, odd ? 0.5f : 0.0f);
+        t.ld4 = 1;
+        t.odd = s == 3 ? 0 : odd; /* s == 3: misaligned base pointers */
+        const int tr = nt_transposed(&t);
+        const int hopper = auto_hopper && s < 3 && (!t.odd || user_operand(&t, tr) == t.odd) && nt_pays(&t, sms);
+        t.want_slot = hopper ? c : 1;
+        t.want_tr = hopper ? tr : 0;
+        run_case(t);
+        if (s == 3) break;
+      }
   }
 }
 
@@ -202,6 +301,7 @@ int main(void) {
         t.ld4 = 1;
         run_case(t);
       }
+      run_nt_cases(c);
       tcase t = mk(PARRAY_ROW_MAJOR, 0, 0, 515, 333, 1029, 0, 0, 1.0f, 0.5f);
       t.config = c;
       t.splits = 3;
