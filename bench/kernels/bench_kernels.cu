@@ -9,6 +9,7 @@
  * elementwise engine and of the row/column reductions instead.
  * Output: CSV on stdout; merged with the PyTorch numbers by compare.py. */
 #include <cuda_fp16.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,14 +165,29 @@ static void report(const std::string &name, size_t bytes_rw, double us, double u
 
 static std::string mb(size_t bytes) { return std::to_string(bytes >> 20) + "MB"; }
 
+/* False when BENCH_ONLY in the environment names another case (to time one
+ * case alone, e.g. under a profiler; torch_kernels.py reads it too). */
+static bool wanted(const std::string &name) {
+  const char *only = getenv("BENCH_ONLY");
+  return !only || !*only || name == only;
+}
+/* With BENCH_ONLY, a profiler started with --profile-from-start off sees
+ * only what follows the inputs' generation. */
+static void profile_from_here() {
+  const char *only = getenv("BENCH_ONLY");
+  if (only && *only) CK(cudaProfilerStart());
+}
+
 /* Elementwise through the library API. */
 static void bench_ew_api(const char *op, parray_dtype t, size_t in_bytes) {
+  if (!wanted(std::string(op) + " " + parray_dtype_name(t) + " " + mb(in_bytes))) return;
   const size_t es = parray_dtype_size(t);
   const int64_t n = (int64_t)(in_bytes / es);
   const bool add = !strcmp(op, "add"), cast = !strcmp(op, "cast");
   const parray_dtype ot = cast ? (t == PARRAY_F32 ? PARRAY_F16 : PARRAY_F32) : t;
   const size_t out_bytes = n * parray_dtype_size(ot);
   Sets s = make_sets(add ? 2 : 1, in_bytes, out_bytes);
+  profile_from_here();
   auto f = [&](int i) {
     if (add) PK(parray_binary_cuda(PARRAY_OP_ADD, t, s.out[i], s.in[0][i], s.in[1][i], n, g_s));
     else if (cast) PK(parray_cast_cuda(ot, s.out[i], t, s.in[0][i], n, g_s));
@@ -294,6 +310,7 @@ static void bench_reduce_variants(bool rowk, parray_dtype t, int64_t rows, int64
 }
 
 static void bench_reduce(const char *kind, parray_dtype t, int64_t rows, int64_t cols, const char *label) {
+  if (!wanted(std::string(kind) + " " + parray_dtype_name(t) + " " + label)) return;
   const size_t es = parray_dtype_size(t);
   const size_t in_bytes = (size_t)rows * cols * es;
   const bool all = !strcmp(kind, "sum"), rowk = !strcmp(kind, "rowsum");
@@ -301,6 +318,7 @@ static void bench_reduce(const char *kind, parray_dtype t, int64_t rows, int64_t
   const parray_dtype ot = t == PARRAY_F64 ? PARRAY_F64 : PARRAY_F32;
   const size_t out_bytes = nout * parray_dtype_size(ot);
   Sets s = make_sets(1, in_bytes, out_bytes < 256 ? 256 : out_bytes);
+  profile_from_here();
   const size_t wb = all ? parray_reduce_all_workspace(t, rows * cols) : parray_reduce_cols_workspace(t, rows, cols);
   void *work;
   CK(cudaMalloc(&work, wb));

@@ -4,7 +4,9 @@ PyTorch, timed the same two ways (torch.cuda.Event around each call, median
 of 30 runs after a warm-up of at least 25 ms; and 30 calls captured in a CUDA
 graph, median of 7 replays), buffer sets rotated until 512 MB are touched.
 Prints CSV lines "name,bytes_rw,us,tbs,us_graph,tbs_graph" with the names
-bench_kernels uses."""
+bench_kernels uses. BENCH_ONLY=NAME in the environment times only the case
+of that name (e.g. "relu f32 16MB", for a profiler), as bench_kernels does."""
+import os
 import statistics
 import sys
 
@@ -81,6 +83,19 @@ def both(k, fn):
     return timed(k, fn), graphed(k, fn)
 
 
+def wanted(name):
+    """False when BENCH_ONLY names another case."""
+    only = os.environ.get("BENCH_ONLY")
+    return not only or only == name
+
+
+def profile_from_here():
+    """With BENCH_ONLY, a profiler started with --profile-from-start off sees only what follows."""
+    if os.environ.get("BENCH_ONLY"):
+        torch.cuda.synchronize()
+        torch.cuda.cudart().cudaProfilerStart()
+
+
 def main():
     torch.backends.cudnn.benchmark = False
     print(f"torch {torch.__version__} on {torch.cuda.get_device_name(0)}", file=sys.stderr)
@@ -90,30 +105,37 @@ def main():
         es = torch.tensor([], dtype=dt).element_size()
         for op in ("add", "relu", "cast"):
             for size in (16 << 20, 64 << 20, 256 << 20, 1 << 30):
+                if not wanted(f"{op} {names[dt]} {size >> 20}MB"):
+                    continue
                 n = size // es
                 other = torch.float16 if dt == torch.float32 else torch.float32
                 out_es = torch.tensor([], dtype=other).element_size() if op == "cast" else es
                 rw = (2 if op == "add" else 1) * size + n * out_es
                 k = nsets(rw)
                 xs = [rand(n, dt) for _ in range(k)]
+                op_name = op
                 if op == "add":
                     ys = [rand(n, dt) for _ in range(k)]
                     outs = [torch.empty(n, device="cuda", dtype=dt) for _ in range(k)]
+                    profile_from_here()
                     us = both(k, lambda i: torch.add(xs[i], ys[i], out=outs[i]))
                 elif op == "relu":
                     # torch.relu allocates its output: the caching allocator hands back the block
                     # freed by the previous call, so every run writes the same buffer ("relu_fix",
                     # compared with our relu into one fixed output). "relu": the same kernel (relu is
                     # clamp_min(x, 0) in ATen) into rotated outputs, compared with our rotated relu.
-                    us = both(k, lambda i: torch.relu(xs[i]))
-                    emit(f"relu_fix {names[dt]} {size >> 20}MB", rw, *us)
                     outs = [torch.empty(n, device="cuda", dtype=dt) for _ in range(k)]
+                    profile_from_here()
                     us = both(k, lambda i: torch.clamp_min(xs[i], 0, out=outs[i]))
+                    emit(f"{op} {names[dt]} {size >> 20}MB", rw, *us)
+                    us = both(k, lambda i: torch.relu(xs[i]))  # timed second, as bench_kernels times relu_fix
+                    op_name = "relu_fix"
                     del outs
                 else:
                     outs = [torch.empty(n, device="cuda", dtype=other) for _ in range(k)]
+                    profile_from_here()
                     us = both(k, lambda i: outs[i].copy_(xs[i]))
-                emit(f"{op} {names[dt]} {size >> 20}MB", rw, *us)
+                emit(f"{op_name} {names[dt]} {size >> 20}MB", rw, *us)
                 del xs
                 if op == "add":
                     del ys
@@ -123,6 +145,8 @@ def main():
              ("rowsum", torch.float16, 1 << 20, 32, "1Mx32"), ("colsum", torch.float16, 1 << 20, 32, "1Mx32"),
              ("colsum", torch.float32, 1 << 16, 1024, "64Kx1024"), ("sum", torch.float16, 1, 1 << 29, "1GB")]
     for kind, dt, r, c, label in cases:
+        if not wanted(f"{kind} {names[dt]} {label}"):
+            continue
         es = torch.tensor([], dtype=dt).element_size()
         nout = 1 if kind == "sum" else (r if kind == "rowsum" else c)
         rw = r * c * es + nout * 4  # fp32 result, like bench_kernels
