@@ -21,11 +21,9 @@ if ! command -v cmake >/dev/null; then
   done
   command -v cmake >/dev/null || { c=$(find / -xdev -maxdepth 5 -name cmake -type f -perm -u+x 2>/dev/null | head -1); [ -n "$c" ] && PATH=$(dirname "$c"):$PATH; }
 fi
-command -v ninja >/dev/null && GEN="-G Ninja" || GEN=""
 echo "cmake: $(command -v cmake) mpirun: $(command -v mpirun) $(mpirun --version 2>/dev/null | head -1)"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-FE=""
-command -v bison >/dev/null && command -v flex >/dev/null || FE="-DPAC_FRONTEND_DIR=${PAC_FRONTEND:-$ROOT/.carry/frontend}"
+. "$ROOT/bench/device_env.sh" # cmake on PATH, GEN, FE
 # shellcheck disable=SC2086
 cmake -S . -B "$B" $GEN -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPARRAY_SGEMM_VARIANTS=OFF $FE \
   >"$OUT/build.log" 2>&1 || { echo "CONFIGURE FAILED"; tail -30 "$OUT/build.log"; exit 1; }

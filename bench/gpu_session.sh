@@ -24,8 +24,7 @@ translation_speed() {
   sh bench/translate/bench_translate.sh "$B" 20000 | tee "$OUT/translate.txt"
 }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
-FE=""
-command -v bison >/dev/null && command -v flex >/dev/null || FE="-DPAC_FRONTEND_DIR=$ROOT/.carry/frontend"
+. "$ROOT/bench/device_env.sh" # cmake on PATH, GEN, FE
 if [ ! -x "$B/bin/pacc" ]; then
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPARRAY_WITH_MPI=OFF \
     -DPARRAY_SGEMM_VARIANTS=${SGEMM_VARIANTS:-ON} $FE >"$OUT/build.log" 2>&1

@@ -24,15 +24,12 @@ B=$ROOT/build-mg
 T0=$(date +%s)
 el() { echo "$(( $(date +%s) - T0 )) s"; }
 left() { echo $(( BUDGET - ($(date +%s) - T0) )); }
-command -v cmake >/dev/null || PATH=/opt/torch/.venv/bin:$PATH
-command -v ninja >/dev/null && GEN="-G Ninja" || GEN=""
+. "$ROOT/bench/device_env.sh" # cmake on PATH, GEN, FE
 if [ ! -f /usr/include/fftw3-mpi.h ] && [ -d "$ROOT/.carry/fftw/usr" ]; then
   F=$ROOT/.carry/fftw/usr
   export CPATH=$F/include${CPATH:+:$CPATH} LIBRARY_PATH=$F/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}
   export LD_LIBRARY_PATH=$F/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
-FE=""
-command -v bison >/dev/null && command -v flex >/dev/null || FE="-DPAC_FRONTEND_DIR=$ROOT/.carry/frontend"
 { nvidia-smi -L; nvidia-smi topo -m; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; } 2>&1 |
   tee "$OUT/gpus.txt"
 # shellcheck disable=SC2086

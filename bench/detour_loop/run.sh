@@ -10,11 +10,8 @@ OUT=${OUT:-/tmp/detour_loop_out}
 mkdir -p "$OUT"
 cd "$(dirname "$0")/../.." || exit 1
 B=${BUILD:-/tmp/build-detour-loop}
-GEN=""
-command -v ninja >/dev/null && GEN="-G Ninja"
-# without flex and bison: the scanner and parser generated elsewhere (.carry/frontend)
-FE=""
-command -v bison >/dev/null && command -v flex >/dev/null || FE="-DPAC_FRONTEND_DIR=$PWD/.carry/frontend"
+ROOT=$PWD
+. bench/device_env.sh # cmake on PATH, GEN, FE
 if [ -z "${PACC:-}" ]; then
   # shellcheck disable=SC2086 # GEN and FE are one word or none
   { cmake -S . -B "$B" $GEN $FE -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPARRAY_WITH_MPI=OFF \

@@ -10,7 +10,7 @@ ROOT=$PWD
 B=$ROOT/build-fft
 OUT=${OUT:-/tmp/fft}
 mkdir -p "$OUT"
-command -v cmake >/dev/null || PATH=/opt/torch/.venv/bin:$PATH
+. "$ROOT/bench/device_env.sh" # cmake on PATH, GEN, FE
 if [ ! -f /usr/include/fftw3-mpi.h ] && [ -d "$ROOT/.carry/fftw/usr" ]; then
   F=$ROOT/.carry/fftw/usr
   export CPATH=$F/include${CPATH:+:$CPATH}
@@ -18,10 +18,6 @@ if [ ! -f /usr/include/fftw3-mpi.h ] && [ -d "$ROOT/.carry/fftw/usr" ]; then
   export LD_LIBRARY_PATH=$F/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   echo "FFTW from .carry/fftw"
 fi
-FE=""
-command -v bison >/dev/null && command -v flex >/dev/null || FE="-DPAC_FRONTEND_DIR=$ROOT/.carry/frontend"
-GEN=""
-command -v ninja >/dev/null && GEN="-G Ninja"
 if [ ! -x "$B/bin/pacc" ]; then
   # shellcheck disable=SC2086
   cmake -S . -B "$B" $GEN -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPARRAY_SGEMM_VARIANTS=OFF $FE \

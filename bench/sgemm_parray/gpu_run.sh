@@ -38,8 +38,7 @@ if [ -n "$KIT" ] && "$ROOT/$KIT/bin/pac" --version >/dev/null 2>&1 && [ -f "$ROO
   echo "kit: $B"
 else
   B=$ROOT/build-sgp-gpu
-  FE=""
-  command -v bison >/dev/null && command -v flex >/dev/null || FE="-DPAC_FRONTEND_DIR=$ROOT/.carry/frontend"
+  . "$ROOT/bench/device_env.sh" # cmake on PATH, GEN, FE
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPARRAY_WITH_MPI=OFF \
     -DBUILD_TESTING=OFF $FE >"$OUT/build.log" 2>&1
   cmake --build "$B" --target pacc -j 16 >>"$OUT/build.log" 2>&1 || { echo "BUILD FAILED"; grep -E "error" "$OUT/build.log" | head -20; exit 1; }
