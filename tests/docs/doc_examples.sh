@@ -84,6 +84,7 @@ run_prog() { # N KIND WHERE FILE
   esac
   case $kind in mpi=*)
     if ! command -v mpirun >/dev/null 2>&1; then echo "ok   $where (translated; no mpirun)"; return; fi
+    if ! [ -e "$bin/../lib/libparray_mpi.a" ]; then echo "ok   $where (translated; built without MPI: not compiled)"; return; fi
     launch="mpirun --allow-run-as-root --oversubscribe -np ${kind#mpi=}" ;;
   esac
   if ! (cd "$tmp/$n" && "$bin/pacc" "$file" -o "$tmp/$n.exe") 2>"$tmp/err"; then
