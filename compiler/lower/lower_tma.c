@@ -28,6 +28,14 @@ static bool dim_mode(lw *w, dnode *n, layout *l, int k, ex **extent, ex **stride
 /* The top-level dimensions of n, each one stride (false after reporting,
  * at `at`, the first that is not). */
 static bool dims_of(lw *w, dnode *n, int rank, ex **extent, ex **stride, loc at) {
+  for (int k = 0; k < rank; k++) {
+    int64_t one;
+    if (ex_is_const(n->nkids ? n->kids[k]->size : n->size, &one) && one == 1) {
+      diag_error(w->dg, at, "dimension %d of '%s' has extent 1: a tma #copy needs a stride for every dimension; "
+                 "leave it out of the type", k, n->path);
+      return false;
+    }
+  }
   layout *l = ty_layout(&w->ty, n);
   layout *lg = l ? lw_logical_layout(w, n) : NULL;
   ex *shape[32], *st[64];
@@ -39,12 +47,8 @@ static bool dims_of(lw *w, dnode *n, int rank, ex **extent, ex **stride, loc at)
   }
   for (int k = 0; k < rank; k++)
     if (!dim_mode(w, n, l, k, &extent[k], &stride[k])) {
-      int64_t one;
-      bool unit = ex_is_const(n->nkids ? n->kids[k]->size : n->size, &one) && one == 1;
-      diag_error(w->dg, at, unit ? "dimension %d of '%s' has extent 1: a tma #copy needs a stride for every "
-                 "dimension; leave it out of the type" : "dimension %d of '%s' is not one stride in memory (a "
-                 "compound dimension cannot be a dimension of a tensor map): split it into top-level dimensions",
-                 k, n->path);
+      diag_error(w->dg, at, "dimension %d of '%s' is not one stride in memory (a compound dimension cannot be a "
+                 "dimension of a tensor map): make its parts top-level dimensions", k, n->path);
       return false;
     }
   return true;
@@ -200,8 +204,11 @@ static bool tma_operands(lw *w, directive *d, int rank, const int *perm, plan_co
   bool empty = false;
   for (int k = 0; k < n; k++) empty |= !a[k].n;
   if (n != rank || empty) {
-    diag_error(w->dg, d->at.n ? d->atloc : d->atkw, "at(...) needs one index per top-level dimension of the "
-               "tensor: %d, not %d%s", rank, n, empty ? " (one is empty)" : "");
+    if (empty)
+      diag_error(w->dg, d->at.n ? d->atloc : d->atkw, "empty index in at(...)");
+    else
+      diag_error(w->dg, d->at.n ? d->atloc : d->atkw, "at(...) needs one index per top-level dimension of the "
+                 "tensor: %d, not %d", rank, n);
     return false;
   }
   if (lw_split_args(w, &d->tma, &b) != 1 || !b[0].n) {
