@@ -15,6 +15,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#if defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ < 12
+#error "parray: '#copy ... tma(...)' (the tensor memory accelerator) needs CUDA 12 or later"
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "parray: '#copy ... tma(...)' uses the tensor memory accelerator (cp.async.bulk.tensor), which needs compute capability 9.0: compile for sm_90 or later only (pacc -arch=sm_90)"
 #endif
