@@ -1,9 +1,10 @@
 /* lower.h - the lowering: the walker over the syntax tree (lower.c) keeps
  * the scopes and the output in step with the source, copying C through;
  * each Parray construct is checked and decided here -- lower_dollar.c
- * ($...$), lower_mem.c (#create, #destroy), lower_copy.c and lower_tma.c (#copy), lower_prog.c (#parray,
- * #mainhost, #subprog, #insert, #global), lower_detour.c (#detour, #sync),
- * lower_devuse.c (host code reading device memory) --
+ * ($...$), lower_mem.c (#create, #destroy), lower_copy.c and lower_tma.c
+ * (#copy), lower_prog.c (#parray, #mainhost, #subprog, #insert, #global),
+ * lower_detour.c (#detour, #sync), lower_devuse.c (host code reading device
+ * memory) --
  * into a plan (emit/plan.h) that the target's emitter prints. The lowering
  * calls the emitter; the emitter never calls back. */
 #ifndef PAC_LOWER_H
