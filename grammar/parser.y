@@ -53,7 +53,7 @@ static directive *parse_dir_noname(pctx *c, loc kw, loc close);
 %token DIR_DETOUR "#detour" DIR_MAINHOST "#mainhost" DIR_SYNC "#sync" DIR_SUBPROG "#subprog"
 %token DIR_GLOBAL "#global" DIR_INSERT "#insert" DIR_END "#end"
 %token KW_PAGED "paged" KW_PINNED "pinned" KW_DMEM "dmem" KW_SMEM "smem" KW_RMEM "rmem"
-%token KW_PTHD "pthd" KW_MPI "mpi" KW_CUDA "cuda" KW_TO "to" KW_MINBLOCKS "min_blocks" KW_BOUND "bound"
+%token KW_PTHD "pthd" KW_MPI "mpi" KW_CUDA "cuda" KW_TO "to" KW_MINBLOCKS "min_blocks" KW_BOUND "bound" KW_AT "at" KW_TMA "tma"
 %token '{' '}' '(' ')' '[' ']'
 
 %type <list> citems xitems xexpr
@@ -122,7 +122,8 @@ index: '[' indices ']'                { $$ = ast_index_list(A, @$, $2); }
 
 /* directive ::= '#parray' '{' tbody '}' name
  *             | ('#create' | '#destroy' | '#insert') path '(' expr ')'
- *             | '#copy' path '(' expr ')' 'to' path '(' expr ')' ['bound' '(' exprs ')']
+ *             | '#copy' path '(' expr ')' ['at' '(' exprs ')'] 'to' path '(' expr ')'
+ *                   ['bound' '(' exprs ')' | 'tma' '(' expr ')']
  *             | '#detour' path ['(' args ')'] [clause] block   (clause: 'wait' | 'nowait')
  *             | ('#mainhost' | '#global') block
  *             | '#sync' | '#subprog' name '(' params ')' citem* '#end' */
@@ -139,6 +140,20 @@ directive: DIR_PARRAY '{' tbody '}' IDENT DEND
          | DIR_COPY IDENT '(' xitems ')' KW_TO IDENT '(' xitems ')' KW_BOUND '(' xitems ')' DEND
              { $$ = ast_copy_bound(ast_dir_copy(A, loc_span(@1, @14), @1, @2, $4, inside(@3, @5), @7, $9,
                                                 inside(@8, @10)), @11, $13, inside(@12, @14)); }
+         | DIR_COPY IDENT '(' xitems ')' KW_TO IDENT '(' xitems ')' KW_TMA '(' xitems ')' DEND
+             { $$ = ast_copy_tma(ast_dir_copy(A, loc_span(@1, @14), @1, @2, $4, inside(@3, @5), @7, $9,
+                                              inside(@8, @10)), @11, $13, inside(@12, @14)); }
+         | DIR_COPY IDENT '(' xitems ')' KW_AT '(' xitems ')' KW_TO IDENT '(' xitems ')' DEND
+             { $$ = ast_copy_at(ast_dir_copy(A, loc_span(@1, @14), @1, @2, $4, inside(@3, @5), @11, $13,
+                                             inside(@12, @14)), @6, $8, inside(@7, @9)); }
+         | DIR_COPY IDENT '(' xitems ')' KW_AT '(' xitems ')' KW_TO IDENT '(' xitems ')' KW_BOUND '(' xitems ')' DEND
+             { $$ = ast_copy_bound(ast_copy_at(ast_dir_copy(A, loc_span(@1, @18), @1, @2, $4, inside(@3, @5), @11, $13,
+                                                            inside(@12, @14)), @6, $8, inside(@7, @9)),
+                                   @15, $17, inside(@16, @18)); }
+         | DIR_COPY IDENT '(' xitems ')' KW_AT '(' xitems ')' KW_TO IDENT '(' xitems ')' KW_TMA '(' xitems ')' DEND
+             { $$ = ast_copy_tma(ast_copy_at(ast_dir_copy(A, loc_span(@1, @18), @1, @2, $4, inside(@3, @5), @11, $13,
+                                                          inside(@12, @14)), @6, $8, inside(@7, @9)),
+                                 @15, $17, inside(@16, @18)); }
          | DIR_DETOUR IDENT DEND block
              { $$ = ast_dir_detour(A, loc_span(@1, @2), @1, @2, false, items_empty(), @2, $4); }
          | DIR_DETOUR IDENT '(' xitems ')' DEND block

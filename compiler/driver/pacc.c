@@ -78,6 +78,7 @@ typedef struct input {
   const char *gen; /* the translation of a .pc file */
   const char *obj; /* its object */
   bool cuda, mpi;
+  bool sm90; /* needs compute capability 9.0 (a tma #copy) */
 } input;
 
 /* Everything one pacc command holds. */
@@ -98,6 +99,7 @@ typedef struct pacc {
   char md;      /* 0, 'D' for -MD or -M, 'M' for -MMD or -MM */
   bool mp, keep, verbose, dry, werror, nowarn, arch_given;
   bool cuda, mpi; /* what the program needs */
+  bool sm90;      /* a translation uses the tensor memory accelerator (pac: sm=90) */
 } pacc;
 
 /* A command's words: "ccache gcc" -> ccache, gcc. */
@@ -443,7 +445,8 @@ static void push_quote_dirs(const pacc *p, strv *a, bool cuda) {
 }
 
 /* "-arch" flags for nvcc: -arch/-code/-gencode given, else the GPU present,
- * else a documented default list ($PACC_CUDA_ARCH overrides). */
+ * else a documented default list ($PACC_CUDA_ARCH overrides), without the
+ * architectures before sm_90 when a translation needs it (a tma #copy). */
 static void cuda_arch(const pacc *p, strv *a) {
   if (p->arch_given) return;
   const char *env = getenv("PACC_CUDA_ARCH");
@@ -464,7 +467,7 @@ static void cuda_arch(const pacc *p, strv *a) {
     push(a, s);
     return;
   }
-  push(a, "-gencode=arch=compute_80,code=sm_80");
+  if (!p->sm90) push(a, "-gencode=arch=compute_80,code=sm_80"); /* a tma #copy needs sm_90 */
   push(a, "-gencode=arch=compute_90,code=[sm_90,compute_90]");
 }
 
@@ -545,6 +548,7 @@ static void read_target(input *in) {
     if (strstr(line, "/* pac: ")) {
       in->cuda |= strstr(line, "target=cuda") != NULL;
       in->mpi |= strstr(line, "mpi=1") != NULL;
+      in->sm90 |= strstr(line, " sm=90") != NULL;
     }
   }
   fclose(f);
@@ -759,7 +763,7 @@ static int build(pacc *p) {
     input *in = &p->in[i];
     if (in->kind == K_PC) {
       rc = translate(p, in, i);
-      p->cuda |= in->cuda, p->mpi |= in->mpi;
+      p->cuda |= in->cuda, p->mpi |= in->mpi, p->sm90 |= in->sm90;
     }
   }
   if (p->mode == 'E' || p->mode == 'M') {

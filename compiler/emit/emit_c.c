@@ -246,6 +246,9 @@ char *emit_c_copy(emitter *e, const plan_copy *p) {
   case CP_MEMCPY:
     sb_printf(&b, "__builtin_memcpy(%s, %s, %s * sizeof(%s));", p->dst.ptr, p->src.ptr, emit_copy_count(e, p), p->elem);
     break;
+  case CP_TMA: /* planned in cuda detours only */
+    sb_puts(&b, "#error \"pac: a tma #copy needs the CUDA target\"");
+    break;
   case CP_STRIDED:
     emit_strided_arrays(e, &b, p);
     sb_printf(&b, "  if (parray_copy_strided_cpu(%s, parray__dstride, %s, parray__sstride, parray__shape, %d, "

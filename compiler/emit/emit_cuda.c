@@ -5,8 +5,10 @@
  * (plan_detour.wait false) recorded for the next wait; a grid-wide #sync
  * makes it a cooperative launch, which waits. Device memory and copies
  * involving it go through the CUDA runtime; smem and rmem are 16-byte
- * aligned arrays declared in the kernel; a thread's own #copy moves packs
- * behind a run-time alignment test. Everything else
+ * aligned arrays declared in the kernel (128-byte aligned when a bulk tensor
+ * copy writes them); a thread's own #copy moves packs behind a run-time
+ * alignment test, and a tma #copy is a call of parray/tma.cuh whose tensor
+ * map the launch encodes first. Everything else
  * is host code, printed as emit_c.c prints it (docs/cuda.md). */
 #include "emit.h"
 
@@ -31,6 +33,31 @@ static const char *dim3_text(emitter *e, ex *const d[3]) {
   return s;
 }
 
+/* The body with the smem arrays that a bulk tensor copy writes declared
+ * 128-byte aligned (emit_cuda_alloc declared them 16-byte aligned). */
+static const char *align_tma_smem(emitter *e, const plan_detour *p) {
+  static const char pre[] = "__shared__ __align__(16) ";
+  sbuf b;
+  sb_init(&b);
+  const char *s = p->body, *at;
+  while ((at = strstr(s, pre))) {
+    const char *decl = at + sizeof pre - 1, *br = strchr(decl, '['), *semi = strchr(decl, ';');
+    bool hit = false;
+    if (br && (!semi || br < semi))
+      for (int i = 0; i < p->ntma_smem && !hit; i++) {
+        size_t nl = strlen(p->tma_smem[i]);
+        hit = (size_t)(br - decl) > nl && br[-(ptrdiff_t)nl - 1] == ' ' && !memcmp(br - nl, p->tma_smem[i], nl);
+      }
+    sb_write(&b, s, (size_t)(at - s));
+    sb_puts(&b, hit ? "__shared__ __align__(128) " : pre);
+    s = decl;
+  }
+  sb_puts(&b, s);
+  const char *r = arena_strdup(e->ar, b.s);
+  sb_free(&b);
+  return r;
+}
+
 /* the kernel, hoisted to file scope; its captures are extra parameters */
 static void kernel(emitter *e, const plan_detour *p, const char *grid, const char *block) {
   sbuf h;
@@ -50,8 +77,10 @@ static void kernel(emitter *e, const plan_detour *p, const char *grid, const cha
       sb_printf(&h, "%s%s", any ? ", " : "", emit_decl(e, p->caps[i].decl, p->caps[i].field));
       any = true;
     }
+  for (int i = 0; i < p->ntmaps; i++, any = true)
+    sb_printf(&h, "%sconst __grid_constant__ CUtensorMap %s", any ? ", " : "", p->tmaps[i].name);
   sb_puts(&h, ") {\n");
-  sb_puts(&h, p->body);
+  sb_puts(&h, p->ntma_smem ? align_tma_smem(e, p) : p->body);
   sb_puts(&h, "\n}\n");
   pr_hoist(e->pr, h.s);
   sb_free(&h);
@@ -71,9 +100,29 @@ static void cooperative_launch(emitter *e, const plan_detour *p, sbuf *c, const 
       sb_printf(c, "%s = %s; ", emit_decl(e, p->caps[i].decl, arena_printf(e->ar, "parray__a%d", k++)), p->caps[i].init);
   sb_puts(c, "\n  void *parray__args[] = {");
   for (int i = 0; i < k; i++) sb_printf(c, "%s&parray__a%d", i ? ", " : "", i);
-  if (!k) sb_puts(c, "0");
+  for (int i = 0; i < p->ntmaps; i++) sb_printf(c, "%s&%s", k + i ? ", " : "", p->tmaps[i].name);
+  if (!k && !p->ntmaps) sb_puts(c, "0");
   sb_printf(c, "};\n  parray_cuda_launch_cooperative((const void *)%s, %s, %s, parray__args, %s); }", p->fname, grid,
             block, site);
+}
+
+/* "{ CUtensorMap M; ...encode... " before the launch: each tensor map of
+ * the body's bulk tensor copies, encoded by the runtime from the extents and
+ * strides of the dmem type (innermost first) and the box (the caller closes
+ * the brace after the launch) */
+static void encode_tmaps(emitter *e, const plan_detour *p, sbuf *c) {
+  sb_puts(c, "{ ");
+  for (int i = 0; i < p->ntmaps; i++) {
+    const plan_tmap *m = &p->tmaps[i];
+    sb_printf(c, "CUtensorMap %s;\n  { const long long parray__dims[%d] = {", m->name, m->rank);
+    for (int j = 0; j < m->rank; j++) sb_printf(c, "%s%s", j ? ", " : "", ex_str(e->ex, m->dims[j], true));
+    sb_printf(c, "}, parray__strides[%d] = {", m->rank);
+    for (int j = 0; j < m->rank; j++) sb_printf(c, "%s%s", j ? ", " : "", ex_str(e->ex, m->strides[j], true));
+    sb_printf(c, "};\n    const int parray__box[%d] = {", m->rank);
+    for (int j = 0; j < m->rank; j++) sb_printf(c, "%s%lld", j ? ", " : "", (long long)m->box[j]);
+    sb_printf(c, "};\n    parray_cuda_tensor_map(&%s, (%s), (int)sizeof(%s), %d, parray__dims, parray__strides, "
+              "parray__box, %s); }\n  ", m->name, m->base, m->elem, m->rank, emit_site(e, &m->site));
+  }
 }
 
 char *emit_cuda_detour(emitter *e, const plan_detour *p) {
@@ -83,6 +132,7 @@ char *emit_cuda_detour(emitter *e, const plan_detour *p) {
   const char *site = emit_site(e, &p->site);
   sbuf c;
   sb_init(&c);
+  if (p->ntmaps) encode_tmaps(e, p, &c);
   if (p->grid_sync) {
     cooperative_launch(e, p, &c, grid, block, site);
   } else {
@@ -91,8 +141,10 @@ char *emit_cuda_detour(emitter *e, const plan_detour *p) {
     for (int i = 0; i < p->nargs; i++, any = true) sb_printf(&c, "%s(%s)", any ? ", " : "", p->args[i].arg);
     for (int i = 0; i < p->ncaps; i++)
       if (p->caps[i].mode == CAP_VALUE) sb_printf(&c, "%s%s", any ? ", " : "", p->caps[i].init), any = true;
+    for (int i = 0; i < p->ntmaps; i++, any = true) sb_printf(&c, "%s%s", any ? ", " : "", p->tmaps[i].name);
     sb_printf(&c, ");\n  %s(%s); }", p->wait ? "parray_cuda_check_launch" : "parray_cuda_launched", site);
   }
+  if (p->ntmaps) sb_puts(&c, " }");
   char *r = arena_strdup(e->ar, c.s);
   sb_free(&c);
   return r;
@@ -168,7 +220,22 @@ static void copy_vector(emitter *e, sbuf *b, const plan_copy *p) {
   sb_puts(b, "\n  } }");
 }
 
+/* A bulk tensor copy: one call of the device helper (parray/tma.cuh) with
+ * the coordinates innermost first. */
+static char *copy_tma(emitter *e, const plan_copy *p) {
+  sbuf b;
+  sb_init(&b);
+  sb_printf(&b, "parray_prim::tma_load(%s, &%s, &(%s), %lldu, %s \":%d\"", p->dst.ptr, p->tma_map, p->tma_bar,
+            (long long)p->tma_bytes, pr_file_literal(e->pr, p->site.at), src_line(e->src, p->site.at));
+  for (int j = 0; j < p->tma_rank; j++) sb_printf(&b, ", %s", p->tma_coord[j]);
+  sb_puts(&b, ");");
+  char *r = arena_strdup(e->ar, b.s);
+  sb_free(&b);
+  return r;
+}
+
 char *emit_cuda_copy(emitter *e, const plan_copy *p) {
+  if (p->method == CP_TMA) return copy_tma(e, p);
   if (p->method == CP_VECTOR) {
     sbuf b;
     sb_init(&b);

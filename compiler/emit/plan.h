@@ -51,6 +51,20 @@ typedef struct plan_param {
   const char *arg;  /* the argument the #detour passes */
 } plan_param;
 
+/* The tensor map of a bulk tensor copy in a cuda detour (CP_TMA): encoded
+ * on the host before the launch, passed to the kernel as a
+ * __grid_constant__ CUtensorMap parameter. Dimensions innermost first (the
+ * map's order). */
+typedef struct plan_tmap {
+  const char *name;  /* the kernel parameter and the host variable */
+  const char *base;  /* the tensor's address: the detour's argument, as the enclosing code computes it */
+  const char *elem;
+  int rank;
+  ex **dims, **strides; /* extents and strides (elements) of the dmem type, as the enclosing code computes them */
+  int64_t *box;         /* the box (the smem type's extents) */
+  plan_site site;       /* the #copy */
+} plan_tmap;
+
 /* #detour: the body outlined at file scope, and the code that runs it. */
 typedef struct plan_detour {
   plan_kind kind;
@@ -74,6 +88,10 @@ typedef struct plan_detour {
   bool grid_sync;         /* the body synchronizes the grid: cooperative launch */
   bool wait;              /* the host waits for the kernel after the launch (otherwise the
                              launch is recorded and the next wait reports its errors) */
+  plan_tmap *tmaps;       /* the tensor maps of its bulk tensor copies, extra kernel parameters */
+  int ntmaps;
+  const char **tma_smem;  /* smem arrays the body creates that such a copy writes: 128-byte aligned */
+  int ntma_smem;
 } plan_detour;
 
 /* #sync: which threads meet. (#sync in the host code of a CUDA program is a
@@ -126,8 +144,9 @@ typedef enum {
   CP_MEMCPY,  /* both sides contiguous */
   CP_STRIDED, /* merged modes: shape and a stride per side */
   CP_DIST,    /* a side is distributed: scatter, gather or redistribution */
-  CP_VECTOR   /* a cuda thread's own copy over merged modes, one loop per mode (no div/mod),
+  CP_VECTOR,  /* a cuda thread's own copy over merged modes, one loop per mode (no div/mod),
                  moving vec-byte packs when both base pointers are aligned (vec > 0) */
+  CP_TMA      /* a bulk tensor copy of a box of a dmem tensor into smem (tma_*) */
 } plan_copy_method;
 
 /* The linear index of the thread running a pthd or mpi body: $tid$ is an
@@ -183,12 +202,20 @@ typedef struct plan_copy {
   int nbound;
   const char **bound;
   ex **bound_digit;
+  /* CP_TMA: the box at coordinates tma_coord[0..tma_rank-1] (innermost
+   * first) of the tensor map tma_map lands at dst.ptr; the copy announces
+   * tma_bytes on the mbarrier tma_bar (an lvalue) and signals it */
+  const char *tma_map, *tma_bar;
+  const char **tma_coord;
+  int tma_rank;
+  int64_t tma_bytes;
   plan_site site;
 } plan_copy;
 
 /* The program's entry: #mainhost and the processes or threads it starts. */
 typedef struct plan_entry {
   bool uses_pthd, uses_mpi, uses_cuda;
+  bool uses_tma; /* a bulk tensor copy: the device helpers, and sm_90 */
   const char **mpi_bodies; /* the outlined mpi bodies, by index */
   int nmpi_bodies;
 } plan_entry;

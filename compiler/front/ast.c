@@ -209,6 +209,16 @@ directive *ast_copy_bound(directive *d, loc kw, items bound, loc boundloc) {
   return d;
 }
 
+directive *ast_copy_at(directive *d, loc kw, items at, loc atloc) {
+  d->has_at = true, d->atkw = kw, d->at = at, d->atloc = atloc;
+  return d;
+}
+
+directive *ast_copy_tma(directive *d, loc kw, items bar, loc barloc) {
+  d->has_tma = true, d->tmakw = kw, d->tma = bar, d->tmaloc = barloc;
+  return d;
+}
+
 directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, bool has_args, items args, loc argsloc, item *block) {
   directive *d = ast_dir(c, D_DETOUR, all, kw);
   d->name = name, d->has_args = has_args, d->args = args, d->argsloc = argsloc, d->block = block;

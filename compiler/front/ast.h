@@ -124,6 +124,14 @@ struct directive {
   loc boundkw;    /* D_COPY: 'bound' */
   items bound;    /* D_COPY: the bound(...) contents */
   loc boundloc;
+  bool has_at;    /* D_COPY: at(...) after the source (a tma copy's box origin) */
+  loc atkw;
+  items at;
+  loc atloc;
+  bool has_tma;   /* D_COPY: a tma(...) clause (a bulk tensor copy, docs/cuda.md) */
+  loc tmakw;
+  items tma;
+  loc tmaloc;
   item *block; /* D_DETOUR, D_MAINHOST, D_GLOBAL: the { } group */
   loc clause;  /* D_DETOUR: the word after the name or arguments (wait, nowait) */
   bool has_clause;
@@ -188,6 +196,9 @@ directive *ast_dir_call(astctx *c, dir_kind k, loc all, loc kw, loc name, items 
 directive *ast_dir_copy(astctx *c, loc all, loc kw, loc s, items sa, loc sal, loc d, items da, loc dal);
 /* the bound(...) clause of a #copy */
 directive *ast_copy_bound(directive *d, loc kw, items bound, loc boundloc);
+/* the at(...) after a #copy's source and the tma(...) clause */
+directive *ast_copy_at(directive *d, loc kw, items at, loc atloc);
+directive *ast_copy_tma(directive *d, loc kw, items bar, loc barloc);
 directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, bool has_args, items args, loc argsloc, item *block);
 /* a #detour's clause word, checked by the lowering */
 directive *ast_dir_clause(directive *d, loc word);

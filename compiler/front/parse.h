@@ -56,6 +56,7 @@ typedef struct pctx {
   bool dpend_end;     /* the header is complete: next token is DEND */
   bool derror;        /* a syntax error was seen in it: end it at the next newline */
   bool dcuda;         /* a #parray body that declares a cuda thread array */
+  int dcopy_at;       /* #copy S(src) at(...) to ...: 2 (the two pieces of at(...)), else 0 */
 
   /* $...$ nesting */
   int dol_level;

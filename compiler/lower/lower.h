@@ -1,9 +1,10 @@
 /* lower.h - the lowering: the walker over the syntax tree (lower.c) keeps
  * the scopes and the output in step with the source, copying C through;
  * each Parray construct is checked and decided here -- lower_dollar.c
- * ($...$), lower_mem.c (#create, #destroy, #copy), lower_prog.c (#parray,
- * #mainhost, #subprog, #insert, #global), lower_detour.c (#detour, #sync),
- * lower_devuse.c (host code reading device memory) --
+ * ($...$), lower_mem.c (#create, #destroy), lower_copy.c and lower_tma.c
+ * (#copy), lower_prog.c (#parray, #mainhost, #subprog, #insert, #global),
+ * lower_detour.c (#detour, #sync), lower_devuse.c (host code reading device
+ * memory) --
  * into a plan (emit/plan.h) that the target's emitter prints. The lowering
  * calls the emitter; the emitter never calls back. */
 #ifndef PAC_LOWER_H
@@ -38,6 +39,12 @@ struct region {
   const char *tid;    /* C expression of the linear thread index */
   const char *team;   /* C expression of the team handle (pthd) */
   bool uses_sync;
+  cd_stmt *params;    /* cuda: the kernel's parameters */
+  plan_tmap *tmaps;   /* cuda: the tensor maps of its bulk tensor copies (dims, strides not yet localized) */
+  int ntmaps;
+  int *tmap_arg;      /* the parameter whose argument is each map's tensor */
+  const char **tma_smem; /* smem arrays created in the body that a bulk tensor copy writes */
+  int ntma_smem;
 };
 
 typedef struct subprog {
@@ -199,6 +206,15 @@ bool lw_destroy_twice(lw *w, lw_dtrack *t, item *it, item *prev);
 
 /* lower_copy.c */
 void lw_copy(lw *w, item *it);
+/* two element types written alike (white space aside) */
+bool lw_same_elem(const char *a, const char *b);
+/* the logical index space of n split at its top-level dimensions: mode k
+ * has the extent of dimension k and its weight as stride */
+layout *lw_logical_layout(lw *w, dnode *n);
+
+/* lower_tma.c */
+/* #copy A(a) at(...) to S(s) tma(bar) (or a #copy with one of those clauses) */
+void lw_copy_tma(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da);
 
 /* lower_devuse.c */
 /* a statement (first through last; NULL: up to its ';' or block) of host
@@ -221,6 +237,8 @@ void lw_ppline(lw *w, item *it);
 
 /* lower_detour.c */
 void lw_detour(lw *w, item *it);
+/* a fresh file-scope name "parray__<what>_<type>_L<line>" (suffixed if taken) */
+const char *lw_fresh_name(lw *w, const char *what, const char *type, loc at);
 void lw_sync(lw *w, item *it);
 const char *lw_capture_ref(lw *w, region *r, sym *s, loc use);
 void lw_tid(lw *w, dollar *d, ex **out);

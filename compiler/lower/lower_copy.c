@@ -7,12 +7,12 @@
  * of the two layouts (merged dimensions, outermost first), or, when a side
  * is distributed, a scatter, gather or redistribution over the local and
  * process layouts of both sides (planned at run time when their splits do
- * not nest). */
+ * not nest). A #copy with tma(...) is a bulk tensor copy (lower_tma.c). */
 #include "lower.h"
 
 #include <string.h>
 
-static bool same_elem(const char *a, const char *b) {
+bool lw_same_elem(const char *a, const char *b) {
   /* compare ignoring white space differences */
   for (;;) {
     while (*a == ' ' || *a == '\t' || *a == '\n') a++;
@@ -81,7 +81,7 @@ static bool copy_bounds(lw *w, directive *d, dnode *ns, plan_copy *p) {
 
 /* The source's logical index space split at its top-level dimensions: mode
  * k has the extent of dimension k and its weight as stride. */
-static layout *logical_layout(lw *w, dnode *ns) {
+layout *lw_logical_layout(lw *w, dnode *ns) {
   layout *l = arena_alloc(w->ar, sizeof *l);
   l->m = arena_alloc(w->ar, sizeof *l->m * (size_t)(ns->nkids ? ns->nkids : 1));
   ex *n[64], *wt[64];
@@ -147,7 +147,7 @@ static bool plan_modes(lw *w, dnode *ns, dnode *nd, plan_copy *p) {
   ex *shape[32], *st[32 * 3];
   int k = p->nbound ? 3 : 2, nm;
   if (p->nbound) {
-    layout *lg = logical_layout(w, ns), *v[3] = {ls, ld, lg};
+    layout *lg = lw_logical_layout(w, ns), *v[3] = {ls, ld, lg};
     nm = lg ? lay_refine(&w->ty, v, 3, shape, st, 32) : -1;
   } else {
     nm = lay_refine2(&w->ty, ls, ld, shape, st, 32);
@@ -300,7 +300,7 @@ static bool copy_fits(lw *w, dnode *n, items *arg, const char *verb) {
 
 /* the element types and sizes of the two sides agree (false after reporting) */
 static bool copy_sides_agree(lw *w, directive *d, dnode *ns, dnode *nd, items *sa, items *da) {
-  if (!same_elem(ns->type->elem, nd->type->elem)) {
+  if (!lw_same_elem(ns->type->elem, nd->type->elem)) {
     diag_error(w->dg, loc_span(d->name, d->name2), "#copy between different element types: '%s' has %s, '%s' has %s",
                ns->path, ns->type->elem, nd->path, nd->type->elem);
     return false;
@@ -356,6 +356,10 @@ void lw_copy(lw *w, item *it) {
   }
   if (lw_split_args(w, &d->args2, &da) != 1 || da[0].n == 0) {
     diag_error(w->dg, d->args2loc.e > d->args2loc.b ? d->args2loc : d->loc, "#copy needs one destination pointer");
+    return;
+  }
+  if (d->has_tma || d->has_at) { /* a bulk tensor copy (lower_tma.c) */
+    lw_copy_tma(w, it, ns, &sa[0], nd, &da[0]);
     return;
   }
   if (!copy_sides_agree(w, d, ns, nd, &sa[0], &da[0])) return;

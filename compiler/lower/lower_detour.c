@@ -25,7 +25,7 @@ static region *thread_region(lw *w) {
 }
 
 /* A fresh file-scope name "parray__<what>_<TYPE>_L<line>" (suffixed if taken). */
-static const char *fresh_name(lw *w, const char *what, const char *type, loc at) {
+const char *lw_fresh_name(lw *w, const char *what, const char *type, loc at) {
   const char *base = arena_printf(w->ar, "parray__%s_%s_L%d", what, type, src_line(w->src, at.b));
   const char *n = base;
   for (int k = 2; strmap_get(&w->fnames, n, strlen(n)); k++) n = arena_printf(w->ar, "%s_%d", base, k);
@@ -206,7 +206,7 @@ static void detour_host_threads(lw *w, item *it, region *r) {
   ptype *T = r->thread;
   plan_detour p = {.kind = kind_of(r), .type = T->name, .wide = ex_needs_wide(T->root->size)};
   p.body = walk_body(w, it, r, NULL);
-  p.fname = fresh_name(w, r->kind == RG_PTHD ? "pthd" : "mpi", T->name, d->loc);
+  p.fname = lw_fresh_name(w, r->kind == RG_PTHD ? "pthd" : "mpi", T->name, d->loc);
   p.site = lw_site(w, d->loc, arena_printf(w->ar, "#detour %s", T->name));
   /* the enclosing code starts the threads: inside another detour, it captures the sizes' variables */
   p.count = T->root->size;
@@ -387,6 +387,32 @@ static bool launch_waits(lw *w, directive *d, clause_kind cl, cd_stmt *ps, items
   return cl != CL_NOWAIT && !unobservable(w, ps, args, r);
 }
 
+/* The tensor maps of the body's bulk tensor copies (lower_tma.c), as the
+ * enclosing code computes them before the launch: the tensor is the
+ * argument of a parameter, evaluated once more there, so it must be free of
+ * side effects (false after reporting). */
+static bool tensor_maps(lw *w, directive *d, region *r, items *args, plan_detour *p) {
+  p->tmaps = r->tmaps, p->ntmaps = r->ntmaps, p->tma_smem = r->tma_smem, p->ntma_smem = r->ntma_smem;
+  for (int i = 0; i < r->ntmaps; i++) {
+    plan_tmap *m = &r->tmaps[i];
+    items *a = &args[r->tmap_arg[i]];
+    ltok *t;
+    arena_mark mk = arena_save(&w->scratch);
+    int nt = lw_ltoks(w, a, &t, LW_CAPTURE);
+    int se = cx_side_effect(&w->cx, t, nt);
+    loc at = se >= 0 ? t[se].loc : d->loc;
+    arena_restore(&w->scratch, mk);
+    if (se >= 0) {
+      diag_error(w->dg, at, "this argument is the tensor of a tma #copy in the body: the host reads it again to "
+                 "build the tensor map, so it cannot have side effects");
+      return false;
+    }
+    m->base = p->args[r->tmap_arg[i]].arg;
+    for (int j = 0; j < 2 * m->rank; j++) m->dims[j] = lw_localize(w, m->dims[j], r->at);
+  }
+  return true;
+}
+
 static void detour_cuda(lw *w, item *it, region *r) {
   directive *d = it->dir;
   ptype *T = r->thread;
@@ -407,8 +433,11 @@ static void detour_cuda(lw *w, item *it, region *r) {
   items *args = NULL;
   plan_detour p = {.kind = PK_CUDA, .type = T->name};
   if (!kernel_args(w, d, T, &ps, &args, &p)) return;
+  r->params = &ps;
   p.body = walk_body(w, it, r, &ps);
-  p.fname = fresh_name(w, "k", T->name, d->loc);
+  r->params = NULL;
+  p.fname = lw_fresh_name(w, "k", T->name, d->loc);
+  if (!tensor_maps(w, d, r, args, &p)) return;
   tgt_cuda_dims(T, 0, p.grid);
   tgt_cuda_dims(T, 1, p.block);
   launch_bounds(w, T, d, &p);

@@ -65,6 +65,22 @@ PARRAY_API void parray_cuda_wait(const char *file, int line, const char *what);
  * (the end of #mainhost; the runtime's copies and frees do it themselves). */
 PARRAY_API void parray_cuda_wait_pending(const char *file, int line, const char *what);
 
+/* The tensor map of a bulk tensor copy (`#copy A(a) at(...) to S(s)
+ * tma(bar)` in a cuda detour, docs/cuda.md): *map (a CUtensorMap, 64-byte
+ * aligned) over the tensor at base with rank (1 to 5) dimensions of dims[k]
+ * elements, strides[k] elements apart (strides[0] = 1), innermost first,
+ * and boxes of box[k] elements; elements of 1, 2, 4 or 8 bytes, no swizzle,
+ * zeros outside the tensor. Returns PARRAY_OK, or an error whose text
+ * (parray_last_error) says which requirement of the tensor memory
+ * accelerator failed. */
+PARRAY_API parray_status parray_cuda_tensor_map_encode(void *map, const void *base, int elem_bytes, int rank,
+                                                       const long long *dims, const long long *strides,
+                                                       const int *box);
+/* The same for generated code: a failure ends the program naming the #copy. */
+PARRAY_API void parray_cuda_tensor_map(void *map, const void *base, int elem_bytes, int rank, const long long *dims,
+                                       const long long *strides, const int *box, const char *file, int line,
+                                       const char *what);
+
 #ifdef __cplusplus
 /* #sync_0: a cooperative launch; the grid must be co-resident. */
 PARRAY_API void parray_cuda_launch_cooperative(const void *fn, dim3 grid, dim3 block, void **args, const char *file,

@@ -42,6 +42,7 @@
  * and stream-K over the last wave with atomic fix-up (commit 33042f7: its
  * work list made the whole-tile loop 6-8% slower, more than it saved). */
 #include "sgemm_hopper.h"
+#include "tensor_map.h"
 
 #include <cuda.h> // CUtensorMap and the driver's types only: libcuda is reached through the runtime
 
@@ -334,27 +335,10 @@ __global__ void __launch_bounds__(THREADS, 1)
 #endif
 }
 
-/* cuTensorMapEncodeTiled through the runtime (the library does not link libcuda). */
-typedef CUresult (*EncodeTiledFn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
-                                  const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
-                                  CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+/* cuTensorMapEncodeTiled through the runtime (the library does not link libcuda): tensor_map.cu's lookup. */
+typedef parray_encode_tiled_fn EncodeTiledFn;
 
-EncodeTiledFn encode_fn() {
-  static std::once_flag once;
-  static EncodeTiledFn fn = nullptr;
-  std::call_once(once, [] {
-    void *p = nullptr;
-    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q);
-#else
-    const cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &q);
-#endif
-    if (e == cudaSuccess && q == cudaDriverEntryPointSuccess) fn = reinterpret_cast<EncodeTiledFn>(p);
-    else cudaGetLastError(); // not sticky: clear it
-  });
-  return fn;
-}
+EncodeTiledFn encode_fn() { return parray_cuda_encode_tiled(); }
 
 /* A row-major operand slice map: `inner` elements per row (unit stride),
  * `outer` rows ld apart, boxes of box_in x box_out; swizzled when the box's

@@ -17,6 +17,7 @@ cat >"$tmp/hl.pc" <<'PC'
 int paged_count;
 #copy A(a) to R(r) bound(n)
 #detour T(a) nowait {
+#copy A(at) at(i, j) to S(s) tma(bar)
 PC
 printf 'prefix=/usr\nName: x\n' >"$tmp/pkg.pc"
 if command -v vim >/dev/null 2>&1; then
@@ -38,10 +39,13 @@ parray
 6 20 parrayCopyTo
 7 14 parrayDetourClause
 7 10
+8 9 parrayCopyLine
+8 13 parrayCopyTo
+8 30 parrayCopyTo
 W
   vim -Nu NONE -i NONE -es -c "set rtp^=$ed/vim" -c 'filetype on' -c 'syntax on' -c "e $tmp/hl.pc" \
     -c "redir! > $tmp/got" -c 'silent echo &ft' \
-    -c 'for [l,c] in [[1,2],[1,10],[1,22],[2,10],[3,6],[3,12],[3,21],[3,24],[3,25],[4,12],[5,5],[6,20],[7,14],[7,10]] | let g = synIDattr(synID(l,c,1),"name") | silent echo l .. " " .. c .. " " .. (g =~# "^parray" ? g : "") | endfor' \
+    -c 'for [l,c] in [[1,2],[1,10],[1,22],[2,10],[3,6],[3,12],[3,21],[3,24],[3,25],[4,12],[5,5],[6,20],[7,14],[7,10],[8,9],[8,13],[8,30]] | let g = synIDattr(synID(l,c,1),"name") | silent echo l .. " " .. c .. " " .. (g =~# "^parray" ? g : "") | endfor' \
     -c 'redir END' -c 'qa!' </dev/null >/dev/null 2>&1
   { cat "$tmp/got"; echo; } | sed '/^$/d; s/ *$//' >"$tmp/got2"
   if ! diff -u "$tmp/want" "$tmp/got2"; then echo "FAIL vim: groups differ (above)"; fail=$((fail + 1)); fi
@@ -86,6 +90,9 @@ assert kinds.search("{dmem float [4]}") and not kinds.search("paged_count"), "me
 dc = re.compile(g["repository"]["detour-clause"]["match"])
 m = dc.match("#detour T(a, b) nowait {")
 assert m and m.group(2) == "nowait" and not dc.match("#detour T(wait_flag) {") and not dc.match("#detour T(wait) {"), "detour clause"
+cp = [re.compile(x["match"]) for x in g["repository"]["copy"]["patterns"] if "match" in x]
+words = [m.group(0) for p in cp for m in p.finditer("#copy A(at) at(i, j) to S(s) tma(bar)")]
+assert sorted(words) == ["at", "tma", "to"], ("copy clauses", words)
 print("ok   TextMate grammar:", len(pats), "patterns")
 PY
 fi

@@ -1,5 +1,5 @@
 " syntax/parray.vim - Vim syntax for Parray (.pc) files: C, plus the
-" directives (#parray, #create, #destroy, #copy ... to ... bound(...), #detour ... wait/nowait, #sync, #mainhost,
+" directives (#parray, #create, #destroy, #copy ... at(...) to ... bound(...)/tma(...), #detour ... wait/nowait, #sync, #mainhost,
 " #subprog, #insert, #global, #end), $...$ offset expressions (nested),
 " memory kinds (paged pinned dmem smem rmem) and thread kinds (pthd mpi cuda).
 if exists('b:current_syntax')
@@ -23,6 +23,8 @@ syn keyword parrayThreadKind pthd mpi cuda contained
 syn keyword parrayMinBlocks min_blocks contained
 syn match parrayRef /#\h\w*/ contained
 syn match parrayCopyTo /\<\%(to\|bound\)\>/ contained containedin=parrayCopyLine
+" #copy A(a) at(i, j) to S(s) tma(bar): the clauses of a bulk tensor copy (before their '(')
+syn match parrayCopyTo /\<\%(at\|tma\)\ze\s*(/ contained containedin=parrayCopyLine
 " #detour K(a) wait {  /  nowait: the clause after the arguments
 syn match parrayDetourClause /\%(^\s*#\s*detour\>.*\)\@<=\<\%(no\)\=wait\>\ze\s*{\=\s*$/
 syn region parrayCopyLine matchgroup=parrayDirective start=/^\s*#\s*copy\>/ end=/$/ keepend
