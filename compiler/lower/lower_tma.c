@@ -255,9 +255,9 @@ static plan_tmap *add_tmap(lw *w, int arg) {
 
 void lw_copy_tma(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da) {
   directive *d = it->dir;
-  int64_t es = 0, box[TMA_MAX_RANK];
-  int perm[TMA_MAX_RANK];
-  ex *ext[TMA_MAX_RANK], *st[TMA_MAX_RANK];
+  int64_t es = 0, box[TMA_MAX_RANK] = {0};
+  int perm[TMA_MAX_RANK] = {0}; /* (all set by box_order; zeroed for the optimiser's flow analysis) */
+  ex *ext[TMA_MAX_RANK] = {0}, *st[TMA_MAX_RANK] = {0};
   int rank = tma_sides(w, d, ns, nd, &es);
   if (!rank) return;
   int arg = tensor_param(w, d, sa);
