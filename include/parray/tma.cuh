@@ -41,8 +41,11 @@ __device__ __forceinline__ void fence_mbarrier_init() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
-/* orders this thread's earlier shared-memory writes before later bulk copies
- * (before a copy overwrites a buffer that threads wrote, after their barrier) */
+/* orders this thread's earlier shared-memory accesses before later bulk
+ * copies: before a copy overwrites a buffer that threads wrote (after their
+ * barrier), and by each thread that read a buffer before it signals that a
+ * copy may refill it (the mbarrier arrival alone let the copy overwrite
+ * words not yet read: parray/sgemm.pc's SGEMM_TMA ring) */
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 
 /* one arrival on *bar */
