@@ -7,7 +7,8 @@
  * parity). pac includes this header in a translation that has such a copy;
  * the tensor map is a CUtensorMap that the host encoded before the launch
  * (parray_cuda_tensor_map) and the kernel received as a __grid_constant__
- * parameter. Compiling it for an architecture older than sm_90 is an error. */
+ * parameter; and setmaxnreg_inc/dec for warp specialisation (sm_90a).
+ * Compiling it for an architecture older than sm_90 is an error. */
 #ifndef PARRAY_TMA_CUH
 #define PARRAY_TMA_CUH
 
@@ -40,8 +41,11 @@ __device__ __forceinline__ void fence_mbarrier_init() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
-/* orders this thread's earlier shared-memory writes before later bulk copies
- * (before a copy overwrites a buffer that threads wrote, after their barrier) */
+/* orders this thread's earlier shared-memory accesses before later bulk
+ * copies: before a copy overwrites a buffer that threads wrote (after their
+ * barrier), and by each thread that read a buffer before it signals that a
+ * copy may refill it (the mbarrier arrival alone let the copy overwrite
+ * words not yet read: parray/sgemm.pc's SGEMM_TMA ring) */
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 
 /* one arrival on *bar */
@@ -73,6 +77,27 @@ __device__ __forceinline__ bool mbarrier_try_wait(uint64_t *bar, unsigned parity
 __device__ __forceinline__ void mbarrier_wait(uint64_t *bar, unsigned parity) {
   while (!mbarrier_try_wait(bar, parity)) {
   }
+}
+
+/* Warp specialisation (sm_90a): setmaxnreg_dec<R>() lowers, setmaxnreg_inc<R>()
+ * raises the registers per thread of the calling warpgroup to R (a multiple
+ * of 8 from 24 to 256), so that warpgroups that only issue copies give their
+ * registers to those that compute (parray/sgemm.pc's SGEMM_TMA: 40 and 232
+ * in a block of 3 x 128 threads). All threads of a warpgroup execute the
+ * same call. The instruction exists on the architecture-specific target
+ * only (nvcc -arch=sm_90a, pacc -arch=sm_90a); compiled for another (sm_90)
+ * these do nothing and every warp keeps what the launch bounds gave it. */
+template <unsigned R> __device__ __forceinline__ void setmaxnreg_dec() {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg: a multiple of 8 from 24 to 256");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(R) : "memory");
+#endif
+}
+template <unsigned R> __device__ __forceinline__ void setmaxnreg_inc() {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg: a multiple of 8 from 24 to 256");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(R) : "memory");
+#endif
 }
 
 /* The destination of a bulk tensor copy must be 128-byte aligned: a message
