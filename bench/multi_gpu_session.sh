@@ -51,7 +51,9 @@ step() { # step NAME MIN_SECONDS CMD...: run when time is left, output to $OUT/N
   tail -n 40 "$OUT/$name.txt"
 }
 tests() {
-  (cd "$B" && timeout $(( $(left) - 200 )) ctest -L gpu -j 4 --timeout 200 --output-on-failure >"$OUT/tests.log" 2>&1)
+  # TESTS_REGEX: only those GPU tests; TESTS_RESERVE: seconds kept for the steps after (default 200)
+  (cd "$B" && timeout $(( $(left) - ${TESTS_RESERVE:-200} )) ctest -L gpu -R "${TESTS_REGEX:-.}" -j 4 --timeout 300 \
+    --output-on-failure >"$OUT/tests.log" 2>&1)
   grep -E "tests passed|tests failed|\*\*\*Failed|Not Run|Timeout|Skipped" "$OUT/tests.log" | head -30
 }
 kern_twice() { # the kernel library's benchmark and PyTorch's, twice (the same kernels timed twice)

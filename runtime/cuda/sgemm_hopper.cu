@@ -287,6 +287,11 @@ __device__ __forceinline__ void consume(const KParams &P, const float *sA, const
     for (int kb = 0; kb < P.kblocks; ++kb) {
       mbar_wait(full + 8 * s, ph);
       slice_fma<AK, BKC>(sA + s * A_FLOATS, sB + s * B_FLOATS, aoff, xa, boff, xb, acc);
+      // this thread's reads of the stage (generic proxy) before the bulk copy
+      // that refills it (async proxy): without the fence the Parray twin of
+      // this loop (include/parray/sgemm.pc, SGEMM_TMA) computed wrong products
+      // under stress at 4096 and 8192 (bench/RESULTS.md, 2026-11-24 session 10)
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
       __syncwarp();
       if (lane == 0) mbar_arrive(empty + 8 * s);
       if (++s == P.stages) {
