@@ -33,31 +33,6 @@ static const char *dim3_text(emitter *e, ex *const d[3]) {
   return s;
 }
 
-/* The body with the smem arrays that a bulk tensor copy writes declared
- * 128-byte aligned (emit_cuda_alloc declared them 16-byte aligned). */
-static const char *align_tma_smem(emitter *e, const plan_detour *p) {
-  static const char pre[] = "__shared__ __align__(16) ";
-  sbuf b;
-  sb_init(&b);
-  const char *s = p->body, *at;
-  while ((at = strstr(s, pre))) {
-    const char *decl = at + sizeof pre - 1, *br = strchr(decl, '['), *semi = strchr(decl, ';');
-    bool hit = false;
-    if (br && (!semi || br < semi))
-      for (int i = 0; i < p->ntma_smem && !hit; i++) {
-        size_t nl = strlen(p->tma_smem[i]);
-        hit = (size_t)(br - decl) > nl && br[-(ptrdiff_t)nl - 1] == ' ' && !memcmp(br - nl, p->tma_smem[i], nl);
-      }
-    sb_write(&b, s, (size_t)(at - s));
-    sb_puts(&b, hit ? "__shared__ __align__(128) " : pre);
-    s = decl;
-  }
-  sb_puts(&b, s);
-  const char *r = arena_strdup(e->ar, b.s);
-  sb_free(&b);
-  return r;
-}
-
 /* the kernel, hoisted to file scope; its captures are extra parameters */
 static void kernel(emitter *e, const plan_detour *p, const char *grid, const char *block) {
   sbuf h;
@@ -80,7 +55,7 @@ static void kernel(emitter *e, const plan_detour *p, const char *grid, const cha
   for (int i = 0; i < p->ntmaps; i++, any = true)
     sb_printf(&h, "%sconst __grid_constant__ CUtensorMap %s", any ? ", " : "", p->tmaps[i].name);
   sb_puts(&h, ") {\n");
-  sb_puts(&h, p->ntma_smem ? align_tma_smem(e, p) : p->body);
+  sb_puts(&h, p->body);
   sb_puts(&h, "\n}\n");
   pr_hoist(e->pr, h.s);
   sb_free(&h);
@@ -161,8 +136,9 @@ char *emit_cuda_sync(emitter *e, plan_kind k, plan_sync s) {
 }
 
 char *emit_cuda_alloc(emitter *e, const plan_alloc *p) {
-  if (p->kind == AL_ARRAY && p->mem == MK_SMEM) /* 16-byte aligned, so that vector accesses into it are legal */
-    return arena_printf(e->ar, "__shared__ __align__(16) %s %s[%lld];", p->elem, p->target, (long long)p->nelems);
+  if (p->kind == AL_ARRAY && p->mem == MK_SMEM) /* at least 16-byte aligned, so that vector accesses into it are legal */
+    return arena_printf(e->ar, "__shared__ __align__(%d) %s %s[%lld];", p->align, p->elem, p->target,
+                        (long long)p->nelems);
   if (p->kind == AL_ARRAY && p->mem == MK_RMEM) /* aligned for the packs of a #copy; registers when indexed by constants */
     return arena_printf(e->ar, "__align__(16) %s %s[%lld];", p->elem, p->target, (long long)p->nelems);
   if (p->kind == AL_DIST && p->mem == MK_DMEM) return emit_alloc_distributed(e, p, true);

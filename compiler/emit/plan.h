@@ -90,8 +90,6 @@ typedef struct plan_detour {
                              launch is recorded and the next wait reports its errors) */
   plan_tmap *tmaps;       /* the tensor maps of its bulk tensor copies, extra kernel parameters */
   int ntmaps;
-  const char **tma_smem;  /* smem arrays the body creates that such a copy writes: 128-byte aligned */
-  int ntma_smem;
 } plan_detour;
 
 /* #sync: which threads meet. (#sync in the host code of a CUDA program is a
@@ -122,6 +120,7 @@ typedef struct plan_alloc {
   bool declare;       /* target is a new variable declared here */
   plan_bytes bytes;   /* AL_HOST, AL_DEVICE, AL_DIST */
   int64_t nelems;     /* AL_ARRAY */
+  int align;          /* AL_ARRAY of smem: its alignment in bytes (16; 128 when a bulk tensor copy writes it) */
   ex *nprocs;         /* AL_DIST: the processes it is spread over */
   bool file_handle;   /* AL_DIST into a variable declared elsewhere: its handle lives at file scope */
   int service;        /* AL_DIST of dmem: the index of parray_mpi_dev_service in the mpi body table */

@@ -43,7 +43,7 @@ struct region {
   plan_tmap *tmaps;   /* cuda: the tensor maps of its bulk tensor copies (dims, strides not yet localized) */
   int ntmaps;
   int *tmap_arg;      /* the parameter whose argument is each map's tensor */
-  const char **tma_smem; /* smem arrays created in the body that a bulk tensor copy writes */
+  const char **tma_smem; /* names a bulk tensor copy of the body writes to (lw_tma_prescan) */
   int ntma_smem;
 };
 
@@ -215,6 +215,11 @@ layout *lw_logical_layout(lw *w, dnode *n);
 /* lower_tma.c */
 /* #copy A(a) at(...) to S(s) tma(bar) (or a #copy with one of those clauses) */
 void lw_copy_tma(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da);
+/* before a cuda detour's body (the directive's block) is walked: the names
+ * its tma #copies write to, in r->tma_smem */
+void lw_tma_prescan(lw *w, item *body, region *r);
+/* name (n bytes) is one of them: an smem array created under it is 128-byte aligned */
+bool lw_tma_dest(const region *r, const char *name, size_t n);
 
 /* lower_devuse.c */
 /* a statement (first through last; NULL: up to its ';' or block) of host

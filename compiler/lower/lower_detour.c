@@ -392,7 +392,7 @@ static bool launch_waits(lw *w, directive *d, clause_kind cl, cd_stmt *ps, items
  * argument of a parameter, evaluated once more there, so it must be free of
  * side effects (false after reporting). */
 static bool tensor_maps(lw *w, directive *d, region *r, items *args, plan_detour *p) {
-  p->tmaps = r->tmaps, p->ntmaps = r->ntmaps, p->tma_smem = r->tma_smem, p->ntma_smem = r->ntma_smem;
+  p->tmaps = r->tmaps, p->ntmaps = r->ntmaps;
   for (int i = 0; i < r->ntmaps; i++) {
     plan_tmap *m = &r->tmaps[i];
     items *a = &args[r->tmap_arg[i]];
@@ -434,6 +434,7 @@ static void detour_cuda(lw *w, item *it, region *r) {
   plan_detour p = {.kind = PK_CUDA, .type = T->name};
   if (!kernel_args(w, d, T, &ps, &args, &p)) return;
   r->params = &ps;
+  lw_tma_prescan(w, it->dir->block, r);
   p.body = walk_body(w, it, r, &ps);
   r->params = NULL;
   p.fname = lw_fresh_name(w, "k", T->name, d->loc);

@@ -166,6 +166,7 @@ static void create_array(lw *w, item *it, dnode *n, items *arg, plan_alloc *p) {
     return;
   }
   p->kind = AL_ARRAY, p->target = lw_text(w, vl), p->declare = true;
+  p->align = p->mem == MK_SMEM && lw_tma_dest(w->rg, w->src->text + vl.b, vl.e - vl.b) ? 128 : 16;
   lw_declare_var(w, w->src->text + vl.b, vl.e - vl.b, p->elem, arena_printf(w->ar, "@[%lld]", (long long)p->nelems),
                  false);
   sym *s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);

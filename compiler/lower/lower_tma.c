@@ -223,21 +223,30 @@ static bool tma_operands(lw *w, directive *d, int rank, const int *perm, plan_co
   return true;
 }
 
-/* An smem array of this body that the copy writes is declared 128-byte
- * aligned (the accelerator's requirement; other destinations are checked
- * when the copy runs). */
-static void align_dst(lw *w, items *da) {
-  loc vl;
-  sym *s = lw_single_ident(da, &vl) ? sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b) : NULL;
-  region *r = w->rg;
-  if (!s || !s->created || s->created->type->mem != MK_SMEM || s->region != r->id) return;
-  const char *nm = lw_text(w, vl);
+/* The names the tma #copies in items (nested blocks included) write to,
+ * added to the region's tma_smem: an smem array the body creates under one
+ * of them is declared 128-byte aligned (lower_mem.c), as the accelerator
+ * requires. Found before the body is walked, because its #create comes
+ * first. */
+static void tma_dests(lw *w, item *it, region *r) {
+  for (; it; it = it->next) {
+    if (it->kind == IT_GROUP) tma_dests(w, it->grp->body.first, r);
+    if (it->kind != IT_DIR || it->dir->kind != D_COPY || !it->dir->has_tma) continue;
+    loc vl;
+    if (!lw_single_ident(&it->dir->args2, &vl) || lw_tma_dest(r, w->src->text + vl.b, vl.e - vl.b)) continue;
+    const char **v = arena_alloc(w->ar, sizeof *v * (size_t)(r->ntma_smem + 1));
+    if (r->ntma_smem) memcpy(v, r->tma_smem, sizeof *v * (size_t)r->ntma_smem);
+    v[r->ntma_smem++] = lw_text(w, vl);
+    r->tma_smem = v;
+  }
+}
+
+void lw_tma_prescan(lw *w, item *body, region *r) { tma_dests(w, body->grp->body.first, r); }
+
+bool lw_tma_dest(const region *r, const char *name, size_t n) {
   for (int i = 0; i < r->ntma_smem; i++)
-    if (!strcmp(r->tma_smem[i], nm)) return;
-  const char **v = arena_alloc(w->ar, sizeof *v * (size_t)(r->ntma_smem + 1));
-  if (r->ntma_smem) memcpy(v, r->tma_smem, sizeof *v * (size_t)r->ntma_smem);
-  v[r->ntma_smem++] = nm;
-  r->tma_smem = v;
+    if (strlen(r->tma_smem[i]) == n && !memcmp(r->tma_smem[i], name, n)) return true;
+  return false;
 }
 
 /* the region's new tensor map (dims and strides not yet localized) */
@@ -276,7 +285,6 @@ void lw_copy_tma(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da) {
   m->box = arena_alloc(w->ar, sizeof *m->box * (size_t)rank);
   for (int j = 0; j < rank; j++) m->dims[j] = ext[perm[j]], m->strides[j] = st[perm[j]], m->box[j] = box[perm[j]];
   p.tma_map = m->name;
-  align_dst(w, da);
   w->entry.uses_tma = true;
   lw_replace_dir(w, it, w->em.ops->copy(&w->em, &p));
 }

@@ -340,15 +340,10 @@ __global__ void __launch_bounds__(THREADS, 1)
 #endif
 }
 
-/* cuTensorMapEncodeTiled through the runtime (the library does not link libcuda): tensor_map.cu's lookup. */
-typedef parray_encode_tiled_fn EncodeTiledFn;
-
-EncodeTiledFn encode_fn() { return parray_cuda_encode_tiled(); }
-
 /* A row-major operand slice map: `inner` elements per row (unit stride),
  * `outer` rows ld apart, boxes of box_in x box_out; swizzled when the box's
  * rows are 64 bytes (the k-contiguous case). */
-bool encode(EncodeTiledFn fn, CUtensorMap *map, const float *p, long long inner, long long outer, long long ld,
+bool encode(parray_encode_tiled_fn fn, CUtensorMap *map, const float *p, long long inner, long long outer, long long ld,
             unsigned box_in, unsigned box_out) {
   const cuuint64_t dims[2] = {(cuuint64_t)inner, (cuuint64_t)outer};
   const cuuint64_t strides[1] = {(cuuint64_t)ld * 4};
@@ -403,7 +398,7 @@ const char *hopper_unsupported(const HopperArgs &a, int device) {
   const long long lim = 1LL << 36; // TMA strides: multiples of 16 bytes below 2^40
   if (((uintptr_t)a.A & 15) || ((uintptr_t)a.B & 15) || (a.lda & 3) || (a.ldb & 3) || a.lda >= lim || a.ldb >= lim)
     return "needs 16-byte aligned A and B with leading dimensions a multiple of 4";
-  if (!encode_fn()) return "the driver has no cuTensorMapEncodeTiled";
+  if (!parray_cuda_encode_tiled()) return "the driver has no cuTensorMapEncodeTiled";
   return nullptr;
 }
 
@@ -417,7 +412,7 @@ cudaError_t hopper_launch(const HopperArgs &a0, cudaStream_t s) {
     a.A = a0.B, a.B = a0.A, a.lda = a0.ldb, a.ldb = a0.lda, a.M = a0.N, a.N = a0.M;
     a.ak = 0, a.bk = 1;
   }
-  EncodeTiledFn fn = encode_fn();
+  parray_encode_tiled_fn fn = parray_cuda_encode_tiled(); // tensor_map.cu's lookup (no libcuda link)
   if (!fn) return cudaErrorNotSupported;
   CUtensorMap ma, mb;
   const bool ok = (a.ak ? encode(fn, &ma, a.A, a.K, a.M, a.lda, BK, BM) : encode(fn, &ma, a.A, a.M, a.K, a.lda, BM, BK)) &&
