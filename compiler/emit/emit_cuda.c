@@ -6,7 +6,8 @@
  * makes it a cooperative launch, which waits. Device memory and copies
  * involving it go through the CUDA runtime; smem and rmem are 16-byte
  * aligned arrays declared in the kernel (128-byte aligned when a bulk tensor
- * copy writes them); a thread's own #copy moves packs behind a run-time
+ * copy writes them; smem past 48 KB: views of the kernel's dynamic shared
+ * memory, whose size the launch gives); a thread's own #copy moves packs behind a run-time
  * alignment test, and a tma #copy is a call of parray/tma.cuh whose tensor
  * map the launch encodes first. Everything else
  * is host code, printed as emit_c.c prints it (docs/cuda.md). */
@@ -55,6 +56,9 @@ static void kernel(emitter *e, const plan_detour *p, const char *grid, const cha
   for (int i = 0; i < p->ntmaps; i++, any = true)
     sb_printf(&h, "%sconst __grid_constant__ CUtensorMap %s", any ? ", " : "", p->tmaps[i].name);
   sb_puts(&h, ") {\n");
+  if (p->smem_bytes > 0)
+    sb_printf(&h, "  extern __shared__ __align__(128) unsigned char parray__smem[]; /* the body's smem arrays: %lld "
+              "bytes of dynamic shared memory */\n", (long long)p->smem_bytes);
   sb_puts(&h, p->body);
   sb_puts(&h, "\n}\n");
   pr_hoist(e->pr, h.s);
@@ -77,8 +81,8 @@ static void cooperative_launch(emitter *e, const plan_detour *p, sbuf *c, const 
   for (int i = 0; i < k; i++) sb_printf(c, "%s&parray__a%d", i ? ", " : "", i);
   for (int i = 0; i < p->ntmaps; i++) sb_printf(c, "%s&%s", k + i ? ", " : "", p->tmaps[i].name);
   if (!k && !p->ntmaps) sb_puts(c, "0");
-  sb_printf(c, "};\n  parray_cuda_launch_cooperative((const void *)%s, %s, %s, parray__args, %s); }", p->fname, grid,
-            block, site);
+  sb_printf(c, "};\n  parray_cuda_launch_cooperative((const void *)%s, %s, %s, parray__args, %lldu, %s); }", p->fname,
+            grid, block, (long long)p->smem_bytes, site);
 }
 
 /* "{ CUtensorMap M; ...encode... " before the launch: each tensor map of
@@ -108,10 +112,16 @@ char *emit_cuda_detour(emitter *e, const plan_detour *p) {
   sbuf c;
   sb_init(&c);
   if (p->ntmaps) encode_tmaps(e, p, &c);
+  if (p->smem_bytes > 0) /* past 48 KB: the kernel's limit raised, and checked against the device's */
+    sb_printf(&c, "parray_cuda_shared_size((const void *)%s, %lldu, %s);\n  ", p->fname, (long long)p->smem_bytes,
+              site);
   if (p->grid_sync) {
     cooperative_launch(e, p, &c, grid, block, site);
   } else {
-    sb_printf(&c, "{ %s<<<%s, %s>>>(", p->fname, grid, block);
+    if (p->smem_bytes > 0)
+      sb_printf(&c, "{ %s<<<%s, %s, %lldu>>>(", p->fname, grid, block, (long long)p->smem_bytes);
+    else
+      sb_printf(&c, "{ %s<<<%s, %s>>>(", p->fname, grid, block);
     bool any = false;
     for (int i = 0; i < p->nargs; i++, any = true) sb_printf(&c, "%s(%s)", any ? ", " : "", p->args[i].arg);
     for (int i = 0; i < p->ncaps; i++)
@@ -136,6 +146,9 @@ char *emit_cuda_sync(emitter *e, plan_kind k, plan_sync s) {
 }
 
 char *emit_cuda_alloc(emitter *e, const plan_alloc *p) {
+  if (p->kind == AL_ARRAY && p->mem == MK_SMEM && p->dynamic) /* its slot of the kernel's dynamic shared memory */
+    return arena_printf(e->ar, "%s (&%s)[%lld] = *reinterpret_cast<%s (*)[%lld]>(parray__smem + %lld);", p->elem,
+                        p->target, (long long)p->nelems, p->elem, (long long)p->nelems, (long long)p->offset);
   if (p->kind == AL_ARRAY && p->mem == MK_SMEM) /* at least 16-byte aligned, so that vector accesses into it are legal */
     return arena_printf(e->ar, "__shared__ __align__(%d) %s %s[%lld];", p->align, p->elem, p->target,
                         (long long)p->nelems);

@@ -90,6 +90,8 @@ typedef struct plan_detour {
                              launch is recorded and the next wait reports its errors) */
   plan_tmap *tmaps;       /* the tensor maps of its bulk tensor copies, extra kernel parameters */
   int ntmaps;
+  int64_t smem_bytes;     /* > 0: the dynamic shared memory its smem arrays need (past the 48 KB a kernel
+                             may declare statically), asked for at the launch */
 } plan_detour;
 
 /* #sync: which threads meet. (#sync in the host code of a CUDA program is a
@@ -121,6 +123,8 @@ typedef struct plan_alloc {
   plan_bytes bytes;   /* AL_HOST, AL_DEVICE, AL_DIST */
   int64_t nelems;     /* AL_ARRAY */
   int align;          /* AL_ARRAY of smem: its alignment in bytes (16; 128 when a bulk tensor copy writes it) */
+  bool dynamic;       /* AL_ARRAY of smem: a view of the kernel's dynamic shared memory, at byte offset */
+  int64_t offset;     /*   (plan_detour.smem_bytes) instead of a static array */
   ex *nprocs;         /* AL_DIST: the processes it is spread over */
   bool file_handle;   /* AL_DIST into a variable declared elsewhere: its handle lives at file scope */
   int service;        /* AL_DIST of dmem: the index of parray_mpi_dev_service in the mpi body table */

@@ -45,6 +45,12 @@ struct region {
   int *tmap_arg;      /* the parameter whose argument is each map's tensor */
   const char **tma_smem; /* names a bulk tensor copy of the body writes to (lw_tma_prescan) */
   int ntma_smem;
+  struct lw_smem_slot {  /* cuda: the smem #creates placed in dynamic shared memory (lw_smem_prescan) */
+    const directive *d;
+    int64_t off;
+  } *dsmem;
+  int ndsmem;
+  int64_t dsmem_bytes;   /* their total (0: the body's smem arrays are declared statically) */
 };
 
 typedef struct subprog {
@@ -186,6 +192,11 @@ dnode *lw_data_type(lw *w, loc name);
  * targets (0: not known to pac, then only the run-time checks apply) */
 int64_t lw_elem_size(const char *elem);
 void lw_create(lw *w, item *it);
+/* Before a cuda body is walked: when its #creates of smem arrays (of known
+ * footprint and element size) need more than the 48 KB a kernel may declare
+ * statically, each gets a 128-byte aligned slot of the kernel's dynamic
+ * shared memory (region dsmem, dsmem_bytes) */
+void lw_smem_prescan(lw *w, item *body, region *r);
 /* the index of the runtime's body parray_mpi_dev_service in the mpi body
  * table (distributed dmem arrays), added at the first use */
 int lw_dev_service(lw *w);

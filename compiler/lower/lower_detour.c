@@ -435,7 +435,9 @@ static void detour_cuda(lw *w, item *it, region *r) {
   if (!kernel_args(w, d, T, &ps, &args, &p)) return;
   r->params = &ps;
   lw_tma_prescan(w, it->dir->block, r);
+  lw_smem_prescan(w, it->dir->block, r);
   p.body = walk_body(w, it, r, &ps);
+  p.smem_bytes = r->dsmem_bytes;
   r->params = NULL;
   p.fname = lw_fresh_name(w, "k", T->name, d->loc);
   if (!tensor_maps(w, d, r, args, &p)) return;

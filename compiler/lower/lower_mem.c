@@ -146,6 +146,45 @@ static void create_distributed(lw *w, item *it, dnode *n, items *arg) {
   lw_replace_dir(w, it, w->em.ops->alloc(&w->em, &p));
 }
 
+/* ---- dynamic shared memory ---------------------------------------------------
+ * A kernel may declare at most 48 KB of shared memory statically; past that
+ * it must take dynamic shared memory, which the launch asks for (and the
+ * runtime allows past 48 KB). The body's smem #creates are sized before the
+ * walk; when they need more, each becomes a view of a 128-byte aligned slot
+ * of the kernel's dynamic shared memory, in the order written. */
+enum { STATIC_SMEM_MAX = 48 * 1024, DYNAMIC_SMEM_ALIGN = 128 };
+
+static void smem_slots(lw *w, item *it, region *r) {
+  for (; it; it = it->next) {
+    if (it->kind == IT_GROUP) smem_slots(w, it->grp->body.first, r);
+    if (it->kind != IT_DIR || it->dir->kind != D_CREATE || it->dir->bad) continue;
+    dnode *n = lw_resolve(w, it->dir->name, false); /* errors are reported when the #create is walked */
+    int64_t ne = 0, es = 0;
+    if (!n || n->type->thread != TK_DATA || n->type->mem != MK_SMEM || !ex_is_const(ty_footprint(&w->ty, n), &ne) ||
+        ne <= 0 || (es = lw_elem_size(n->type->elem)) <= 0 || ne > INT64_MAX / 2 / es)
+      continue;
+    struct lw_smem_slot *v = arena_alloc(w->ar, sizeof *v * (size_t)(r->ndsmem + 1));
+    if (r->ndsmem) memcpy(v, r->dsmem, sizeof *v * (size_t)r->ndsmem);
+    int64_t off = (r->dsmem_bytes + DYNAMIC_SMEM_ALIGN - 1) / DYNAMIC_SMEM_ALIGN * DYNAMIC_SMEM_ALIGN;
+    v[r->ndsmem++] = (struct lw_smem_slot){it->dir, off};
+    r->dsmem = v, r->dsmem_bytes = off + ne * es < INT64_MAX / 2 ? off + ne * es : INT64_MAX / 2;
+  }
+}
+
+void lw_smem_prescan(lw *w, item *body, region *r) {
+  smem_slots(w, body->grp->body.first, r);
+  if (r->dsmem_bytes <= STATIC_SMEM_MAX) r->ndsmem = 0, r->dsmem_bytes = 0;
+}
+
+/* the slot of the #create d in the cuda region around it (NULL: static) */
+static const struct lw_smem_slot *smem_slot(lw *w, const directive *d) {
+  for (region *r = w->rg; r; r = r->outer)
+    if (r->kind == RG_CUDA)
+      for (int i = 0; i < r->ndsmem; i++)
+        if (r->dsmem[i].d == d) return &r->dsmem[i];
+  return NULL;
+}
+
 /* #create of smem inside a kernel or of rmem anywhere (a thread's own
  * array: in a kernel, a pthd or mpi body, or host code): an array of
  * constant size */
@@ -167,6 +206,8 @@ static void create_array(lw *w, item *it, dnode *n, items *arg, plan_alloc *p) {
   }
   p->kind = AL_ARRAY, p->target = lw_text(w, vl), p->declare = true;
   p->align = p->mem == MK_SMEM && lw_tma_dest(w->rg, w->src->text + vl.b, vl.e - vl.b) ? 128 : 16;
+  const struct lw_smem_slot *slot = p->mem == MK_SMEM ? smem_slot(w, d) : NULL;
+  if (slot) p->dynamic = true, p->offset = slot->off;
   lw_declare_var(w, w->src->text + vl.b, vl.e - vl.b, p->elem, arena_printf(w->ar, "@[%lld]", (long long)p->nelems),
                  false);
   sym *s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);

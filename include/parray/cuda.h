@@ -81,10 +81,16 @@ PARRAY_API void parray_cuda_tensor_map(void *map, const void *base, int elem_byt
                                        const long long *strides, const int *box, const char *file, int line,
                                        const char *what);
 
+/* Before the launch of a kernel whose smem arrays take more than 48 KB of
+ * dynamic shared memory: raise its limit to bytes, or end the program naming
+ * the detour when the device allows less. */
+PARRAY_API void parray_cuda_shared_size(const void *fn, size_t bytes, const char *file, int line, const char *what);
+
 #ifdef __cplusplus
-/* #sync_0: a cooperative launch; the grid must be co-resident. */
-PARRAY_API void parray_cuda_launch_cooperative(const void *fn, dim3 grid, dim3 block, void **args, const char *file,
-                                               int line, const char *what);
+/* #sync_0: a cooperative launch with smem bytes of dynamic shared memory;
+ * the grid must be co-resident. */
+PARRAY_API void parray_cuda_launch_cooperative(const void *fn, dim3 grid, dim3 block, void **args, size_t smem,
+                                               const char *file, int line, const char *what);
 #endif
 
 #ifdef __cplusplus

@@ -300,21 +300,36 @@ void parray_cuda_wait_pending(const char *file, int line, const char *what) { wa
 
 }
 
-void parray_cuda_launch_cooperative(const void *fn, dim3 grid, dim3 block, void **args, const char *file, int line,
-                                    const char *what) {
+void parray_cuda_shared_size(const void *fn, size_t bytes, const char *file, int line, const char *what) {
+  int dev = 0, optin = 0;
+  cudaFuncAttributes fa;
+  check(cudaGetDevice(&dev), file, line, what, "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), file, line, what,
+        "cudaDeviceGetAttribute");
+  check(cudaFuncGetAttributes(&fa, fn), file, line, what, "cudaFuncGetAttributes");
+  if (bytes + fa.sharedSizeBytes > (size_t)optin)
+    parray_fatal_at(file, line, what, "the kernel's smem arrays need %zu bytes of shared memory (and its own "
+                    "__shared__ variables %zu more), but a block of this GPU may have at most %d", bytes,
+                    (size_t)fa.sharedSizeBytes, optin);
+  check(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes), file, line, what,
+        "cudaFuncSetAttribute");
+}
+
+void parray_cuda_launch_cooperative(const void *fn, dim3 grid, dim3 block, void **args, size_t smem,
+                                    const char *file, int line, const char *what) {
   int dev = 0, coop = 0, sms = 0, per_sm = 0;
   wait_pending(file, line, what); /* an earlier detour's error is reported as its own */
   check(cudaGetDevice(&dev), file, line, what, "cudaGetDevice");
   check(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev), file, line, what, "cudaDeviceGetAttribute");
   if (!coop) parray_fatal_at(file, line, what, "#sync_0 needs a GPU that supports cooperative launches");
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), file, line, what, "cudaDeviceGetAttribute");
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, (int)(block.x * block.y * block.z), 0), file, line,
-        what, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, (int)(block.x * block.y * block.z), smem), file,
+        line, what, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
   long long blocks = (long long)grid.x * grid.y * grid.z, room = (long long)per_sm * sms;
   if (blocks > room)
     parray_fatal_at(file, line, what, "#sync_0 needs all %lld blocks of the grid resident at once, but this GPU holds "
                     "at most %lld of them (%d multiprocessors x %d)", blocks, room, sms, per_sm);
-  check(cudaLaunchCooperativeKernel(fn, grid, block, args, 0, 0), file, line, what, "cudaLaunchCooperativeKernel");
+  check(cudaLaunchCooperativeKernel(fn, grid, block, args, smem, 0), file, line, what, "cudaLaunchCooperativeKernel");
   record(file, line, what);
   wait_device(file, line, what, "the kernel");
 }

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
-extern "C" int fake_fail_at_sync, fake_sticky, fake_syncs;
+extern "C" int fake_fail_at_sync, fake_sticky, fake_syncs, fake_dyn_smem;
 extern "C" cudaError_t fake_launch_error;
 
 static bool is(const char *a, const char *b) { return !strcmp(a, b); }
@@ -57,6 +57,11 @@ int main(int argc, char **argv) {
            fake_syncs - before - pending_waits);
     parray_cuda_destroy(PARRAY_DMEM, d, "t.pc", 32, "#destroy D(d)");
     return 0;
+  } else if (is(m, "smem")) { /* smem arrays past 48 KB: the kernel's limit raised; past the device's, an error */
+    static int kernel;
+    parray_cuda_shared_size(&kernel, 231424, "t.pc", 40, "#detour BIG");
+    printf("dynamic shared memory limit: %d\n", fake_dyn_smem);
+    parray_cuda_shared_size(&kernel, 231425, "t.pc", 41, "#detour TOO_BIG");
   } else if (is(m, "check_launch")) { /* a detour that waits, after one that did not: both named */
     parray_cuda_launched("t.pc", 10, "#detour K");
     fake_fail_at_sync = 1;

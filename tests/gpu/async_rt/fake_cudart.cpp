@@ -46,7 +46,20 @@ cudaError_t cudaFreeHost(void *p) { free(p); return st(); }
 cudaError_t cudaGetDevice(int *d) { *d = 0; return cudaSuccess; }
 cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
 cudaError_t cudaSetDevice(int) { return cudaSuccess; }
-cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr, int) { *v = 1; return cudaSuccess; }
+int fake_dyn_smem; /* the kernel's dynamic shared memory limit (cudaFuncSetAttribute) */
+cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int) {
+  *v = a == cudaDevAttrMaxSharedMemoryPerBlockOptin ? 232448 : 1; /* Hopper's 227 KB */
+  return cudaSuccess;
+}
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *fa, const void *) {
+  memset(fa, 0, sizeof *fa);
+  fa->sharedSizeBytes = 1024; /* the kernel's own __shared__ variables */
+  return st();
+}
+cudaError_t cudaFuncSetAttribute(const void *, cudaFuncAttribute a, int v) {
+  if (a == cudaFuncAttributeMaxDynamicSharedMemorySize) fake_dyn_smem = v;
+  return st();
+}
 cudaError_t cudaLaunchCooperativeKernel(const void *, dim3, dim3, void **, size_t, cudaStream_t) { return st(); }
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, const void *, int, size_t) {
   *n = 1;

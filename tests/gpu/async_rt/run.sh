@@ -22,7 +22,7 @@ san=""
 g++ -std=c++17 -O1 -Wall -Wextra $san -I"$build/include" -I"$root/include" -I"$cudainc" -x c++ \
   "$root/runtime/cuda/cuda_core.cu" -x none "$here/check.cpp" "$here/fake_cudart.cpp" "$build/lib/libparray.a" \
   -o "$tmp/check" || exit 1
-for m in many one each seen_at_launch bad_launch exit syncs check_launch; do
+for m in many one each seen_at_launch bad_launch exit syncs check_launch smem; do
   echo "== $m"
   if [ "$m" = each ]; then
     PARRAY_CUDA_WAIT=1 "$tmp/check" "$m" 2>&1
