@@ -124,7 +124,8 @@ static void usage(FILE *f) {
           "  -v                 print the commands run;  -###  print them, run nothing\n"
           "  --version, --help\n"
           "environment: CC, NVCC, MPICC (commands, with arguments: CC=\"ccache gcc\"), PAC_CPP,\n"
-          "             PARRAY_HOME, PACC_CUDA_ARCH\n");
+          "             PARRAY_HOME, PACC_CUDA_ARCH (sm_90: the architecture), PACC_GPU_CC (9.0: the GPU to\n"
+          "             build for instead of nvidia-smi's; none: as if there were none)\n");
 }
 
 /* argv[*i] is `name` followed by a value, as "name VALUE" or "name=VALUE":
@@ -261,6 +262,18 @@ static int parse_one(pacc *p, int argc, char **argv, int *i, int *xkind) {
   return 0;
 }
 
+/* $PACC_GPU_CC: unset or empty, "none", or a compute capability MAJOR.MINOR
+ * (false after reporting). */
+static bool gpu_cc_env_ok(void) {
+  const char *e = getenv("PACC_GPU_CC");
+  int maj, min, end = 0;
+  if (!e || !*e || !strcmp(e, "none") ||
+      (sscanf(e, "%d.%d%n", &maj, &min, &end) == 2 && !e[end] && maj > 0 && min >= 0 && min < 10))
+    return true;
+  fprintf(stderr, "pacc: error: PACC_GPU_CC is '%s': the compute capability of a GPU (such as 9.0), or none\n", e);
+  return false;
+}
+
 static int parse_args(pacc *p, int argc, char **argv) {
   int xkind = -1;
   p->mode = 'l';
@@ -283,7 +296,7 @@ static int parse_args(pacc *p, int argc, char **argv) {
     fprintf(stderr, "pacc: error: cannot specify -MF with several source files\n");
     return 2;
   }
-  return 0;
+  return gpu_cc_env_ok() ? 0 : 2;
 }
 
 /* The absolute folder of source file `in`, added once to the quote-include
@@ -316,9 +329,29 @@ static void push_quote_dirs(const pacc *p, strv *a, bool cuda) {
   }
 }
 
-/* "-arch" flags for nvcc: -arch/-code/-gencode given, else the GPU present,
- * else a documented default list ($PACC_CUDA_ARCH overrides), without the
- * architectures before sm_90 when a translation needs it (a tma #copy). */
+/* The compute capability of the GPU to build for: $PACC_GPU_CC where set
+ * ("none": no GPU), else that of the first GPU nvidia-smi lists (not asked
+ * with -###); false when there is none. */
+static bool gpu_cc(const pacc *p, int *maj, int *min) {
+  const char *env = getenv("PACC_GPU_CC");
+  char buf[64] = "";
+  if (env && *env) {
+    snprintf(buf, sizeof buf, "%s", env);
+  } else {
+    FILE *f = p->dry ? NULL : popen("nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null", "r");
+    if (f) {
+      if (!fgets(buf, sizeof buf, f)) buf[0] = 0;
+      pclose(f);
+    }
+  }
+  return sscanf(buf, "%d.%d", maj, min) == 2;
+}
+
+/* "-arch" flags for nvcc: -arch/-code/-gencode given, else $PACC_CUDA_ARCH,
+ * else the GPU present (gpu_cc), else a documented default list. With a tma
+ * #copy in a translation: sm_90a on a 9.0 GPU (the arch-specific target,
+ * whose setmaxnreg parray/tma.cuh uses for warp specialisation), and no
+ * architecture before sm_90 in the default list. */
 static void cuda_arch(const pacc *p, strv *a) {
   if (p->arch_given) return;
   const char *env = getenv("PACC_CUDA_ARCH");
@@ -326,16 +359,10 @@ static void cuda_arch(const pacc *p, strv *a) {
     push(a, cat("-arch=", env));
     return;
   }
-  FILE *f = p->dry ? NULL : popen("nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null", "r");
-  char buf[64] = "";
-  if (f) {
-    if (!fgets(buf, sizeof buf, f)) buf[0] = 0;
-    pclose(f);
-  }
   int maj, min;
-  if (sscanf(buf, "%d.%d", &maj, &min) == 2) {
+  if (gpu_cc(p, &maj, &min)) {
     char *s = own(malloc(32));
-    snprintf(s, 32, "-arch=sm_%d%d", maj, min);
+    snprintf(s, 32, "-arch=sm_%d%d%s", maj, min, p->sm90 && maj == 9 && min == 0 ? "a" : "");
     push(a, s);
     return;
   }
