@@ -6,9 +6,10 @@
  * they are linked, so that `pacc -c` then `pacc a.o b.o` picks the same
  * linker and runtime libraries. Options follow gcc's (-c -E -M... -o -v
  * -### -x) and nvcc's (-arch -G -lineinfo -Xcompiler ...); `pacc --help`
- * lists them all. */
+ * lists them all. Running the commands it builds: pacc_run.c. */
 #define _DEFAULT_SOURCE 1
-#include <fcntl.h>
+#include "pacc_run.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -16,44 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef PAC_VERSION
 #define PAC_VERSION "0.1.0"
 #endif
-
-typedef struct strv {
-  const char **v;
-  int n, cap;
-} strv;
-
-static void push(strv *a, const char *s) {
-  if (a->n + 2 > a->cap) {
-    a->cap = a->cap ? a->cap * 2 : 32;
-    a->v = realloc(a->v, sizeof *a->v * (size_t)a->cap);
-  }
-  a->v[a->n++] = s;
-  a->v[a->n] = NULL;
-}
-
-static void push_all(strv *a, const strv *b) {
-  for (int i = 0; i < b->n; i++) push(a, b->v[i]);
-}
-
-/* every string pacc allocates, freed at exit */
-static strv owned;
-static char *own(char *s) {
-  push(&owned, s);
-  return s;
-}
-
-static char *cat(const char *a, const char *b) {
-  size_t n = strlen(a) + strlen(b) + 1;
-  char *s = malloc(n);
-  snprintf(s, n, "%s%s", a, b);
-  return own(s);
-}
 
 static bool ends(const char *s, const char *suf) {
   size_t a = strlen(s), b = strlen(suf);
@@ -102,105 +70,9 @@ typedef struct pacc {
   bool sm90;      /* a translation uses the tensor memory accelerator (pac: sm=90) */
 } pacc;
 
-/* A command's words: "ccache gcc" -> ccache, gcc. */
-static void push_words(strv *a, const char *cmd) {
-  char *s = own(strdup(cmd));
-  for (char *t = strtok(s, " \t\n"); t; t = strtok(NULL, " \t\n")) push(a, t);
-}
-
-/* The command in environment variable `env` (words), else `def`. */
-static void push_tool(strv *a, const char *env, const char *def) {
-  const char *v = getenv(env);
-  push_words(a, v && *v ? v : def);
-}
-
-static void print_cmd(const strv *a, bool quote) {
-  for (int i = 0; i < a->n; i++) fprintf(stderr, quote ? "%s\"%s\"" : "%s%s", i ? " " : "", a->v[i]);
-  fputc('\n', stderr);
-}
-
-/* Copy the command's error output from fd to stderr, each name in
- * subst->v[2k] replaced by subst->v[2k+1]: the compilers and the linker name
- * the translation's temporary files in a few messages ("1 error detected
- * in the compilation of ...", "/tmp/pacc-.../0-x.o: in function"), the user
- * knows only the .pc file. */
-static void relay_stderr(int fd, const strv *subst) {
-  FILE *f = fdopen(fd, "r");
-  if (!f) return;
-  char *line = NULL;
-  size_t cap = 0;
-  while (getline(&line, &cap, f) >= 0) {
-    for (const char *s = line; *s;) {
-      const char *first = NULL;
-      int which = 0;
-      for (int k = 0; k + 1 < subst->n; k += 2) {
-        const char *hit = strstr(s, subst->v[k]);
-        if (hit && (!first || hit < first)) first = hit, which = k;
-      }
-      if (!first) {
-        fputs(s, stderr);
-        break;
-      }
-      fprintf(stderr, "%.*s%s", (int)(first - s), s, subst->v[which + 1]);
-      s = first + strlen(subst->v[which]);
-    }
-  }
-  free(line);
-  fclose(f);
-}
-
-static int wait_for(pid_t pid, const char *name) {
-  int st;
-  while (waitpid(pid, &st, 0) < 0)
-    if (errno != EINTR) return 1;
-  if (WIFEXITED(st)) return WEXITSTATUS(st) ? 1 : 0;
-  fprintf(stderr, "pacc: error: '%s' was killed by signal %d\n", name, WTERMSIG(st));
-  return 1;
-}
-
-/* Read all of fd into a malloc'd string. */
-static char *read_all(int fd) {
-  size_t got = 0, cap = 65536;
-  char *buf = malloc(cap);
-  for (ssize_t r; (r = read(fd, buf + got, cap - 1 - got)) > 0 || (r < 0 && errno == EINTR);) {
-    if (r > 0) got += (size_t)r;
-    if (cap - 1 - got < 4096) buf = realloc(buf, cap *= 2);
-  }
-  buf[got] = 0;
-  close(fd);
-  return buf;
-}
-
-/* Run a command (print it first with -v; only print it with -###). With
- * `out`, its standard output is read into *out (malloc'd) and its standard
- * error dropped: commands that inspect files run with -### too. With
- * `from`, its error output is relayed with names replaced (relay_stderr). */
+/* Run a command as -v and -### say (run_cmd). */
 static int run_full(const pacc *p, const strv *a, char **out, const strv *from) {
-  if (p->verbose || p->dry) print_cmd(a, p->dry);
-  if (p->dry && !out) return 0;
-  int fd[2] = {-1, -1};
-  if ((out || from) && pipe(fd) < 0) return 1;
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0) {
-    fprintf(stderr, "pacc: error: cannot start '%s': %s\n", a->v[0], strerror(errno));
-    return 1;
-  }
-  if (pid == 0) {
-    if (out) {
-      dup2(fd[1], 1), close(fd[0]), close(fd[1]);
-      int nul = open("/dev/null", O_WRONLY);
-      if (nul >= 0) dup2(nul, 2), close(nul);
-    }
-    else if (from) dup2(fd[1], 2), close(fd[0]), close(fd[1]);
-    execvp(a->v[0], (char *const *)a->v);
-    fprintf(stderr, "pacc: error: cannot run '%s': %s\n", a->v[0], strerror(errno));
-    _exit(127);
-  }
-  if (out || from) close(fd[1]);
-  if (out) *out = read_all(fd[0]);
-  else if (from) relay_stderr(fd[0], from);
-  return wait_for(pid, a->v[0]);
+  return run_cmd((run_show){p->verbose, p->dry}, a, out, from);
 }
 
 static int run_to(const pacc *p, const strv *a, char **out) { return run_full(p, a, out, NULL); }
@@ -252,7 +124,8 @@ static void usage(FILE *f) {
           "  -v                 print the commands run;  -###  print them, run nothing\n"
           "  --version, --help\n"
           "environment: CC, NVCC, MPICC (commands, with arguments: CC=\"ccache gcc\"), PAC_CPP,\n"
-          "             PARRAY_HOME, PACC_CUDA_ARCH\n");
+          "             PARRAY_HOME, PACC_CUDA_ARCH (sm_90: the architecture), PACC_GPU_CC (9.0: the GPU to\n"
+          "             build for instead of nvidia-smi's; none: as if there were none)\n");
 }
 
 /* argv[*i] is `name` followed by a value, as "name VALUE" or "name=VALUE":
@@ -389,6 +262,18 @@ static int parse_one(pacc *p, int argc, char **argv, int *i, int *xkind) {
   return 0;
 }
 
+/* $PACC_GPU_CC: unset or empty, "none", or a compute capability MAJOR.MINOR
+ * (false after reporting). */
+static bool gpu_cc_env_ok(void) {
+  const char *e = getenv("PACC_GPU_CC");
+  int maj, min, end = 0;
+  if (!e || !*e || !strcmp(e, "none") ||
+      (sscanf(e, "%d.%d%n", &maj, &min, &end) == 2 && !e[end] && maj > 0 && min >= 0 && min < 10))
+    return true;
+  fprintf(stderr, "pacc: error: PACC_GPU_CC is '%s': the compute capability of a GPU (such as 9.0), or none\n", e);
+  return false;
+}
+
 static int parse_args(pacc *p, int argc, char **argv) {
   int xkind = -1;
   p->mode = 'l';
@@ -411,7 +296,7 @@ static int parse_args(pacc *p, int argc, char **argv) {
     fprintf(stderr, "pacc: error: cannot specify -MF with several source files\n");
     return 2;
   }
-  return 0;
+  return gpu_cc_env_ok() ? 0 : 2;
 }
 
 /* The absolute folder of source file `in`, added once to the quote-include
@@ -444,9 +329,29 @@ static void push_quote_dirs(const pacc *p, strv *a, bool cuda) {
   }
 }
 
-/* "-arch" flags for nvcc: -arch/-code/-gencode given, else the GPU present,
- * else a documented default list ($PACC_CUDA_ARCH overrides), without the
- * architectures before sm_90 when a translation needs it (a tma #copy). */
+/* The compute capability of the GPU to build for: $PACC_GPU_CC where set
+ * ("none": no GPU), else that of the first GPU nvidia-smi lists (not asked
+ * with -###); false when there is none. */
+static bool gpu_cc(const pacc *p, int *maj, int *min) {
+  const char *env = getenv("PACC_GPU_CC");
+  char buf[64] = "";
+  if (env && *env) {
+    snprintf(buf, sizeof buf, "%s", env);
+  } else {
+    FILE *f = p->dry ? NULL : popen("nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null", "r");
+    if (f) {
+      if (!fgets(buf, sizeof buf, f)) buf[0] = 0;
+      pclose(f);
+    }
+  }
+  return sscanf(buf, "%d.%d", maj, min) == 2;
+}
+
+/* "-arch" flags for nvcc: -arch/-code/-gencode given, else $PACC_CUDA_ARCH,
+ * else the GPU present (gpu_cc), else a documented default list. With a tma
+ * #copy in a translation: sm_90a on a 9.0 GPU (the arch-specific target,
+ * whose setmaxnreg parray/tma.cuh uses for warp specialisation), and no
+ * architecture before sm_90 in the default list. */
 static void cuda_arch(const pacc *p, strv *a) {
   if (p->arch_given) return;
   const char *env = getenv("PACC_CUDA_ARCH");
@@ -454,16 +359,10 @@ static void cuda_arch(const pacc *p, strv *a) {
     push(a, cat("-arch=", env));
     return;
   }
-  FILE *f = p->dry ? NULL : popen("nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null", "r");
-  char buf[64] = "";
-  if (f) {
-    if (!fgets(buf, sizeof buf, f)) buf[0] = 0;
-    pclose(f);
-  }
   int maj, min;
-  if (sscanf(buf, "%d.%d", &maj, &min) == 2) {
+  if (gpu_cc(p, &maj, &min)) {
     char *s = own(malloc(32));
-    snprintf(s, 32, "-arch=sm_%d%d", maj, min);
+    snprintf(s, 32, "-arch=sm_%d%d%s", maj, min, p->sm90 && maj == 9 && min == 0 ? "a" : "");
     push(a, s);
     return;
   }
@@ -794,8 +693,7 @@ int main(int argc, char **argv) {
   }
   rc = build(&p);
   rmdir(p.tmp);
-  for (int i = 0; i < owned.n; i++) free((char *)owned.v[i]);
-  free(owned.v);
+  own_free_all();
   strv *all[] = {&p.pacopts, &p.ccopts, &p.nvopts, &p.ldopts, &p.qdirs, &p.mt, &p.mpiinc};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) free(all[i]->v);
   free(p.in);

@@ -217,8 +217,10 @@ bool lw_destroy_twice(lw *w, lw_dtrack *t, item *it, item *prev);
 
 /* lower_copy.c */
 void lw_copy(lw *w, item *it);
-/* two element types written alike (white space aside) */
-bool lw_same_elem(const char *a, const char *b);
+/* the element types of a #copy's source ns and destination nd are written
+ * alike, white space aside (false after reporting, over the two names; a
+ * plain #copy and a tma #copy share the check and its message) */
+bool lw_copy_elems_agree(lw *w, directive *d, dnode *ns, dnode *nd);
 /* the logical index space of n split at its top-level dimensions: mode k
  * has the extent of dimension k and its weight as stride */
 layout *lw_logical_layout(lw *w, dnode *n);

@@ -12,8 +12,8 @@
 
 #include <string.h>
 
-bool lw_same_elem(const char *a, const char *b) {
-  /* compare ignoring white space differences */
+/* two element types written alike (white space aside) */
+static bool same_elem(const char *a, const char *b) {
   for (;;) {
     while (*a == ' ' || *a == '\t' || *a == '\n') a++;
     while (*b == ' ' || *b == '\t' || *b == '\n') b++;
@@ -298,13 +298,16 @@ static bool copy_fits(lw *w, dnode *n, items *arg, const char *verb) {
   return false;
 }
 
+bool lw_copy_elems_agree(lw *w, directive *d, dnode *ns, dnode *nd) {
+  if (same_elem(ns->type->elem, nd->type->elem)) return true;
+  diag_error(w->dg, loc_span(d->name, d->name2), "#copy between different element types: '%s' has %s, '%s' has %s",
+             ns->path, ns->type->elem, nd->path, nd->type->elem);
+  return false;
+}
+
 /* the element types and sizes of the two sides agree (false after reporting) */
 static bool copy_sides_agree(lw *w, directive *d, dnode *ns, dnode *nd, items *sa, items *da) {
-  if (!lw_same_elem(ns->type->elem, nd->type->elem)) {
-    diag_error(w->dg, loc_span(d->name, d->name2), "#copy between different element types: '%s' has %s, '%s' has %s",
-               ns->path, ns->type->elem, nd->path, nd->type->elem);
-    return false;
-  }
+  if (!lw_copy_elems_agree(w, d, ns, nd)) return false;
   int64_t s1, s2;
   if (ex_is_const(ns->size, &s1) && ex_is_const(nd->size, &s2) && s1 != s2) {
     diag_error(w->dg, loc_span(d->name, d->name2), "#copy size mismatch: '%s' has %lld elements, '%s' has %lld",

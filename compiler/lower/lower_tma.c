@@ -171,11 +171,7 @@ static int tma_sides(lw *w, directive *d, dnode *ns, dnode *nd, int64_t *es) {
                ty_mem_name(src ? ns->type->mem : nd->type->mem));
     return 0;
   }
-  if (!lw_same_elem(ns->type->elem, nd->type->elem)) {
-    diag_error(w->dg, loc_span(d->name, d->name2), "#copy between different element types: '%s' has %s, '%s' has %s",
-               ns->path, ns->type->elem, nd->path, nd->type->elem);
-    return 0;
-  }
+  if (!lw_copy_elems_agree(w, d, ns, nd)) return 0;
   *es = lw_elem_size(ns->type->elem);
   if (*es != 1 && *es != 2 && *es != 4 && *es != 8) {
     diag_error(w->dg, d->name, "a tma #copy moves elements of 1, 2, 4 or 8 bytes; pac does not know '%s' as one",

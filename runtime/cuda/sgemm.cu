@@ -3,13 +3,20 @@
  * layout onto a row-major product, chooses the kernel from the device, the
  * problem size and the operands (the Hopper kernel of sgemm_hopper.cu, with
  * one operand transposed into scratch memory first when both are
- * k-contiguous, or a tile configuration of sgemm_kernel.cu) and launches. */
+ * k-contiguous, or a tile configuration of sgemm_kernel.cu) and launches.
+ * Internal test hooks (parray__, declared by the tests themselves):
+ * parray__sgemm_last_choice answers what the last call on this thread
+ * launched; parray__sgemm_fail_scratch(1) makes every later allocation of
+ * the transposition's scratch fail (as cudaErrorMemoryAllocation, until
+ * parray__sgemm_fail_scratch(0)), so that the fallback of the automatic
+ * choice on slot 1 (and PARRAY_ERR_ALLOC for slot 4 asked) can be tested. */
 #include "../sgemm_args.h"
 #include "sgemm_kernel.cu"
 #ifdef PARRAY_SGEMM_HOPPER
 #include "sgemm_hopper.h"
 #endif
 
+#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -56,6 +63,8 @@ bool variant_entry(int v, ConfigEntry *e); // sgemm_variants.cu
 
 // What the last call on this thread launched (parray__sgemm_last_choice).
 static thread_local int last_slot, last_transposed;
+// The scratch allocation fails (parray__sgemm_fail_scratch), on every thread.
+static std::atomic<int> fail_scratch(0);
 
 static bool get_entry(int slot, ConfigEntry *e) {
   switch (slot) {
@@ -191,7 +200,7 @@ static parray_status run_transposed(const char *fn, bool asked, const HopperArgs
   const size_t bytes = (size_t)ld * (size_t)h.K * sizeof(float);
   cudaMemPool_t pool;
   void *buf = nullptr;
-  cudaError_t e = scratch_pool(dev, &pool);
+  cudaError_t e = fail_scratch.load(std::memory_order_relaxed) ? cudaErrorMemoryAllocation : scratch_pool(dev, &pool);
   if (e == cudaSuccess) e = cudaMallocFromPoolAsync(&buf, bytes, pool, s);
   if (e != cudaSuccess) {
     cudaGetLastError(); // not sticky: clear it
@@ -367,6 +376,11 @@ PARRAY_API void parray__sgemm_last_choice(int *slot, int *transposed) {
   *slot = last_slot;
   *transposed = last_transposed;
 }
+
+/* Test hook: on != 0 makes the scratch allocation of the NT/TN
+ * transposition (run_transposed) fail from now on, on every thread, as if
+ * the device were out of memory; 0 lets it allocate again. */
+PARRAY_API void parray__sgemm_fail_scratch(int on) { fail_scratch.store(on != 0, std::memory_order_relaxed); }
 
 const char *parray_sgemm_config_name(int config) {
   if (config < 0 || config >= SLOT_VARIANTS + N_VARIANTS) return nullptr;

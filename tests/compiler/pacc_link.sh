@@ -8,7 +8,8 @@
 # GPU program compiled to an object records "cuda"; linked with nvcc and the
 # CUDA runtime when it was built (running it without a GPU must stop with a
 # clear message, not crash), else refused with a message naming CUDA; nvcc's
-# diagnostics name the .pc file.
+# diagnostics name the .pc file; a program with a tma #copy built for a 9.0
+# GPU (PACC_GPU_CC=9.0) is compiled by ptxas for sm_90a.
 set -u
 bin=$1 tests=$(cd "$2" && pwd) mpiexec=${3:-}
 pacc="$bin/pacc"
@@ -60,6 +61,15 @@ if command -v "$nvcc" >/dev/null 2>&1; then
   grep -q '^g/err.pc(3): error: identifier "undeclared_gpu"' err || fail "nvcc's error does not name g/err.pc: $(cat err)"
   grep -q 'compilation of "g/err.pc"' err || fail "nvcc's summary does not name g/err.pc: $(cat err)"
   grep -q '/tmp/pacc-' err && fail "a diagnostic names a temporary file: $(cat err)"
+  # a tma #copy on a 9.0 GPU: the architecture-specific target (docs/cli.md)
+  cp "$tests/gpu/copy_tma.pc" .
+  if env -u PACC_CUDA_ARCH PACC_GPU_CC=9.0 "$pacc" -v -c copy_tma.pc -Xptxas -v 2>err; then
+    grep -q "nvcc.* -arch=sm_90a " err || fail "copy_tma.pc on a 9.0 GPU: not -arch=sm_90a: $(cat err)"
+    grep -q "ptxas info *: Compiling entry function .* for 'sm_90a'" err ||
+      fail "copy_tma.pc on a 9.0 GPU: ptxas did not compile for sm_90a: $(cat err)"
+  else
+    cat err; fail "pacc -c copy_tma.pc for a 9.0 GPU"
+  fi
   if [ -f "$lib/libparray_cuda.a" ]; then
     "$pacc" -v g/gpu.o -arch=sm_80 -o gprog 2>err || { cat err; fail "linking the GPU object"; }
     grep -q "nvcc.* g/gpu.o .*-lparray_cuda" err || fail "not linked by nvcc with the CUDA runtime: $(cat err)"

@@ -4,7 +4,9 @@
 # --version/--help, -c to NAME.o (several inputs of .pc and .c), -o with one
 # input, linking objects, -E, -M/-MM/-MD/-MMD/-MF/-MT/-MQ/-MP, -v and -###,
 # -x pc, -w and -Werror, CC and PAC_CPP holding commands with arguments,
-# nvcc's options (to nvcc only), diagnostics naming the .pc file.
+# nvcc's options (to nvcc only), the CUDA architectures pacc picks (sm_90a
+# for a tma #copy on a 9.0 GPU; a fake nvcc and nvidia-smi, or PACC_GPU_CC,
+# stand for the toolkit and the GPU), diagnostics naming the .pc file.
 set -u
 bin=$1
 pacc="$bin/pacc"
@@ -171,6 +173,94 @@ done
 grep -q 'gencode' err && fail "-arch given, but the default -gencode list was added"
 ok "$pacc" '-###' src/a.pc -c -lineinfo -arch=sm_90
 grep -q '^"cc" .*\(lineinfo\|arch\)' err && fail "cc got nvcc's options: $(cat err)"
+
+# the architectures pacc picks without -arch: a fake nvcc (prints nothing,
+# succeeds) and a fake nvidia-smi (the compute capability in $FAKE_CC, two GPUs)
+mkdir fakebin
+printf '#!/bin/sh\nexit 0\n' >fakebin/nvcc
+cat >fakebin/nvidia-smi <<'SH'
+#!/bin/sh
+[ "$*" = "--query-gpu=compute_cap --format=csv,noheader" ] || { echo "unexpected nvidia-smi $*" >&2; exit 9; }
+printf '%s\n%s\n' "$FAKE_CC" "$FAKE_CC"
+SH
+chmod +x fakebin/nvcc fakebin/nvidia-smi
+cat >src/tma.pc <<'PC'
+#include <stdint.h>
+#parray {dmem float [m][n]} A
+#parray {smem float [16][64]} S
+#parray {cuda(const float *a, float *out) [4][128]} G
+void run(const float *a, float *out, int m, int n) {
+  #detour G(a, out) {
+    __shared__ uint64_t bar;
+    #create S(s)
+    if (threadIdx.x == 0) {
+      #copy A(a) at($tid_0$ * 16, 0) to S(s) tma(bar)
+    }
+    parray_prim::mbarrier_wait(&bar, 0);
+    out[$tid$] = s[threadIdx.x];
+  }
+}
+PC
+cat >src/plain.pc <<'PC'
+#parray {cuda(float *out) [4][128]} G
+void run(float *out) {
+  #detour G(out) { out[$tid$] = 1.0f; }
+}
+PC
+# arch CC FILE [OPTIONS]: compile FILE with -v on a fake GPU of compute
+# capability CC (PACC_GPU_CC and PACC_CUDA_ARCH unset), the nvcc line in nvline
+arch() {
+  cc=$1 file=$2
+  shift 2
+  ok env -u PACC_GPU_CC -u PACC_CUDA_ARCH FAKE_CC="$cc" PATH="$t/fakebin:$PATH" NVCC="$t/fakebin/nvcc" \
+    "$pacc" -v -c "$file" -o x.o "$@"
+  grep "^$t/fakebin/nvcc " err >nvline || fail "no nvcc line for $file on $cc: $(cat err)"
+}
+has() { grep -qF -- " $1 " nvline || fail "$2: nvcc does not get $1: $(cat nvline)"; }
+hasnt() { grep -qF -- "$1" nvline && fail "$2: nvcc gets $1: $(cat nvline)"; }
+arch 9.0 src/tma.pc
+has -arch=sm_90a "a tma #copy on a 9.0 GPU"
+arch 9.0 src/plain.pc
+has -arch=sm_90 "no tma #copy on a 9.0 GPU"
+hasnt sm_90a "no tma #copy on a 9.0 GPU"
+arch 8.0 src/tma.pc
+has -arch=sm_80 "a tma #copy on an 8.0 GPU"
+hasnt sm_90 "a tma #copy on an 8.0 GPU"
+arch 9.0 src/tma.pc -arch=sm_90
+has -arch=sm_90 "-arch=sm_90 given"
+hasnt sm_90a "-arch=sm_90 given"
+arch 9.0 src/tma.pc -gencode arch=compute_90,code=sm_90
+hasnt '-arch=' "-gencode given"
+arch 9.0 src/tma.pc -Xcompiler -O2
+has -arch=sm_90a "-Xcompiler is not an architecture"
+# PACC_GPU_CC stands for the GPU (nvidia-smi is not asked: the fake one says 8.0)
+FAKE_CC=8.0 PACC_GPU_CC=9.0 PATH="$t/fakebin:$PATH" NVCC="$t/fakebin/nvcc" ok env -u PACC_CUDA_ARCH \
+  "$pacc" -v -c src/tma.pc -o x.o
+grep "^$t/fakebin/nvcc " err >nvline
+has -arch=sm_90a "PACC_GPU_CC=9.0"
+# PACC_CUDA_ARCH is the user's choice: kept as it is
+FAKE_CC=9.0 PACC_CUDA_ARCH=sm_90 PATH="$t/fakebin:$PATH" NVCC="$t/fakebin/nvcc" ok env -u PACC_GPU_CC \
+  "$pacc" -v -c src/tma.pc -o x.o
+grep "^$t/fakebin/nvcc " err >nvline
+has -arch=sm_90 "PACC_CUDA_ARCH=sm_90"
+hasnt sm_90a "PACC_CUDA_ARCH=sm_90"
+# no GPU: the default list, without sm_80 for a tma #copy
+for f in tma plain; do
+  FAKE_CC=9.0 PACC_GPU_CC=none PATH="$t/fakebin:$PATH" NVCC="$t/fakebin/nvcc" ok env -u PACC_CUDA_ARCH \
+    "$pacc" -v -c src/$f.pc -o x.o
+  grep "^$t/fakebin/nvcc " err >nvline
+  has '-gencode=arch=compute_90,code=[sm_90,compute_90]' "PACC_GPU_CC=none, $f.pc"
+  hasnt '-arch=' "PACC_GPU_CC=none, $f.pc"
+  if [ $f = tma ]; then hasnt compute_80 "PACC_GPU_CC=none, tma.pc"; else has -gencode=arch=compute_80,code=sm_80 \
+    "PACC_GPU_CC=none, plain.pc"; fi
+done
+# with -### nvidia-smi is not asked, PACC_GPU_CC is read
+FAKE_CC=8.0 PACC_GPU_CC=8.6 PATH="$t/fakebin:$PATH" ok env -u PACC_CUDA_ARCH "$pacc" '-###' --emit=cuda src/plain.pc -c
+grep -q '^"nvcc" "-arch=sm_86"' err || fail "-### with PACC_GPU_CC=8.6: $(cat err)"
+for v in banana 9 9.0x 0.0 9.10; do
+  PACC_GPU_CC=$v bad "$pacc" -c src/tma.pc
+  grep -q "PACC_GPU_CC is '$v': the compute capability of a GPU" err || fail "PACC_GPU_CC=$v: $(cat err)"
+done
 
 # errors
 bad "$pacc" --no-such-option src/a.pc

@@ -9,7 +9,9 @@
  * A configuration that needs aligned operands (the Hopper kernel: 16-byte
  * base pointers, leading dimensions a multiple of 4) gets ragged shapes with
  * leading dimensions rounded up to a multiple of 4, and the automatic choice
- * is run on sizes that pick it on such a device.
+ * is run on sizes that pick it on such a device; there, with the scratch
+ * of the NT/TN transposition made to fail (parray__sgemm_fail_scratch), the
+ * automatic choice must fall back on slot 1 with the right product.
  * Exits 77 with "SKIP: no CUDA device" when there is no GPU. */
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -41,6 +43,9 @@ typedef struct tcase {
  * launched and the operand of its row-major product that it transposed
  * first (0 none, 1 A, 2 B). */
 void parray__sgemm_last_choice(int *slot, int *transposed);
+/* and the one that makes the transposition's scratch allocation fail (1)
+ * or not (0) */
+void parray__sgemm_fail_scratch(int on);
 
 static int64_t round_ld(const tcase *t, int64_t ld) { return t->ld4 ? (ld + 3) / 4 * 4 : ld; }
 
@@ -228,6 +233,45 @@ static void run_nt_cases(int c) {
   }
 }
 
+/* The transposition's scratch cannot be had (parray__sgemm_fail_scratch):
+ * on row-major NT and column-major TN products that the automatic choice
+ * sends through the transposition (nt_pays; not with PARRAY_SGEMM_HOPPER=0)
+ * it falls back on slot 1 with the right product (beta 0 on a NaN-poisoned
+ * C, and beta 0.5 with NaN in C's padding), and configuration c (the Hopper
+ * kernel) asked for answers PARRAY_ERR_ALLOC; with the scratch back, the
+ * same product transposes an operand and runs c again. */
+static void run_scratch_fail_cases(int c) {
+  static const int64_t shapes[][3] = {{2048, 2048, 256}, {1000, 4100, 257}};
+  const char *env = getenv("PARRAY_SGEMM_HOPPER");
+  int dev = 0, sms = 0;
+  CK(cudaGetDevice(&dev));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  for (int l = 0; l < 2; l++)
+    for (int s = 0; s < 2; s++) {
+      tcase t = mk(l ? PARRAY_COL_MAJOR : PARRAY_ROW_MAJOR, l, !l, shapes[s][0], shapes[s][1], shapes[s][2], 0, 0,
+                   s ? -0.5f : 1.0f, s ? 0.5f : 0.0f);
+      t.ld4 = 1;
+      if ((env && strcmp(env, "0") == 0) || !nt_pays(&t, sms)) {
+        printf("note: the automatic choice does not transpose for %lld x %lld x %lld on this device: its scratch "
+               "fallback is not checked there\n", (long long)t.m, (long long)t.n, (long long)t.k);
+        continue;
+      }
+      parray__sgemm_fail_scratch(1);
+      t.want_slot = 1, t.want_tr = 0;
+      run_case(t); /* the fallback */
+      tcase asked = t;
+      asked.config = c, asked.want_slot = 0, asked.expect = PARRAY_ERR_ALLOC;
+      run_case(asked);
+      if (!strstr(parray_last_error(), "scratch for the transposed operand")) {
+        printf("FAIL: configuration %d without scratch: the error says '%s'\n", c, parray_last_error());
+        failed++;
+      }
+      parray__sgemm_fail_scratch(0);
+      t.want_slot = c, t.want_tr = nt_transposed(&t);
+      run_case(t); /* the transposition again */
+    }
+}
+
 int main(void) {
   if (parray_cuda_device_count() == 0) {
     printf("SKIP: no CUDA device\n");
@@ -302,6 +346,7 @@ int main(void) {
         run_case(t);
       }
       run_nt_cases(c);
+      run_scratch_fail_cases(c);
       tcase t = mk(PARRAY_ROW_MAJOR, 0, 0, 515, 333, 1029, 0, 0, 1.0f, 0.5f);
       t.config = c;
       t.splits = 3;
