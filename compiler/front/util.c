@@ -71,6 +71,13 @@ char *arena_strndup(arena *a, const char *s, size_t n) {
 
 char *arena_strdup(arena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
 
+void *arena_grow1(arena *a, const void *v, size_t n, size_t elem) {
+  unsigned char *r = arena_alloc(a, elem * (n + 1));
+  if (n) memcpy(r, v, elem * n);
+  memset(r + elem * n, 0, elem);
+  return r;
+}
+
 char *arena_printf(arena *a, const char *fmt, ...) {
   char buf[512];
   sbuf b;

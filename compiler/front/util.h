@@ -36,6 +36,9 @@ typedef struct arena_mark {
 } arena_mark;
 static inline arena_mark arena_save(const arena *a) { return (arena_mark){a->head, a->cur, a->end}; }
 void arena_restore(arena *a, arena_mark m);
+/* a copy of the n elements of size elem at v, with room for one more after
+ * them (zeroed): a vector that grows by one in the arena */
+void *arena_grow1(arena *a, const void *v, size_t n, size_t elem);
 char *arena_strndup(arena *a, const char *s, size_t n);
 char *arena_strdup(arena *a, const char *s);
 char *arena_printf(arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

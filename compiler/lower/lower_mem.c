@@ -161,13 +161,13 @@ static void smem_slots(lw *w, item *it, region *r) {
     dnode *n = lw_resolve(w, it->dir->name, false); /* errors are reported when the #create is walked */
     int64_t ne = 0, es = 0;
     if (!n || n->type->thread != TK_DATA || n->type->mem != MK_SMEM || !ex_is_const(ty_footprint(&w->ty, n), &ne) ||
-        ne <= 0 || (es = lw_elem_size(n->type->elem)) <= 0 || ne > INT64_MAX / 2 / es)
+        ne <= 0 || (es = lw_elem_size(n->type->elem)) <= 0 || ne > INT64_MAX / 4 / es)
       continue;
-    struct lw_smem_slot *v = arena_alloc(w->ar, sizeof *v * (size_t)(r->ndsmem + 1));
-    if (r->ndsmem) memcpy(v, r->dsmem, sizeof *v * (size_t)r->ndsmem);
     int64_t off = (r->dsmem_bytes + DYNAMIC_SMEM_ALIGN - 1) / DYNAMIC_SMEM_ALIGN * DYNAMIC_SMEM_ALIGN;
-    v[r->ndsmem++] = (struct lw_smem_slot){it->dir, off};
-    r->dsmem = v, r->dsmem_bytes = off + ne * es < INT64_MAX / 2 ? off + ne * es : INT64_MAX / 2;
+    r->dsmem = arena_grow1(w->ar, r->dsmem, (size_t)r->ndsmem, sizeof *r->dsmem);
+    r->dsmem[r->ndsmem++] = (struct lw_smem_slot){it->dir, off};
+    /* no overflow: off and ne * es are both below INT64_MAX / 4 + 128 */
+    r->dsmem_bytes = off + ne * es < INT64_MAX / 4 ? off + ne * es : INT64_MAX / 4;
   }
 }
 

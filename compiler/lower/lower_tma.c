@@ -230,10 +230,8 @@ static void tma_dests(lw *w, item *it, region *r) {
     if (it->kind != IT_DIR || it->dir->kind != D_COPY || !it->dir->has_tma) continue;
     loc vl;
     if (!lw_single_ident(&it->dir->args2, &vl) || lw_tma_dest(r, w->src->text + vl.b, vl.e - vl.b)) continue;
-    const char **v = arena_alloc(w->ar, sizeof *v * (size_t)(r->ntma_smem + 1));
-    if (r->ntma_smem) memcpy(v, r->tma_smem, sizeof *v * (size_t)r->ntma_smem);
-    v[r->ntma_smem++] = lw_text(w, vl);
-    r->tma_smem = v;
+    r->tma_smem = arena_grow1(w->ar, r->tma_smem, (size_t)r->ntma_smem, sizeof *r->tma_smem);
+    r->tma_smem[r->ntma_smem++] = lw_text(w, vl);
   }
 }
 
@@ -248,14 +246,10 @@ bool lw_tma_dest(const region *r, const char *name, size_t n) {
 /* the region's new tensor map (dims and strides not yet localized) */
 static plan_tmap *add_tmap(lw *w, int arg) {
   region *r = w->rg;
-  plan_tmap *v = arena_alloc(w->ar, sizeof *v * (size_t)(r->ntmaps + 1));
-  int *a = arena_alloc(w->ar, sizeof *a * (size_t)(r->ntmaps + 1));
-  if (r->ntmaps) memcpy(v, r->tmaps, sizeof *v * (size_t)r->ntmaps), memcpy(a, r->tmap_arg, sizeof *a * (size_t)r->ntmaps);
-  a[r->ntmaps] = arg;
-  r->tmaps = v, r->tmap_arg = a;
-  plan_tmap *m = &v[r->ntmaps++];
-  memset(m, 0, sizeof *m);
-  return m;
+  r->tmaps = arena_grow1(w->ar, r->tmaps, (size_t)r->ntmaps, sizeof *r->tmaps);
+  r->tmap_arg = arena_grow1(w->ar, r->tmap_arg, (size_t)r->ntmaps, sizeof *r->tmap_arg);
+  r->tmap_arg[r->ntmaps] = arg;
+  return &r->tmaps[r->ntmaps++];
 }
 
 void lw_copy_tma(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da) {
