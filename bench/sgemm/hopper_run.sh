@@ -7,13 +7,18 @@
 # on row-NT / col-TN after transposing one operand; memcheck covers that too),
 # the previous default (configuration 1) and cuBLAS with TF32 off on every
 # layout, and the tuning variants of the Hopper kernel (ring depth, tile-row
-# grouping: PARRAY_SGEMM_HOPPER_TUNE) in separate processes.
+# grouping: PARRAY_SGEMM_HOPPER_TUNE) in separate processes; then the
+# kernel's one-block form (slot 4) against its cluster form (slot 13) and
+# cuBLAS on the layouts in AB_LAYOUTS, AB_ROUNDS times over.
 #   bash bench/sgemm/hopper_run.sh        # from the repository root
 # Environment: OUT (log folder, default /tmp/hopper_out); BIN (folder with
 # prebuilt test_sgemm_gpu and bench_sgemm; default: build them with CMake);
 # SIZES (default 2048,4096,8192); REPS (default 20); TUNES (space-separated
 # "stages,group_m" pairs, default "4,8 8,8 6,16"); NCU (1 = profile the Hopper
-# kernel and cuBLAS at 4096 with Nsight Compute); SAN (0 = skip the sanitizers).
+# kernel and cuBLAS at 4096 with Nsight Compute); SAN (0 = skip the sanitizers);
+# HSLOTS (the Hopper slots checked and timed, default "4 13"); AB_LAYOUTS
+# (bench_sgemm -L values, default "0 2 3"); AB_ROUNDS (default 2); TESTS_CLUSTER
+# (1 = run test_sgemm_gpu a second time with PARRAY_SGEMM_HOPPER_CLUSTER=1).
 set -u
 OUT=${OUT:-/tmp/hopper_out}
 SIZES=${SIZES:-2048,4096,8192}
@@ -21,6 +26,11 @@ REPS=${REPS:-20}
 TUNES=${TUNES:-4,8 8,8 6,16}
 NCU=${NCU:-0}
 SAN=${SAN:-1}
+HSLOTS=${HSLOTS:-4 13}
+AB_LAYOUTS=${AB_LAYOUTS:-0 2 3}
+AB_ROUNDS=${AB_ROUNDS:-2}
+TESTS_CLUSTER=${TESTS_CLUSTER:-0}
+HC=$(echo $HSLOTS | tr ' ' ,)
 mkdir -p "$OUT"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
@@ -60,20 +70,33 @@ echo "== tests"
 timeout 240 $B/test_sgemm_gpu >"$OUT/tests.log" 2>&1
 echo "test rc=$? $(tail -1 "$OUT/tests.log")"
 grep -E "FAIL|CUDA error|status" "$OUT/tests.log" | head -20
+if [ "$TESTS_CLUSTER" = 1 ]; then
+  PARRAY_SGEMM_HOPPER_CLUSTER=1 timeout 240 $B/test_sgemm_gpu >"$OUT/tests_cluster.log" 2>&1
+  echo "test (automatic choice on the cluster form) rc=$? $(tail -1 "$OUT/tests_cluster.log")"
+  grep -E "FAIL|CUDA error|status" "$OUT/tests_cluster.log" | head -20
+fi
 
 if [ "$SAN" = 1 ]; then
-  echo "== compute-sanitizer (bench -s 520 -c $HOPPER: one Hopper launch, 3 x 2 tiles, 33 k slices)"
-  for tool in memcheck racecheck synccheck; do
-    timeout 120 compute-sanitizer --tool $tool --kernel-name kns=sgemm_hopper \
-      $B/bench_sgemm -s 520 -r 1 -c $HOPPER >"$OUT/san_$tool.log" 2>&1
-    echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|hazard' "$OUT/san_$tool.log" | tail -2 | tr '\n' ' ')"
+  for c in $HSLOTS; do
+    echo "== compute-sanitizer (bench -s 520 -c $c: one Hopper launch, 3 x 2 tiles, 33 k slices)"
+    for tool in memcheck racecheck synccheck; do
+      timeout 120 compute-sanitizer --tool $tool --kernel-name kns=sgemm_hopper \
+        $B/bench_sgemm -s 520 -r 1 -c $c >"$OUT/san_${tool}_c$c.log" 2>&1
+      echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|hazard' "$OUT/san_${tool}_c$c.log" | tail -2 | tr '\n' ' ')"
+    done
+    # Both operands k-contiguous (row-NT = -L 1, col-TN = -L 6): the operand
+    # transposed into pool memory first, then the kernel; every kernel checked.
+    for L in 1 6; do
+      timeout 120 compute-sanitizer --tool memcheck $B/bench_sgemm -s 520 -r 1 -c $c -L $L \
+        >"$OUT/san_memcheck_c${c}_L$L.log" 2>&1
+      echo "memcheck -c $c -L $L rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/san_memcheck_c${c}_L$L.log" | tail -1)"
+    done
   done
-  # Both operands k-contiguous (row-NT = -L 1, col-TN = -L 6): the operand
-  # transposed into pool memory first, then the kernel; every kernel checked.
-  for L in 1 6; do
-    timeout 120 compute-sanitizer --tool memcheck $B/bench_sgemm -s 520 -r 1 -c $HOPPER -L $L \
-      >"$OUT/san_memcheck_L$L.log" 2>&1
-    echo "memcheck -L $L rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/san_memcheck_L$L.log" | tail -1)"
+  # Several tiles per block (2320: 10 x 19 tiles on 132 blocks, 10 x 10 pairs on 66 clusters), memcheck only.
+  for c in $HSLOTS; do
+    timeout 120 compute-sanitizer --tool memcheck --kernel-name kns=sgemm_hopper $B/bench_sgemm -s 2320 -r 1 -c $c \
+      >"$OUT/san_memcheck_2320_c$c.log" 2>&1
+    echo "memcheck -s 2320 -c $c rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/san_memcheck_2320_c$c.log" | tail -1)"
   done
 fi
 
@@ -89,7 +112,7 @@ echo "NT/TN rows not through the Hopper kernel with a transposed operand:" \
   "$(grep -E ' parray +(row-NT|col-TN) +auto' "$OUT/bench.log" | grep -vc 'auto -> 4 +')"
 for t in $TUNES; do
   echo "#### PARRAY_SGEMM_HOPPER_TUNE=$t" >>"$OUT/bench_tune.log"
-  PARRAY_SGEMM_HOPPER_TUNE=$t NVIDIA_TF32_OVERRIDE=0 timeout 120 $B/bench_sgemm -s $SIZES -r $REPS -c -1,$HOPPER \
+  PARRAY_SGEMM_HOPPER_TUNE=$t NVIDIA_TF32_OVERRIDE=0 timeout 120 $B/bench_sgemm -s $SIZES -r $REPS -c -1,$HC \
     >>"$OUT/bench_tune.log" 2>&1
   echo "tune $t rc=$?"
 done
@@ -98,6 +121,14 @@ echo "#### sizes near the threshold" >>"$OUT/bench_tune.log"
 NVIDIA_TF32_OVERRIDE=0 timeout 120 $B/bench_sgemm -s ${SIZES_NEAR:-1024,1536,3072} -r $REPS -c -1,0,1,$HOPPER \
   >>"$OUT/bench_tune.log" 2>&1
 echo "near-threshold sizes rc=$?"
+# The Hopper slots against each other and cuBLAS, layout by layout, AB_ROUNDS rounds.
+for r in $(seq 1 $AB_ROUNDS); do
+  for L in $AB_LAYOUTS; do
+    echo "#### round $r layout -L $L" >>"$OUT/bench_ab.log"
+    NVIDIA_TF32_OVERRIDE=0 timeout 120 $B/bench_sgemm -s $SIZES -r $REPS -c -1,$HC -L $L >>"$OUT/bench_ab.log" 2>&1
+    echo "ab round $r -L $L rc=$?"
+  done
+done
 kill $SMI 2>/dev/null
 
 if [ "$NCU" = 1 ]; then
@@ -119,3 +150,5 @@ echo "== bench table"
 cat "$OUT/bench.log"
 echo "== tuning"
 grep -vE "^device" "$OUT/bench_tune.log"
+echo "== Hopper slots A/B"
+grep -vE "^device" "$OUT/bench_ab.log"
