@@ -101,12 +101,15 @@ __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
 }
 
 /* Arrival on the mbarrier at the same shared offset as `bar` in block `rank`
- * of the cluster, released at cluster scope. */
+ * of the cluster. The default semantics (release at CTA scope), as CUTLASS's
+ * ClusterBarrier::arrive: with .release.cluster (and the producer's wait
+ * .acquire.cluster) the cluster form ran at 0.79-0.84 of cuBLAS against
+ * 0.97-1.02 for the one-block form (H100, 2026-11-24 session 11). */
 __device__ __forceinline__ void mbar_arrive_remote(uint32_t bar, unsigned rank) {
   asm volatile("{\n"
                ".reg .b32 ra;\n"
                "mapa.shared::cluster.u32 ra, %0, %1;\n"
-               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n"
+               "mbarrier.arrive.shared::cluster.b64 _, [ra];\n"
                "}\n" ::"r"(bar),
                "r"(rank)
                : "memory");
@@ -118,19 +121,6 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, unsigned parity) {
                "WAIT:\n"
                "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
                "@!p bra WAIT;\n"
-               "}\n" ::"r"(bar),
-               "r"(parity)
-               : "memory");
-}
-
-/* The wait of a producer whose "empty" barrier other blocks of the cluster
- * arrive on: acquire at cluster scope (their reads before its next copy). */
-__device__ __forceinline__ void mbar_wait_cluster(uint32_t bar, unsigned parity) {
-  asm volatile("{\n"
-               ".reg .pred p;\n"
-               "WAITC:\n"
-               "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], %1;\n"
-               "@!p bra WAITC;\n"
                "}\n" ::"r"(bar),
                "r"(parity)
                : "memory");
@@ -199,8 +189,7 @@ __device__ __forceinline__ void produce(const KParams &P, const CUtensorMap *ma,
     tile_origin<CL>(P, t, rank, m0, n0);
     for (int kb = 0; kb < P.kblocks; ++kb) {
       const int k0 = kb * BK;
-      if constexpr (CL > 1) mbar_wait_cluster(empty + 8 * s, ph ^ 1);
-      else mbar_wait(empty + 8 * s, ph ^ 1);
+      mbar_wait(empty + 8 * s, ph ^ 1);
       mbar_expect_tx(full + 8 * s, STAGE_BYTES);
       if constexpr (CL > 1)
         tma_load_2d_mc(sa + (s * A_FLOATS + rank * AROWS * BM) * 4, ma, full + 8 * s, m0, k0 + rank * AROWS,
