@@ -14,7 +14,7 @@
 # Environment: OUT (log folder, default /tmp/hopper_out); BIN (folder with
 # prebuilt test_sgemm_gpu and bench_sgemm; default: build them with CMake);
 # SIZES (default 2048,4096,8192); REPS (default 20); TUNES (space-separated
-# "stages,group_m" pairs, default "4,8 8,8 6,16"); NCU (1 = profile the Hopper
+# "stages,group_m" pairs, default "4,8 8,8 6,16", empty: none); NCU (1 = profile the Hopper
 # slots and cuBLAS at NCU_N, default 4096, with Nsight Compute); SAN (0 = skip the sanitizers);
 # HSLOTS (the Hopper slots checked and timed, default "4 13"); AB_LAYOUTS
 # (bench_sgemm -L values, default "0 2 3"); AB_ROUNDS (default 2); TESTS_CLUSTER
@@ -25,7 +25,7 @@ set -u
 OUT=${OUT:-/tmp/hopper_out}
 SIZES=${SIZES:-2048,4096,8192}
 REPS=${REPS:-20}
-TUNES=${TUNES:-4,8 8,8 6,16}
+TUNES=${TUNES-4,8 8,8 6,16}
 NCU=${NCU:-0}
 NCU_N=${NCU_N:-4096}
 SAN=${SAN:-1}

@@ -117,17 +117,22 @@ static bool hopper_allowed() {
 }
 
 /* Whether the automatic choice runs the Hopper kernel's cluster form
- * (slot 13) rather than the one-block form (slot 4).
- * PARRAY_SGEMM_HOPPER_CLUSTER=0 / =1 in the environment forces one or the
- * other (for comparisons; read once). */
+ * (slot 13) rather than the one-block form (slot 4): where it was faster in
+ * two runs (H100, 2026-11-24 session 11, bench/RESULTS.md): neither operand
+ * k-contiguous (row-major TT, column-major TT) at 8192^3, 0.985 / 0.986 of
+ * cuBLAS against 0.970 / 0.968; not at 2048 and 4096 (1.006-1.011 against
+ * 1.009-1.021), and not on the layouts read with B k-contiguous (row-NN as
+ * C^T, TN; NT after its transposition), where it lost at every size
+ * (0.918-0.983 against 0.977-1.023). So: that layout with m, n, k >= 8192.
+ * PARRAY_SGEMM_HOPPER_CLUSTER=0 / =1 in the environment forces one form or
+ * the other (for comparisons; read once). */
 static bool hopper_cluster_wanted(const HopperArgs &h) {
   static const int forced = [] {
     const char *v = getenv("PARRAY_SGEMM_HOPPER_CLUSTER");
     return v && (v[0] == '0' || v[0] == '1') && v[1] == 0 ? v[0] - '0' : -1;
   }();
   if (forced >= 0) return forced == 1;
-  (void)h;
-  return false;
+  return !h.ak && !h.bk && h.M >= 8192 && h.N >= 8192 && h.K >= 8192;
 }
 
 /* The automatic choice takes the Hopper kernel once its 256 x 128 tiles
