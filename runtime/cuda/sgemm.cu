@@ -118,21 +118,23 @@ static bool hopper_allowed() {
 
 /* Whether the automatic choice runs the Hopper kernel's cluster form
  * (slot 13) rather than the one-block form (slot 4): where it was faster in
- * two runs (H100, 2026-11-24 session 11, bench/RESULTS.md): neither operand
- * k-contiguous (row-major TT, column-major TT) at 8192^3, 0.985 / 0.986 of
- * cuBLAS against 0.970 / 0.968; not at 2048 and 4096 (1.006-1.011 against
- * 1.009-1.021), and not on the layouts read with B k-contiguous (row-NN as
- * C^T, TN; NT after its transposition), where it lost at every size
- * (0.918-0.983 against 0.977-1.023). So: that layout with m, n, k >= 8192.
- * PARRAY_SGEMM_HOPPER_CLUSTER=0 / =1 in the environment forces one form or
- * the other (for comparisons; read once). */
+ * two runs (H100, 2026-11-24 session 11): A m-contiguous and B k-contiguous
+ * in the row-major view (row-major TT, column-major TT), which the kernel
+ * runs as is, at 6144^3 (0.986-0.990 of cuBLAS against 0.974-0.978) and
+ * 8192^3 (0.984-0.986 against 0.966-0.974); not at 2048 and 4096
+ * (1.006-1.011 against 1.009-1.021). Row-NN (run as C^T) and row-TN lost
+ * with it at every size (0.913-0.983 against 0.977-1.023). NT, after its
+ * transposition the NN form (B transposed) or this TT form (A transposed,
+ * not timed: square products transpose B), stays on the one-block form.
+ * So: row-/col-major TT with m, n, k >= 6144. PARRAY_SGEMM_HOPPER_CLUSTER=0 / =1 in the environment forces
+ * one form or the other (for comparisons; read once). */
 static bool hopper_cluster_wanted(const HopperArgs &h) {
   static const int forced = [] {
     const char *v = getenv("PARRAY_SGEMM_HOPPER_CLUSTER");
     return v && (v[0] == '0' || v[0] == '1') && v[1] == 0 ? v[0] - '0' : -1;
   }();
   if (forced >= 0) return forced == 1;
-  return !h.ak && !h.bk && h.M >= 8192 && h.N >= 8192 && h.K >= 8192;
+  return !h.ak && h.bk && h.M >= 6144 && h.N >= 6144 && h.K >= 6144;
 }
 
 /* The automatic choice takes the Hopper kernel once its 256 x 128 tiles
@@ -154,7 +156,7 @@ static bool hopper_pays(const HopperArgs &h, int sms) {
  * tie) is transposed into scratch memory first, rows ld = its m or n rounded
  * up to a multiple of 4 apart (whatever its own leading dimension and
  * alignment), and the kernel runs the product as the layout it is fast on:
- * A m-contiguous (row-major TN) or B n-contiguous (NN, as C^T). Returns those
+ * A m-contiguous (row-major TT) or B n-contiguous (NN, as C^T). Returns those
  * arguments with a null pointer in the scratch operand's place (null is
  * aligned, so hopper_unsupported judges the rest); *on_a: A is the one. */
 static HopperArgs nt_plan(const HopperArgs &h, bool *on_a) {

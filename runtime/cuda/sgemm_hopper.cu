@@ -52,12 +52,13 @@
  * and stream-K over the last wave with atomic fix-up (commit 33042f7: its
  * work list made the whole-tile loop 6-8% slower, more than it saved).
  * The cluster form (H100, 2026-11-24 session 11): halving A's L2 -> SM
- * traffic did not make 8192 faster where B is k-contiguous (row-NN as C^T:
- * 0.969-0.972 of cuBLAS against 0.977-0.981; TN 0.917-0.918 against
- * 0.984-0.987), ncu there showing an issue-bound kernel (memory busy 47%,
- * no eligible warp 14.7% one-block, 16.2% cluster, cuBLAS 10.0%); it won
- * only with both operands m/n-contiguous at 8192 (0.985-0.986 against
- * 0.968-0.970), where sgemm.cu's automatic choice takes it. */
+ * traffic did not make row-NN (as C^T: 0.969-0.972 of cuBLAS at 8192
+ * against 0.977-0.981) or row-TN (0.913-0.918 against 0.984-0.987) faster;
+ * ncu on row-NN at 8192 shows an issue-bound kernel either way (memory busy
+ * 47%, no eligible warp 14.7% one-block, 16.2% cluster, cuBLAS 10.0%). It
+ * won only on row-TT (A m-contiguous, B k-contiguous, no swap) from 6144 up
+ * (0.984-0.990 against 0.966-0.978), where sgemm.cu's automatic choice
+ * takes it. */
 #include "sgemm_hopper.h"
 #include "tensor_map.h"
 
