@@ -275,7 +275,8 @@ int main(void) {
    * device runs them). */
   enum { FIRST_VARIANT = 5, HOPPER = 4, HOPPER_CLUSTER = 13 };
   const char *tv = getenv("SGEMM_TEST_VARIANTS"), *tcl = getenv("PARRAY_SGEMM_HOPPER_CLUSTER");
-  /* The Hopper form the automatic choice runs (sgemm.cu, hopper_cluster_wanted). */
+  /* The Hopper form the automatic choice runs (sgemm.cu, hopper_cluster_wanted:
+   * the cluster form only on TT from 6144 up, unless forced; every size here is smaller). */
   const int auto_form = tcl && strcmp(tcl, "1") == 0 ? HOPPER_CLUSTER : HOPPER;
   int slots[32], nslots = 0;
   if (tv && tv[0] == '1')
