@@ -43,7 +43,9 @@ typedef Cfg<2, 2, 4, 1, 16, 1, 8, 0, 2> CfgSmallKG;
 // Slot 4: the Hopper kernel of sgemm_hopper.cu (sm_90a: TMA ring, one
 // producer warpgroup, two consumer warpgroups of 8 x 16 per thread; both
 // operands k-contiguous: one transposed first, see nt_plan); not a Cfg, so
-// it has no ConfigEntry and run_hopper() launches it.
+// it has no ConfigEntry and run_hopper() launches it. Slot 13 (after the
+// tuning slots): its cluster form, two blocks side by side in n sharing each
+// A slice through TMA multicast.
 enum {
   SLOT_AUTO = 0,
   SLOT_LARGE = 1,
@@ -51,10 +53,13 @@ enum {
   SLOT_SMALL_KG = 3,
   SLOT_HOPPER = 4,
   SLOT_VARIANTS = 5,
-  N_VARIANTS = 8
+  N_VARIANTS = 8,
+  SLOT_HOPPER_CLUSTER = SLOT_VARIANTS + N_VARIANTS,
+  N_SLOTS
 };
 #ifdef PARRAY_SGEMM_HOPPER
 static const char HOPPER_NAME[] = "256x128x16 t384 r8x16 sm90a TMA";
+static const char HOPPER_CLUSTER_NAME[] = "256x128x16 t384 sm90a TMA cluster 1x2 mc A";
 #endif
 
 #ifdef PARRAY_SGEMM_VARIANTS
@@ -120,6 +125,27 @@ static bool hopper_allowed() {
   return on;
 }
 
+/* Whether the automatic choice runs the Hopper kernel's cluster form
+ * (slot 13) rather than the one-block form (slot 4): where it was faster in
+ * two runs (H100, 2026-11-24 session 11): A m-contiguous and B k-contiguous
+ * in the row-major view (row-major TT, column-major TT), which the kernel
+ * runs as is, at 6144^3 (0.986-0.990 of cuBLAS against 0.974-0.978) and
+ * 8192^3 (0.984-0.986 against 0.966-0.974); not at 2048 and 4096
+ * (1.006-1.011 against 1.009-1.021). Row-NN (run as C^T) and row-TN lost
+ * with it at every size (0.913-0.983 against 0.977-1.023). NT, after its
+ * transposition the NN form (B transposed) or this TT form (A transposed,
+ * not timed: square products transpose B), stays on the one-block form.
+ * So: row-/col-major TT with m, n, k >= 6144. PARRAY_SGEMM_HOPPER_CLUSTER=0 / =1 in the environment forces
+ * one form or the other (for comparisons; read once). */
+static bool hopper_cluster_wanted(const HopperArgs &h) {
+  static const int forced = [] {
+    const char *v = getenv("PARRAY_SGEMM_HOPPER_CLUSTER");
+    return v && (v[0] == '0' || v[0] == '1') && v[1] == 0 ? v[0] - '0' : -1;
+  }();
+  if (forced >= 0) return forced == 1;
+  return !h.ak && h.bk && h.M >= 6144 && h.N >= 6144 && h.K >= 6144;
+}
+
 /* The automatic choice takes the Hopper kernel once its 256 x 128 tiles
  * give most SMs one (below that the smaller tiles of slots 2-3 win) and fill
  * their last wave of one block per SM to 90% or more: with one big tile per
@@ -139,7 +165,7 @@ static bool hopper_pays(const HopperArgs &h, int sms) {
  * tie) is transposed into scratch memory first, rows ld = its m or n rounded
  * up to a multiple of 4 apart (whatever its own leading dimension and
  * alignment), and the kernel runs the product as the layout it is fast on:
- * A m-contiguous (row-major TN) or B n-contiguous (NN, as C^T). Returns those
+ * A m-contiguous (row-major TT) or B n-contiguous (NN, as C^T). Returns those
  * arguments with a null pointer in the scratch operand's place (null is
  * aligned, so hopper_unsupported judges the rest); *on_a: A is the one. */
 static HopperArgs nt_plan(const HopperArgs &h, bool *on_a) {
@@ -206,8 +232,8 @@ static parray_status run_transposed(const char *fn, bool asked, const HopperArgs
     cudaGetLastError(); // not sticky: clear it
     *taken = asked;
     if (!asked) return PARRAY_OK;
-    parray_set_error("%s: configuration %s: scratch for the transposed operand (%zu bytes): %s", fn, HOPPER_NAME,
-                     bytes, cudaGetErrorString(e));
+    parray_set_error("%s: configuration %s: scratch for the transposed operand (%zu bytes): %s", fn,
+                     t.cluster == 2 ? HOPPER_CLUSTER_NAME : HOPPER_NAME, bytes, cudaGetErrorString(e));
     return PARRAY_ERR_ALLOC;
   }
   // buf[p*ld + i] = X[i*ldx + p]: the operand's rows (k long) become its columns.
@@ -217,7 +243,7 @@ static parray_status run_transposed(const char *fn, bool asked, const HopperArgs
   if (on_a) t.A = static_cast<const float *>(buf);
   else t.B = static_cast<const float *>(buf);
   if (st == PARRAY_OK) {
-    last_slot = SLOT_HOPPER;
+    last_slot = t.cluster == 2 ? SLOT_HOPPER_CLUSTER : SLOT_HOPPER;
     last_transposed = on_a ? 1 : 2;
     st = parray_cuda_status(hopper_launch(t, s), fn);
   }
@@ -229,26 +255,30 @@ static parray_status run_transposed(const char *fn, bool asked, const HopperArgs
   return st;
 }
 
-/* The Hopper kernel, when asked for (slot 4) or when the automatic choice
- * takes it (hopper_allowed, hopper_pays and hopper_unsupported agree; both
+/* The Hopper kernel, when asked for (slot 4, or 13 for its cluster form) or
+ * when the automatic choice (slot 0) takes it (hopper_allowed, hopper_pays
+ * and hopper_unsupported agree; the form as hopper_cluster_wanted says; both
  * operands k-contiguous through nt_plan's transposition). *taken false: it
  * did not run and the caller goes on to slots 1-3. */
-static parray_status run_hopper(const char *fn, bool asked, const HopperArgs &h, int dev, int sms, cudaStream_t s,
+static parray_status run_hopper(const char *fn, int slot, const HopperArgs &h0, int dev, int sms, cudaStream_t s,
                                 bool *taken) {
   *taken = false;
+  const bool asked = slot != SLOT_AUTO;
   if (!asked && !hopper_allowed()) return PARRAY_OK;
   bool on_a = false;
-  const bool nt = h.ak && h.bk;
+  const bool nt = h0.ak && h0.bk;
+  HopperArgs h = h0;
+  h.cluster = slot == SLOT_HOPPER_CLUSTER || (!asked && hopper_cluster_wanted(h0)) ? 2 : 1;
   const HopperArgs t = nt ? nt_plan(h, &on_a) : h;
   const char *why = hopper_unsupported(t, dev);
   if (!asked && (why || !hopper_pays(t, sms))) return PARRAY_OK;
   *taken = true;
   if (why) {
-    parray_set_error("%s: configuration %s: %s", fn, HOPPER_NAME, why);
+    parray_set_error("%s: configuration %s: %s", fn, h.cluster == 2 ? HOPPER_CLUSTER_NAME : HOPPER_NAME, why);
     return PARRAY_ERR_UNSUPPORTED;
   }
   if (nt) return run_transposed(fn, asked, h, t, on_a, dev, s, taken);
-  last_slot = SLOT_HOPPER;
+  last_slot = h.cluster == 2 ? SLOT_HOPPER_CLUSTER : SLOT_HOPPER;
   return parray_cuda_status(hopper_launch(t, s), fn);
 }
 #endif
@@ -322,16 +352,17 @@ static parray_status run(const char *fn, int slot, int splits, parray_layout ord
   const int ak = ta == PARRAY_NOTRANS, bk = tb == PARRAY_TRANS;
 
   int dev = 0, sms = 132;
-  if (slot == SLOT_AUTO || slot == SLOT_HOPPER) {
+  const bool hopper_slot = slot == SLOT_AUTO || slot == SLOT_HOPPER || slot == SLOT_HOPPER_CLUSTER;
+  if (hopper_slot) {
     if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
       return parray_cuda_status(cudaGetLastError(), fn);
   }
 #ifdef PARRAY_SGEMM_HOPPER
-  if (slot == SLOT_AUTO || slot == SLOT_HOPPER) {
+  if (hopper_slot) {
     // The Hopper kernel has no split-K: splits is ignored for it.
-    const HopperArgs h = {pr, ak, bk};
+    const HopperArgs h = {pr, ak, bk, 1};
     bool taken = false;
-    const parray_status hs = run_hopper(fn, slot == SLOT_HOPPER, h, dev, sms, s, &taken);
+    const parray_status hs = run_hopper(fn, slot, h, dev, sms, s, &taken);
     if (taken) return hs;
   }
 #endif
@@ -358,14 +389,14 @@ parray_status parray_sgemm_config(int config, int splits, parray_layout order, p
                                   int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
                                   const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
                                   struct CUstream_st *s) {
-  if (config < 0 || config >= SLOT_VARIANTS + N_VARIANTS) {
+  if (config < 0 || config >= N_SLOTS) {
     parray_set_error("parray_sgemm_config: no configuration %d", config);
     return PARRAY_ERR_INVALID;
   }
   return run("parray_sgemm_config", config, splits, order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, s);
 }
 
-int parray_sgemm_config_count(void) { return SLOT_VARIANTS + N_VARIANTS; }
+int parray_sgemm_config_count(void) { return N_SLOTS; }
 
 /* Test hook: the configuration slot that the last parray_sgemm or
  * parray_sgemm_config call on this thread launched (0: none, e.g. an error
@@ -383,10 +414,11 @@ PARRAY_API void parray__sgemm_last_choice(int *slot, int *transposed) {
 PARRAY_API void parray__sgemm_fail_scratch(int on) { fail_scratch.store(on != 0, std::memory_order_relaxed); }
 
 const char *parray_sgemm_config_name(int config) {
-  if (config < 0 || config >= SLOT_VARIANTS + N_VARIANTS) return nullptr;
+  if (config < 0 || config >= N_SLOTS) return nullptr;
   if (config == SLOT_AUTO) return "auto";
 #ifdef PARRAY_SGEMM_HOPPER
   if (config == SLOT_HOPPER) return HOPPER_NAME;
+  if (config == SLOT_HOPPER_CLUSTER) return HOPPER_CLUSTER_NAME;
 #endif
   ConfigEntry e;
   return get_entry(config, &e) ? e.name : "(not built)";

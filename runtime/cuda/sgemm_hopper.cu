@@ -4,7 +4,15 @@
  *
  *   block      384 threads = 3 warpgroups, one block per SM, persistent over
  *              the 256 x 128 tiles of C (grouped by group_m tile rows, default
- *              8, for L2 reuse)
+ *              8, for L2 reuse); or (the cluster form, CL = 2) clusters of 2
+ *              blocks persistent over 256 x 256 pairs of tiles side by side
+ *              in n, which share every A slice: each block loads half of it
+ *              (8 of the 16 k rows) and multicasts it to both
+ *              (cp.async.bulk.tensor ... .multicast::cluster), halving the
+ *              L2 -> SM traffic of A, and a stage is free again only when the
+ *              consumers of both blocks are done with it (each consumer warp
+ *              arrives on its own block's "empty" mbarrier and, through mapa,
+ *              on the other's)
  *   producer   warpgroup 0 gives its registers away (setmaxnreg 40); one
  *              thread issues the bulk tensor copies (cp.async.bulk.tensor) of
  *              the A and B slices, 16 deep in k, into a ring of `stages` (6) shared
@@ -13,15 +21,16 @@
  *   consumers  warpgroups 1-2 (setmaxnreg 232): 8 warps as 4 (m) x 2 (n), warp
  *              tile 64 x 64, 8 x 16 accumulators per thread (lane = ly*4 + lx)
  *
- * Shared layouts, chosen so that every fragment read is one LDS.128 wavefront:
- *   k-contiguous operand (A not transposed, B transposed): the slice as
- *     stored, rows of 16 floats (64 bytes) with the TMA 64-byte swizzle (the
- *     16-byte chunk c of row r lies at chunk c ^ ((r >> 1) & 3)); a thread
- *     reads a float4 along k per row, 4 k steps at once; the 8 rows one read
- *     instruction touches (consecutive) fill the 32 banks once.
+ * A is always m-contiguous here (see below). Shared layouts, chosen so that
+ * every fragment read is one LDS.128 wavefront:
+ *   k-contiguous B (B transposed): the slice as stored, rows of 16 floats
+ *     (64 bytes) with the TMA 64-byte swizzle (the 16-byte chunk c of row r
+ *     lies at chunk c ^ ((r >> 1) & 3)); a thread reads a float4 along k per
+ *     row, 4 k steps at once; the 8 rows one read instruction touches
+ *     (consecutive) fill the 32 banks once.
  *   m- or n-contiguous operand: the slice as stored, [16][BM] or [16][BN],
  *     unswizzled; a thread reads float4 along m / n per k step.
- * So the thread's rows are ly + 8i (A k-contiguous) or ly*4 + 32(i/4) + i%4,
+ * So the thread's rows are ly*4 + 32(i/4) + i%4,
  * and its columns lx*4 + 16(j/4) + j%4 (B n-contiguous) or lx + 4j, within
  * its warp tile; the epilogue stores alpha*acc + beta*C (C not read when
  * beta == 0) straight from the registers, with predicates at the matrix
@@ -33,14 +42,23 @@
  * reads each quad of steps starts with delay its FFMAs). So A k-contiguous
  * with B n-contiguous (row-major NN) is computed as C^T = B^T A^T, whose A is
  * m-contiguous and B k-contiguous, with a transposed epilogue (CT). Both
- * k-contiguous (row-major NT) has no such way out here (C^T of NT is NT) and
- * runs as is if handed over; parray_sgemm's dispatch (sgemm.cu, nt_plan)
- * transposes one operand into scratch memory first instead, so it never is.
+ * k-contiguous (row-major NT) has no such way out here (C^T of NT is NT):
+ * parray_sgemm's dispatch (sgemm.cu, nt_plan) transposes one operand into
+ * scratch memory first, and the kernel has no form for it (hopper_unsupported
+ * says so). So A is m-contiguous in every form the kernel has.
  * Tried and dropped (bench/RESULTS.md, 2026-11-24): reading the next quad of
  * k-contiguous A midway through the current one (0.85), transposing
  * k-contiguous operands into the ring by the producer warpgroup (0.80-0.88),
  * and stream-K over the last wave with atomic fix-up (commit 33042f7: its
- * work list made the whole-tile loop 6-8% slower, more than it saved). */
+ * work list made the whole-tile loop 6-8% slower, more than it saved).
+ * The cluster form (H100, 2026-11-24 session 11): halving A's L2 -> SM
+ * traffic did not make row-NN (as C^T: 0.969-0.972 of cuBLAS at 8192
+ * against 0.977-0.981) or row-TN (0.913-0.918 against 0.984-0.987) faster;
+ * ncu on row-NN at 8192 shows an issue-bound kernel either way (memory busy
+ * 47%, no eligible warp 14.7% one-block, 16.2% cluster, cuBLAS 10.0%). It
+ * won only on row-TT (A m-contiguous, B k-contiguous, no swap) from 6144 up
+ * (0.984-0.990 against 0.966-0.978), where sgemm.cu's automatic choice
+ * takes it. */
 #include "sgemm_hopper.h"
 #include "tensor_map.h"
 
@@ -68,7 +86,7 @@ struct KParams {
   long long ldc;
   int M, N, kblocks;
   float alpha, beta;
-  int tiles_m, tiles_n;
+  int tiles_m, units_n; // units_n: columns of work units (CL tiles side by side in n)
   int vecC;
   int stages, group_m; // ring depth (2 .. MAX_STAGES), tile rows per group
 };
@@ -90,6 +108,21 @@ __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 
+/* Arrival on the mbarrier at the same shared offset as `bar` in block `rank`
+ * of the cluster. The default semantics (release at CTA scope), as CUTLASS's
+ * ClusterBarrier::arrive: with .release.cluster (and the producer's wait
+ * .acquire.cluster) the cluster form ran at 0.79-0.84 of cuBLAS against
+ * 0.97-1.02 for the one-block form (H100, 2026-11-24 session 11). */
+__device__ __forceinline__ void mbar_arrive_remote(uint32_t bar, unsigned rank) {
+  asm volatile("{\n"
+               ".reg .b32 ra;\n"
+               "mapa.shared::cluster.u32 ra, %0, %1;\n"
+               "mbarrier.arrive.shared::cluster.b64 _, [ra];\n"
+               "}\n" ::"r"(bar),
+               "r"(rank)
+               : "memory");
+}
+
 __device__ __forceinline__ void mbar_wait(uint32_t bar, unsigned parity) {
   asm volatile("{\n"
                ".reg .pred p;\n"
@@ -107,34 +140,70 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap *map
                : "memory");
 }
 
-/* Tile t of the persistent schedule: groups of group_m tile rows, column by
- * column within a group, so that concurrent blocks share A and B slices. */
-__device__ __forceinline__ void tile_origin(const KParams &P, int t, int &m0, int &n0) {
-  const int per_group = P.group_m * P.tiles_n;
+/* The box lands at offset dst (and completes bytes on the mbarrier at offset
+ * bar) in every block of the cluster whose bit is set in mask. */
+__device__ __forceinline__ void tma_load_2d_mc(uint32_t dst, const CUtensorMap *map, uint32_t bar, int c0, int c1,
+                                               uint16_t mask) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+               " [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(dst),
+               "l"((uint64_t)map), "r"(bar), "r"(c0), "r"(c1), "h"(mask)
+               : "memory");
+}
+
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+
+/* All threads of both blocks of the cluster (the non-.aligned forms: the
+ * producer warp's lanes arrive from diverged paths). */
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\n"
+               "barrier.cluster.wait.acquire;" ::: "memory");
+}
+
+/* Work unit t of the persistent schedule (CL tiles side by side in n): groups
+ * of group_m tile rows, column by column within a group, so that concurrent
+ * blocks share A and B slices; this block's tile of it (rank: its place in
+ * the cluster). */
+template <int CL>
+__device__ __forceinline__ void tile_origin(const KParams &P, int t, unsigned rank, int &m0, int &n0) {
+  const int per_group = P.group_m * P.units_n;
   const int g = t / per_group, first = g * P.group_m;
   const int rows = P.tiles_m - first < P.group_m ? P.tiles_m - first : P.group_m;
   const int r = t - g * per_group;
   m0 = (first + r % rows) * BM;
-  n0 = (r / rows) * BN;
+  n0 = ((r / rows) * CL + (int)rank) * BN;
 }
 
-/* The producer thread: every k slice of every tile of this block into the ring. */
-template <bool AK, bool BKC>
+/* The producer thread: every k slice of every tile of this block into the
+ * ring. CL == 2: both blocks of the cluster have the same m0, so the same A
+ * slice; this one loads k rows 8*rank .. 8*rank + 7 of it into both (the A
+ * map's box is 8 k rows deep then), B as before; its "empty" barrier counts
+ * the consumer warps of both blocks. */
+template <bool BKC, int CL>
 __device__ __forceinline__ void produce(const KParams &P, const CUtensorMap *ma, const CUtensorMap *mb, uint32_t sa,
                                         uint32_t sb, uint32_t full, uint32_t empty) {
   asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)ma) : "memory");
   asm volatile("prefetch.tensormap [%0];" ::"l"((uint64_t)mb) : "memory");
+  const unsigned rank = CL > 1 ? cluster_rank() : 0;
+  constexpr int AROWS = BK / CL; // k rows of the A slice this block loads
   int s = 0;
   unsigned ph = 0;
-  const int ntiles = P.tiles_m * P.tiles_n;
-  for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+  const int nunits = P.tiles_m * P.units_n, unit0 = blockIdx.x / CL, nclusters = gridDim.x / CL;
+  for (int t = unit0; t < nunits; t += nclusters) {
     int m0, n0;
-    tile_origin(P, t, m0, n0);
+    tile_origin<CL>(P, t, rank, m0, n0);
     for (int kb = 0; kb < P.kblocks; ++kb) {
       const int k0 = kb * BK;
       mbar_wait(empty + 8 * s, ph ^ 1);
       mbar_expect_tx(full + 8 * s, STAGE_BYTES);
-      tma_load_2d(sa + s * A_FLOATS * 4, ma, full + 8 * s, AK ? k0 : m0, AK ? m0 : k0);
+      if constexpr (CL > 1)
+        tma_load_2d_mc(sa + (s * A_FLOATS + rank * AROWS * BM) * 4, ma, full + 8 * s, m0, k0 + rank * AROWS,
+                       (uint16_t)((1u << CL) - 1));
+      else
+        tma_load_2d(sa + s * A_FLOATS * 4, ma, full + 8 * s, m0, k0);
       tma_load_2d(sb + s * B_FLOATS * 4, mb, full + 8 * s, BKC ? k0 : n0, BKC ? n0 : k0);
       if (++s == P.stages) {
         s = 0;
@@ -144,26 +213,21 @@ __device__ __forceinline__ void produce(const KParams &P, const CUtensorMap *ma,
   }
 }
 
-/* One k slice (16 steps) into the accumulators, 4 steps per fragment of A.
- * aoff / boff: the thread's first element in the A / B slice; xa / xb: its
- * swizzle term (k-contiguous operands only). */
-template <bool AK, bool BKC>
-__device__ __forceinline__ void slice_fma(const float *sa, const float *sb, int aoff, int xa, int boff, int xb,
+/* One k slice (16 steps) into the accumulators, 4 steps per fragment of A
+ * (m-contiguous: k step 4q + i/2, rows 32(i%2) + 0..3). aoff / boff: the
+ * thread's first element in the A / B slice; xb: its swizzle term (B
+ * k-contiguous only). */
+template <bool BKC>
+__device__ __forceinline__ void slice_fma(const float *sa, const float *sb, int aoff, int boff, int xb,
                                           float (&acc)[8][16]) {
 #pragma unroll
   for (int q = 0; q < 4; ++q) {
     float a[4][8];
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
-      // AK: row i, k steps 4q..4q+3; else: k step 4q + i/2, rows 32(i%2) + 0..3
-      const float4 v = AK ? *reinterpret_cast<const float4 *>(sa + aoff + i * 128 + ((q ^ xa) << 2))
-                          : *reinterpret_cast<const float4 *>(sa + (4 * q + i / 2) * BM + aoff + 32 * (i % 2));
-      if (AK) {
-        a[0][i] = v.x, a[1][i] = v.y, a[2][i] = v.z, a[3][i] = v.w;
-      } else {
-        float *d = &a[i / 2][4 * (i % 2)];
-        d[0] = v.x, d[1] = v.y, d[2] = v.z, d[3] = v.w;
-      }
+      const float4 v = *reinterpret_cast<const float4 *>(sa + (4 * q + i / 2) * BM + aoff + 32 * (i % 2));
+      float *d = &a[i / 2][4 * (i % 2)];
+      d[0] = v.x, d[1] = v.y, d[2] = v.z, d[3] = v.w;
     }
     if constexpr (!BKC) {
 #pragma unroll
@@ -232,11 +296,11 @@ __device__ __forceinline__ void store_tile_t(const KParams &P, int rbase, int cb
 
 /* C (tile origin m0, n0) = alpha*acc + beta*C, rows rbase + row(i), columns
  * cbase + col(j) as in the file comment. */
-template <bool AK, bool BKC>
+template <bool BKC>
 __device__ __forceinline__ void store_tile(const KParams &P, int rbase, int cbase, const float (&acc)[8][16]) {
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
-    const int r = rbase + (AK ? 8 * i : 32 * (i / 4) + i % 4);
+    const int r = rbase + 32 * (i / 4) + i % 4;
     if (r >= P.M) continue;
     float *crow = P.C + (long long)r * P.ldc;
     if constexpr (!BKC) {
@@ -266,19 +330,23 @@ __device__ __forceinline__ void store_tile(const KParams &P, int rbase, int cbas
   }
 }
 
-/* A consumer thread: every tile of this block, slice by slice from the ring. */
-template <bool AK, bool BKC, bool CT>
+/* A consumer thread: every tile of this block, slice by slice from the ring.
+ * A stage is freed by one arrival per warp on this block's "empty" barrier
+ * and, with CL == 2, one on the other block's (whose producer multicasts
+ * half of the A slice into this block's stage). */
+template <bool BKC, bool CT, int CL>
 __device__ __forceinline__ void consume(const KParams &P, const float *sA, const float *sB, uint32_t full,
                                        uint32_t empty) {
   const int ct = threadIdx.x - 128, warp = ct >> 5, lane = ct & 31;
   const int wm = warp & 3, wn = warp >> 2, ly = lane >> 2, lx = lane & 3;
-  const int aoff = AK ? (wm * 64 + ly) * BK : wm * 64 + ly * 4, xa = (ly >> 1) & 3;
+  const int aoff = wm * 64 + ly * 4;
   const int boff = BKC ? (wn * 64 + lx) * BK : wn * 64 + lx * 4, xb = lx >> 1;
-  const int rw = wm * 64 + (AK ? ly : ly * 4), cw = wn * 64 + (BKC ? lx : lx * 4);
+  const int rw = wm * 64 + ly * 4, cw = wn * 64 + (BKC ? lx : lx * 4);
+  const unsigned rank = CL > 1 ? cluster_rank() : 0;
   int s = 0;
   unsigned ph = 0;
-  const int ntiles = P.tiles_m * P.tiles_n;
-  for (int t = blockIdx.x; t < ntiles; t += gridDim.x) {
+  const int nunits = P.tiles_m * P.units_n, unit0 = blockIdx.x / CL, nclusters = gridDim.x / CL;
+  for (int t = unit0; t < nunits; t += nclusters) {
     float acc[8][16];
 #pragma unroll
     for (int i = 0; i < 8; ++i)
@@ -286,7 +354,7 @@ __device__ __forceinline__ void consume(const KParams &P, const float *sA, const
       for (int j = 0; j < 16; ++j) acc[i][j] = 0.0f;
     for (int kb = 0; kb < P.kblocks; ++kb) {
       mbar_wait(full + 8 * s, ph);
-      slice_fma<AK, BKC>(sA + s * A_FLOATS, sB + s * B_FLOATS, aoff, xa, boff, xb, acc);
+      slice_fma<BKC>(sA + s * A_FLOATS, sB + s * B_FLOATS, aoff, boff, xb, acc);
       // this thread's reads of the stage (generic proxy) before the bulk copy
       // that refills it (async proxy): without the fence the Parray twin of
       // this loop (include/parray/sgemm.pc, SGEMM_TMA) computed wrong products
@@ -294,29 +362,35 @@ __device__ __forceinline__ void consume(const KParams &P, const float *sA, const
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
       __syncwarp();
       if (lane == 0) mbar_arrive(empty + 8 * s);
+      if (CL > 1 && lane == 1) mbar_arrive_remote(empty + 8 * s, rank ^ 1);
       if (++s == P.stages) {
         s = 0;
         ph ^= 1;
       }
     }
     int m0, n0;
-    tile_origin(P, t, m0, n0);
+    tile_origin<CL>(P, t, rank, m0, n0);
     if constexpr (CT) {
-      static_assert(!AK && BKC, "transposed store: rows ly*4 + 32h + 0..3, columns lx + 4j");
+      static_assert(BKC, "transposed store: rows ly*4 + 32h + 0..3, columns lx + 4j");
       store_tile_t(P, m0 + rw, n0 + cw, acc);
     } else {
-      store_tile<AK, BKC>(P, m0 + rw, n0 + cw, acc);
+      store_tile<BKC>(P, m0 + rw, n0 + cw, acc);
     }
   }
 }
 #endif
 
-template <bool AK, bool BKC, bool CT>
+/* BKC: B k-contiguous; CT: the product is C^T (transposed epilogue); CL:
+ * blocks per cluster (1, or 2 sharing A through multicast; launched with that
+ * cluster dimension). */
+template <bool BKC, bool CT, int CL>
 __global__ void __launch_bounds__(THREADS, 1)
     sgemm_hopper_kernel(const __grid_constant__ CUtensorMap ma, const __grid_constant__ CUtensorMap mb, const KParams P) {
 #ifdef PARRAY_HOPPER_DEVICE
+  static_assert(CL == 1 || CL == 2, "clusters of 1 or 2 blocks");
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  // The 64-byte swizzle is a function of the shared address: stages on 1024-byte boundaries.
+  // The 64-byte swizzle is a function of the shared address: stages on 1024-byte
+  // boundaries (the same offsets in every block of a cluster: the multicast's).
   const uint32_t raw = smem_u32(smem_raw), pad = (1024u - (raw & 1023u)) & 1023u;
   float *sA = reinterpret_cast<float *>(smem_raw + pad);
   float *sB = sA + P.stages * A_FLOATS;
@@ -324,18 +398,25 @@ __global__ void __launch_bounds__(THREADS, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < P.stages; ++s) {
       mbar_init(full + 8 * s, 1);
-      mbar_init(empty + 8 * s, 8);
+      mbar_init(empty + 8 * s, 8 * CL);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   }
-  __syncthreads();
+  // CL == 2: the other block's barriers are initialised before any arrival or multicast reaches them.
+  if constexpr (CL > 1) cluster_sync();
+  else __syncthreads();
   if (threadIdx.x < 128) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;" ::: "memory");
-    if (threadIdx.x == 0) produce<AK, BKC>(P, &ma, &mb, smem_u32(sA), smem_u32(sB), full, empty);
+    if (threadIdx.x == 0) produce<BKC, CL>(P, &ma, &mb, smem_u32(sA), smem_u32(sB), full, empty);
   } else {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;" ::: "memory");
-    consume<AK, BKC, CT>(P, sA, sB, full, empty);
+    consume<BKC, CT, CL>(P, sA, sB, full, empty);
+  }
+  // CL == 2: no block exits while the other's consumers may still arrive on its barriers.
+  if constexpr (CL > 1) {
+    __syncwarp();
+    cluster_sync();
   }
 #endif
 }
@@ -371,15 +452,71 @@ void tuning(int *stages, int *group_m) {
   *group_m = gm;
 }
 
-template <bool AK, bool BKC, bool CT>
-cudaError_t launch_kernel(const CUtensorMap &ma, const CUtensorMap &mb, const KParams &P, int sms, cudaStream_t s) {
+/* How many clusters of CL blocks of this kernel fit on device dev at once
+ * (cudaOccupancyMaxActiveClusters: a GPC whose SM count is odd leaves one SM
+ * of it out of clusters of 2), asked once per device and kernel; 0 when the
+ * runtime cannot say. */
+template <bool BKC, bool CT, int CL>
+int max_clusters(int dev, size_t smem) {
+  enum { MAX_DEV = 64 };
+  static std::mutex mu;
+  static int known[MAX_DEV]; // 0: not asked yet; -1: asked, no answer
+  if (dev < 0 || dev >= MAX_DEV) return 0;
+  std::lock_guard<std::mutex> lock(mu);
+  if (known[dev] == 0) {
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = CL, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3(2 * CL, 1, 1);
+    cfg.blockDim = dim3(THREADS, 1, 1);
+    cfg.dynamicSmemBytes = smem;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    int n = 0;
+    if (cudaOccupancyMaxActiveClusters(&n, sgemm_hopper_kernel<BKC, CT, CL>, &cfg) != cudaSuccess || n <= 0) {
+      cudaGetLastError();
+      n = -1;
+    }
+    known[dev] = n;
+  }
+  return known[dev] > 0 ? known[dev] : 0;
+}
+
+template <bool BKC, bool CT, int CL>
+cudaError_t launch_kernel(const CUtensorMap &ma, const CUtensorMap &mb, const KParams &P, int dev, int sms,
+                          cudaStream_t s) {
   const size_t smem = smem_bytes(P.stages);
-  const cudaError_t e =
-      cudaFuncSetAttribute(sgemm_hopper_kernel<AK, BKC, CT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  cudaError_t e =
+      cudaFuncSetAttribute(sgemm_hopper_kernel<BKC, CT, CL>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (e != cudaSuccess) return e;
-  const int ntiles = P.tiles_m * P.tiles_n;
-  sgemm_hopper_kernel<AK, BKC, CT><<<ntiles < sms ? ntiles : sms, THREADS, smem, s>>>(ma, mb, P);
-  return cudaGetLastError();
+  const int nunits = P.tiles_m * P.units_n;
+  if (CL == 1) {
+    sgemm_hopper_kernel<BKC, CT, CL><<<nunits < sms ? nunits : sms, THREADS, smem, s>>>(ma, mb, P);
+    return cudaGetLastError();
+  }
+  const int fit = max_clusters<BKC, CT, CL>(dev, smem);
+  if (fit == 0) return cudaErrorNotSupported;
+  cudaLaunchConfig_t cfg = {};
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = CL, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+  cfg.gridDim = dim3(CL * (nunits < fit ? nunits : fit), 1, 1);
+  cfg.blockDim = dim3(THREADS, 1, 1);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = s;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  e = cudaLaunchKernelEx(&cfg, sgemm_hopper_kernel<BKC, CT, CL>, ma, mb, P);
+  return e != cudaSuccess ? e : cudaGetLastError();
+}
+
+template <int CL>
+cudaError_t launch_cl(bool ct, bool bk, const CUtensorMap &ma, const CUtensorMap &mb, const KParams &P, int dev,
+                      int sms, cudaStream_t s) {
+  if (ct) return launch_kernel<true, true, CL>(ma, mb, P, dev, sms, s);
+  return bk ? launch_kernel<true, false, CL>(ma, mb, P, dev, sms, s)
+            : launch_kernel<false, false, CL>(ma, mb, P, dev, sms, s);
 }
 
 } // namespace
@@ -393,6 +530,7 @@ const char *hopper_unsupported(const HopperArgs &a, int device) {
   }
   if (major != 9 || minor != 0) return "needs a compute capability 9.0 device";
   if (a.M <= 0 || a.N <= 0 || a.K <= 0) return "needs m, n, k > 0";
+  if (a.ak && a.bk) return "has no form for both operands k-contiguous (one is transposed first)";
   if (a.K > INT_MAX - BK || (long long)((a.M + BM - 1) / BM) * ((a.N + BN - 1) / BN) > INT_MAX)
     return "too large for one launch";
   const long long lim = 1LL << 36; // TMA strides: multiples of 16 bytes below 2^40
@@ -403,6 +541,7 @@ const char *hopper_unsupported(const HopperArgs &a, int device) {
 }
 
 cudaError_t hopper_launch(const HopperArgs &a0, cudaStream_t s) {
+  if (a0.ak && a0.bk) return cudaErrorNotSupported; // hopper_unsupported says so
   // A k-contiguous and B n-contiguous (row-major NN): compute C^T = op(B)^T op(A)^T
   // instead, whose A is m-contiguous and B k-contiguous, and store it
   // transposed; reading A's k-contiguous slices in the consumers is slower.
@@ -412,10 +551,12 @@ cudaError_t hopper_launch(const HopperArgs &a0, cudaStream_t s) {
     a.A = a0.B, a.B = a0.A, a.lda = a0.ldb, a.ldb = a0.lda, a.M = a0.N, a.N = a0.M;
     a.ak = 0, a.bk = 1;
   }
+  const int cl = a.cluster == 2 ? 2 : 1;
   parray_encode_tiled_fn fn = parray_cuda_encode_tiled(); // tensor_map.cu's lookup (no libcuda link)
   if (!fn) return cudaErrorNotSupported;
   CUtensorMap ma, mb;
-  const bool ok = (a.ak ? encode(fn, &ma, a.A, a.K, a.M, a.lda, BK, BM) : encode(fn, &ma, a.A, a.M, a.K, a.lda, BM, BK)) &&
+  // A is m-contiguous (a.ak is 0 here); in a cluster of 2 each block loads 8 of a slice's 16 k rows.
+  const bool ok = encode(fn, &ma, a.A, a.M, a.K, a.lda, BM, BK / cl) &&
                   (a.bk ? encode(fn, &mb, a.B, a.K, a.N, a.ldb, BK, BN) : encode(fn, &mb, a.B, a.N, a.K, a.ldb, BN, BK));
   if (!ok) return cudaErrorNotSupported;
   int dev = 0, sms = 0;
@@ -431,12 +572,10 @@ cudaError_t hopper_launch(const HopperArgs &a0, cudaStream_t s) {
   P.alpha = a.alpha;
   P.beta = a.beta;
   P.tiles_m = (a.M + BM - 1) / BM;
-  P.tiles_n = (a.N + BN - 1) / BN;
+  P.units_n = (a.N + cl * BN - 1) / (cl * BN);
   P.vecC = ((uintptr_t)a.C & 15) == 0 && (a.ldc & 3) == 0;
   tuning(&P.stages, &P.group_m);
-  if (ct) return launch_kernel<false, true, true>(ma, mb, P, sms, s);
-  if (a.ak) return launch_kernel<true, true, false>(ma, mb, P, sms, s); // a.bk: the other case went to ct
-  return a.bk ? launch_kernel<false, true, false>(ma, mb, P, sms, s) : launch_kernel<false, false, false>(ma, mb, P, sms, s);
+  return cl == 2 ? launch_cl<2>(ct, a.bk, ma, mb, P, dev, sms, s) : launch_cl<1>(ct, a.bk, ma, mb, P, dev, sms, s);
 }
 
 } // namespace parray_sgemm_detail

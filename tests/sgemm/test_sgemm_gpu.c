@@ -11,7 +11,10 @@
  * leading dimensions rounded up to a multiple of 4, and the automatic choice
  * is run on sizes that pick it on such a device; there, with the scratch
  * of the NT/TN transposition made to fail (parray__sgemm_fail_scratch), the
- * automatic choice must fall back on slot 1 with the right product.
+ * automatic choice must fall back on slot 1 with the right product. Its
+ * cluster form (slot 13, two blocks sharing A slices through TMA multicast)
+ * gets the same cases, plus one where every cluster walks more than one
+ * pair of tiles.
  * Exits 77 with "SKIP: no CUDA device" when there is no GPU. */
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -189,13 +192,14 @@ static int nt_pays(const tcase *t, int sms) {
 /* Both operands k-contiguous (row-major NT, column-major TN) through
  * configuration c, the Hopper kernel, which first transposes one of them
  * into scratch memory, and through the automatic choice on sizes where it
- * takes that path (2048^2, and wide and tall shapes that transpose A or B):
+ * takes that path (2048^2, and wide and tall shapes that transpose A or B;
+ * auto_slot: the Hopper form it runs, 0 to leave these out):
  * an odd leading dimension on the operand transposed works (it is copied),
  * on the other one c answers PARRAY_ERR_UNSUPPORTED and the automatic choice
  * falls back on slot 1, as with misaligned base pointers. PARRAY_SGEMM_HOPPER=0
  * (the automatic choice off the Hopper kernel), or a device whose SM count
  * makes these sizes not pay (nt_pays): slot 1 throughout. */
-static void run_nt_cases(int c) {
+static void run_nt_cases(int c, int auto_slot) {
   static const int64_t small[][3] = {{300, 700, 129}, {700, 300, 129}, {256, 256, 64}, {5, 1000, 17}};
   static const int64_t big[][3] = {{2048, 2048, 256}, {1000, 4100, 257}, {4100, 1000, 257}};
   const char *env = getenv("PARRAY_SGEMM_HOPPER");
@@ -217,7 +221,7 @@ static void run_nt_cases(int c) {
         if (odd && user_operand(&t, t.want_tr) != odd) t.expect = PARRAY_ERR_UNSUPPORTED;
         run_case(t);
       }
-    for (int s = 0; s < 4; s++)
+    for (int s = 0; s < 4 && auto_slot; s++)
       for (int odd = 0; odd < 3; odd++) {
         const int64_t *sh = big[s < 3 ? s : 1];
         tcase t = mk(o, l, !l, sh[0], sh[1], sh[2], 0, s == 3 ? 1 : 0, 1.0f, odd ? 0.5f : 0.0f);
@@ -225,7 +229,7 @@ static void run_nt_cases(int c) {
         t.odd = s == 3 ? 0 : odd; /* s == 3: misaligned base pointers */
         const int tr = nt_transposed(&t);
         const int hopper = auto_hopper && s < 3 && (!t.odd || user_operand(&t, tr) == t.odd) && nt_pays(&t, sms);
-        t.want_slot = hopper ? c : 1;
+        t.want_slot = hopper ? auto_slot : 1;
         t.want_tr = hopper ? tr : 0;
         run_case(t);
         if (s == 3) break;
@@ -312,11 +316,20 @@ int main(void) {
    * 1-4; the extra tuning configurations (slots >= 5, built with
    * PARRAY_SGEMM_VARIANTS) only when SGEMM_TEST_VARIANTS=1, so that a broken
    * experiment cannot hide the result for the library's own kernels. Slot 4
-   * is the Hopper kernel (tested wherever the device runs it). */
-  enum { FIRST_VARIANT = 5 };
-  const char *tv = getenv("SGEMM_TEST_VARIANTS");
-  const int last = tv && tv[0] == '1' ? parray_sgemm_config_count() : FIRST_VARIANT;
-  for (int c = tv && tv[0] == '1' ? FIRST_VARIANT : 1; c < last; c++) {
+   * is the Hopper kernel, slot 13 its cluster form (tested wherever the
+   * device runs them). */
+  enum { FIRST_VARIANT = 5, HOPPER = 4, HOPPER_CLUSTER = 13 };
+  const char *tv = getenv("SGEMM_TEST_VARIANTS"), *tcl = getenv("PARRAY_SGEMM_HOPPER_CLUSTER");
+  /* The Hopper form the automatic choice runs (sgemm.cu, hopper_cluster_wanted:
+   * the cluster form only on TT from 6144 up, unless forced; every size here is smaller). */
+  const int auto_form = tcl && strcmp(tcl, "1") == 0 ? HOPPER_CLUSTER : HOPPER;
+  int slots[32], nslots = 0;
+  if (tv && tv[0] == '1')
+    for (int c = FIRST_VARIANT; c < HOPPER_CLUSTER; c++) slots[nslots++] = c;
+  else
+    for (int c = 1; c <= HOPPER_CLUSTER; c = c == HOPPER ? HOPPER_CLUSTER : c + 1) slots[nslots++] = c;
+  for (int si = 0; si < nslots; si++) {
+    const int c = slots[si];
     if (strcmp(parray_sgemm_config_name(c), "(not built)") == 0) continue;
     int aligned_only = 0;
     for (int l = 0; l < 8; l++) {
@@ -345,8 +358,18 @@ int main(void) {
         t.ld4 = 1;
         run_case(t);
       }
-      run_nt_cases(c);
-      run_scratch_fail_cases(c);
+      run_nt_cases(c, c == auto_form ? c : 0);
+      if (c == auto_form) run_scratch_fail_cases(c);
+      if (c == HOPPER_CLUSTER)
+        for (int l = 0; l < 8; l += 3) {
+          /* 10 x 10 pairs of tiles (ragged in m and n, an odd tile count in
+           * n), more than the clusters that fit: each cluster walks several,
+           * its ring's phases running on across them. */
+          tcase w = mk((parray_layout)(l / 4), (l / 2) % 2, l % 2, 2500, 2430, 100, 0, 0, 1.0f, l % 2 ? 0.0f : -1.0f);
+          w.config = c;
+          w.ld4 = 1;
+          run_case(w);
+        }
       tcase t = mk(PARRAY_ROW_MAJOR, 0, 0, 515, 333, 1029, 0, 0, 1.0f, 0.5f);
       t.config = c;
       t.splits = 3;
