@@ -56,13 +56,17 @@ constexpr int kHintStoreCs = 2; /* stores st.global.cs (streaming) */
 constexpr int kHintPrefetch = 4; /* loads with the .L2::256B prefetch size */
 constexpr int kHintEvictFirst = 8; /* L2 evict_first cache policy on loads and stores */
 
-template <int U_, int Waves_, int B_ = 256, int H_ = 0, bool Wide_ = false>
+/* Occ (> 0): at most Occ resident blocks per multiprocessor, by reserving
+ * shared memory for each block (an experiment: PyTorch's relu kernel runs at
+ * 12 blocks of 128 threads per multiprocessor for its 33 registers). */
+template <int U_, int Waves_, int B_ = 256, int H_ = 0, bool Wide_ = false, int Occ_ = 0>
 struct Tuning {
   static constexpr int U = U_;
   static constexpr int waves = Waves_;
   static constexpr int B = B_;
   static constexpr int H = H_;
   static constexpr bool wide = Wide_;
+  static constexpr int occ = Occ_;
 };
 using DefaultTuning = Tuning<0, 0, kBlock>;
 /* Tun with U resolved (U_ > 0). */
@@ -329,8 +333,22 @@ template <typename Tun, int P, typename Idx, typename F, typename R, typename A,
 inline cudaError_t launch_as(const F &f, int64_t n, int64_t head, int grid, R *y, const A *a, const B *b, const C *c,
                              cudaStream_t s) {
   const int64_t npack = P > 1 ? (n - head) / P : n;
+  size_t smem = 0;
+  if constexpr (Tun::occ > 0) {
+    /* blocks of smem + reserved bytes, Occ of them fill the multiprocessor */
+    int dev = 0, per_sm = 0, reserved = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev);
+    if (e == cudaSuccess)
+      e = cudaFuncSetAttribute(ew_kernel<Tun, P, Idx, F, R, A, B, C>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                               100);
+    if (e != cudaSuccess) return e;
+    const int per_block = per_sm / Tun::occ / 256 * 256 - reserved;
+    smem = per_block > 0 && per_block <= 48 * 1024 ? (size_t)per_block : 0;
+  }
   ew_kernel<Tun, P, Idx, F, R, A, B, C>
-      <<<grid, Tun::B, 0, s>>>(f, (Idx)n, (Idx)(P > 1 ? head : 0), (Idx)npack, y, a, b, c);
+      <<<grid, Tun::B, smem, s>>>(f, (Idx)n, (Idx)(P > 1 ? head : 0), (Idx)npack, y, a, b, c);
   return cudaGetLastError();
 }
 
