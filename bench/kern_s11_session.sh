@@ -9,22 +9,27 @@
 #            variants; the stamped column variants print their stamps)
 #   bench    bench_kernels and torch_kernels.py on the CASES, REPEAT times,
 #            each merged by compare.py
-#   ncu_ew   ncu --set full of one launch of our relu f16 1 GB kernel and of
-#            PyTorch's, each alone (BENCH_ONLY): details, raw metrics and the
-#            SASS with per-instruction counters and stall samples
+#   ncu_ew   ncu --set full of one launch of our relu f16 1 GB kernel (the
+#            library's, and the engine without the residency cap through
+#            --variants) and of PyTorch's, each alone (BENCH_ONLY): details,
+#            raw metrics and the SASS with per-instruction counters and stall
+#            samples
 #   ncu_cols ncu counters of the library column sums (bench_kernels --profile)
 #   san      compute-sanitizer memcheck + racecheck on test_kernels_gpu --cols
 #            (COLV_SAN: the variants to check)
-# Logs in $OUT.  OUT=... STEPS="..." bash bench/kern_s11_session.sh  (repository root)
+# Logs in $OUT/k11.tgz (the device call brings back few files), a summary
+# on stdout.  OUT=... STEPS="..." bash bench/kern_s11_session.sh  (repository root)
 set -u
-OUT=${OUT:-/tmp/k11}
-mkdir -p "$OUT"
+FINAL_OUT=${OUT:-/tmp/k11out}
+OUT=/tmp/k11
+rm -rf "$OUT"
+mkdir -p "$OUT" "$FINAL_OUT"
 T0=$(date +%s)
 el() { echo "[$(( $(date +%s) - T0 )) s]"; }
 PATH=/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH
 export PATH
 STEPS=${STEPS:-tests coltest variants bench ncu_ew ncu_cols san}
-CASES=${CASES:-relu f16 256MB,relu f16 1GB,add f16 256MB,add f16 1GB,colsum f16 1Mx32,colsum f32 1Mx32,colsum f32 64Kx1024,colsum f16 64Kx1024}
+CASES=${CASES:-relu f16 256MB,relu f16 1024MB,add f16 256MB,add f16 1024MB,colsum f16 1Mx32,colsum f32 1Mx32,colsum f32 64Kx1024,colsum f16 64Kx1024}
 REPEAT=${REPEAT:-1}
 B=/tmp/build-kern/bin
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -68,11 +73,14 @@ if has bench; then
   done
 fi
 if has ncu_ew && command -v ncu > /dev/null; then
-  c=${NCU_CASE:-relu f16 1GB}
-  for who in ours torch; do
-    if [ $who = ours ]; then cmd=("$B/bench_kernels"); k='regex:ew_kernel'; else
-      cmd=(python3 bench/kernels/torch_kernels.py); k='regex:elementwise'; fi
-    BENCH_ONLY="$c" timeout 120 ncu --set full --import-source no --clock-control none --profile-from-start off \
+  c=${NCU_CASE:-relu f16 1024MB}
+  for who in ours nocap torch; do
+    case $who in
+      ours) cmd=("$B/bench_kernels"); k='regex:ew_kernel' ;;
+      nocap) cmd=("$B/bench_kernels" --variants); k='regex:ew_kernel' ;; # EWV=nocap: the engine without the cap
+      torch) cmd=(python3 bench/kernels/torch_kernels.py); k='regex:elementwise' ;;
+    esac
+    EWV=nocap BENCH_ONLY="$c" timeout 120 ncu --set full --import-source no --clock-control none --profile-from-start off \
       -k "$k" --launch-skip 20 --launch-count 1 -f -o "$OUT/ncu_$who" "${cmd[@]}" > "$OUT/ncu_${who}_run.log" 2>&1
     echo "ncu $who: rc=$? $(el)"
     ncu -i "$OUT/ncu_$who.ncu-rep" --page details > "$OUT/ncu_${who}_details.txt" 2>&1
@@ -104,4 +112,5 @@ if has san; then
     echo "$tool: rc=$? $(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.log") $(grep -E 'cases|fail' "$OUT/$tool.log" | tr '\n' ' ') $(el)"
   done
 fi
+tar -czf "$FINAL_OUT/k11.tgz" -C "$OUT" --exclude='*.ncu-rep' . && cp "$OUT"/ncu_*.ncu-rep "$FINAL_OUT/" 2>/dev/null
 echo "total $(el)"

@@ -254,8 +254,11 @@ static const EwVariant kEwVariants[] = {
     EWV("occ8", 1, 0, 128, 0, false, 8), /* the default shape, at most 8 blocks per multiprocessor */
     EWV("occ10", 1, 0, 128, 0, false, 10),
     EWV("occ12", 1, 0, 128, 0, false, 12), /* PyTorch's residency for its 33 registers */
+    EWV("occ13", 0, 0, 128, 0, false, 13),
     EWV("occ14", 1, 0, 128, 0, false, 14),
+    EWV("occ15", 0, 0, 128, 0, false, 15),
     EWV("occ12cs", 1, 0, 128, ew::kHintStoreCs, false, 12),
+    EWV("nocap", 0, 0, 128), /* the default until session 11: no residency cap */
     {"cur#2", ew_run<ew::DefaultTuning, float, __half>, ew_run<ew::DefaultTuning, __half, float>},
 };
 
@@ -272,7 +275,10 @@ static void bench_ew_variants(int op, parray_dtype t, size_t in_bytes) {
            (double)rw / us * 1e-6);
     fflush(stdout);
   };
+  const char *only = getenv("EWV"); /* comma-separated variant names to time (default: all) */
   for (const EwVariant &v : kEwVariants) {
+    if (only && *only && (std::string(",") + only + ",").find(std::string(",") + v.name + ",") == std::string::npos)
+      continue;
     const EwFn f = t == PARRAY_F32 ? v.f32 : v.f16;
     emit(v.name, time_us(s.k, [&](int i) { CK(f(op, n, s.out[i], s.in[0][i], op == 0 ? s.in[1][i] : nullptr, g_s)); }));
   }

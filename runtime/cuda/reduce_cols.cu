@@ -17,8 +17,14 @@
  * in the banks, at the end of a one-wave grid where nothing hides it); with
  * several splits, each writes its partial
  * row to the workspace and the last block of a column tile (atomic ticket
- * per tile) folds the splits in index order. No atomics touch the values:
- * results are reproducible. */
+ * per tile: one acquire-release atomic by thread 0 after a barrier) folds
+ * the splits in index order, 8 loads in flight per thread. No atomics touch
+ * the values: results are reproducible. Per-block globaltimer stamps (bench
+ * variants 22/23, fp16 1M x 32 on the H100) put the streaming end of the
+ * last block at ~23.8 us of a 30 us kernel, then ~0.8 us to the ticket and
+ * ~2-2.6 us for the last block's fold while its partial-row loads went one
+ * at a time; that tail is what the ticket and fold changes of session 11
+ * cut. */
 #include <utility>
 
 #include "../reduce_args.h"
@@ -31,8 +37,10 @@ constexpr int kColThreads = PARRAY_RD_COL_THREADS;
 
 /* How a split grid finishes: every thread fences before the ticket (the
  * first version, kept for the bench), thread 0 alone fences after a barrier
- * (the default), or no ticket: the partial rows are folded by a second
- * kernel (cols_fold_kernel). */
+ * (the default until session 11), no ticket: the partial rows are folded by
+ * a second kernel (cols_fold_kernel), or thread 0 takes the ticket with one
+ * acquire-release atomic after a barrier (the default: 1-1.5% faster than
+ * the fence and a relaxed atomic on the H100, bench variants 15 vs 17). */
 enum ColFinish { kFenceAll = 0, kFenceOne = 1, kFoldKernel = 2, kAtomAcqRel = 3 };
 
 /* Bench stamps (STAMP variants): per block b < kStampBlocks, %globaltimer
@@ -188,8 +196,18 @@ __global__ void __launch_bounds__(NTH, MINB)
   const int cc = tid % NT, jj = tid / NT;
   A a = Op::template init<A>();
   if (ct + cc < cols) {
-#pragma unroll 16
-    for (int64_t s2 = jj; s2 < gy; s2 += J) a = Op::template comb<A>(a, __ldcg(partial + s2 * cols + ct + cc));
+    /* partial rows jj, jj + J, ... in that order, 8 loads in flight (one at
+     * a time, 4-9 dependent L2 round trips, this fold took ~2 us of the
+     * last block: bench stamps of 2026-11-24, session 11) */
+    for (int64_t s0 = jj; s0 < gy; s0 += 8 * (int64_t)J) {
+      A v[8];
+#pragma unroll
+      for (int k = 0; k < 8; ++k) v[k] = s0 + (int64_t)k * J < gy ? __ldcg(partial + (s0 + (int64_t)k * J) * cols + ct + cc)
+                                                                 : Op::template init<A>();
+#pragma unroll
+      for (int k = 0; k < 8; ++k)
+        if (s0 + (int64_t)k * J < gy) a = Op::template comb<A>(a, v[k]);
+    }
   }
   sh[jj * NT + cc] = a; /* every thread passed the barrier after the tree */
   __syncthreads();
@@ -226,7 +244,7 @@ __global__ void __launch_bounds__(1024) cols_fold_kernel(const A *partial, int64
 }
 
 /* NTH, U: kernel shape; blocks, chunk_u: plan (blocks 0: library default). */
-template <typename T, typename Op, int NTH = kColThreads, int U = PARRAY_RD_COL_CHUNK_U, int FIN = kFenceOne,
+template <typename T, typename Op, int NTH = kColThreads, int U = PARRAY_RD_COL_CHUNK_U, int FIN = kAtomAcqRel,
           bool SHFL = true, int MINB = 1024 / NTH, bool STAMP = false>
 parray_status run_cols(const T *x, int64_t rows, int64_t cols, int64_t stride, void *y, parray_dtype ydt,
                        int64_t mean_count, void *work, size_t work_bytes, cudaStream_t s, int64_t blocks = 0,
