@@ -17,6 +17,7 @@
 #   ncu_cols ncu counters of the library column sums (bench_kernels --profile)
 #   san      compute-sanitizer memcheck + racecheck on test_kernels_gpu --cols
 #            (COLV_SAN: the variants to check)
+#   san_ew   compute-sanitizer memcheck on test_kernels_user_op
 # Logs in $OUT/k11.tgz (the device call brings back few files), a summary
 # on stdout.  OUT=... STEPS="..." bash bench/kern_s11_session.sh  (repository root)
 set -u
@@ -28,7 +29,7 @@ T0=$(date +%s)
 el() { echo "[$(( $(date +%s) - T0 )) s]"; }
 PATH=/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH
 export PATH
-STEPS=${STEPS:-tests coltest variants bench ncu_ew ncu_cols san}
+STEPS=${STEPS:-tests coltest variants bench ncu_ew ncu_cols san san_ew}
 CASES=${CASES:-relu f16 256MB,relu f16 1024MB,add f16 256MB,add f16 1024MB,colsum f16 1Mx32,colsum f32 1Mx32,colsum f32 64Kx1024,colsum f16 64Kx1024}
 REPEAT=${REPEAT:-1}
 B=/tmp/build-kern/bin
@@ -113,4 +114,9 @@ if has san; then
   done
 fi
 tar -czf "$FINAL_OUT/k11.tgz" -C "$OUT" --exclude='*.ncu-rep' . && cp "$OUT"/ncu_*.ncu-rep "$FINAL_OUT/" 2>/dev/null
+if has san_ew; then # the elementwise engine (user-defined operations through it) under memcheck
+  timeout ${SAN_LIMIT:-100} compute-sanitizer --error-exitcode 9 --tool memcheck $B/test_kernels_user_op \
+    > "$OUT/memcheck_ew.log" 2>&1
+  echo "memcheck test_kernels_user_op: rc=$? $(grep -m1 'ERROR SUMMARY' "$OUT/memcheck_ew.log") $(el)"
+fi
 echo "total $(el)"

@@ -319,32 +319,34 @@ static std::vector<int> col_variant_list(parray_dtype t) {
  * globaltimer stamps (start, block folded, ticket taken, last block done),
  * summarised relative to the earliest start, in microseconds, on stderr. */
 static void print_stamps(int v, const char *name, const std::function<void()> &call) {
-  const int nb = 1024;
-  std::vector<unsigned long long> st((size_t)nb * 4);
+  const int nb = 1024, K = 6; /* kStampBlocks, kStamps of reduce_cols.cu */
+  std::vector<unsigned long long> st((size_t)nb * K);
   PK(parray__reduce_cols_stamps(nullptr, nb));
   call();
   CK(cudaStreamSynchronize(g_s));
   PK(parray__reduce_cols_stamps(st.data(), nb));
   std::vector<double> s0, s1, s2;
-  unsigned long long t0 = ~0ull, fin = 0;
+  unsigned long long t0 = ~0ull, fin = 0, ld = 0, tree = 0, tk = 0;
   for (int b = 0; b < nb; ++b)
-    if (st[4 * b]) t0 = std::min(t0, st[4 * b]);
+    if (st[K * b]) t0 = std::min(t0, st[K * b]);
   for (int b = 0; b < nb; ++b) {
-    if (!st[4 * b]) continue;
-    s0.push_back((st[4 * b] - t0) * 1e-3);
-    s1.push_back((st[4 * b + 1] - t0) * 1e-3);
-    if (st[4 * b + 2]) s2.push_back((st[4 * b + 2] - t0) * 1e-3);
-    if (st[4 * b + 3]) fin = st[4 * b + 3];
+    const unsigned long long *p = &st[(size_t)K * b];
+    if (!p[0]) continue;
+    s0.push_back((p[0] - t0) * 1e-3);
+    s1.push_back((p[1] - t0) * 1e-3);
+    if (p[2]) s2.push_back((p[2] - t0) * 1e-3);
+    if (p[3] && p[3] > fin) fin = p[3], tk = p[2], ld = p[4], tree = p[5];
   }
   auto q = [](std::vector<double> x, double f) {
     if (x.empty()) return -1.0;
     std::sort(x.begin(), x.end());
     return x[(size_t)(f * (x.size() - 1))];
   };
+  auto at = [&](unsigned long long t) { return t ? (t - t0) * 1e-3 : -1.0; };
   fprintf(stderr, "stamps vc%d %s: %zu blocks; start last %.2f; folded min %.2f p10 %.2f med %.2f p90 %.2f max %.2f; "
-         "ticket max %.2f; final fold done %.2f us\n",
-         v, name, s0.size(), q(s0, 1), q(s1, 0), q(s1, 0.1), q(s1, 0.5), q(s1, 0.9), q(s1, 1), q(s2, 1),
-         fin ? (fin - t0) * 1e-3 : -1.0);
+          "ticket max %.2f; last block: ticket %.2f, partial rows loaded %.2f, tree %.2f, done %.2f us\n",
+          v, name, s0.size(), q(s0, 1), q(s1, 0), q(s1, 0.1), q(s1, 0.5), q(s1, 0.9), q(s1, 1), q(s2, 1), at(tk),
+          at(ld), at(tree), at(fin));
 }
 
 /* Row- and column-sum kernel variants (see reduce_rows.cu / reduce_cols.cu). */

@@ -64,7 +64,10 @@ constexpr int kHintEvictFirst = 8; /* L2 evict_first cache policy on loads and s
  * each); ours, at 21-30 registers, ran 16 and were 0.3-0.6% slower for f16
  * relu/add at 256 MB-1 GB. Capped at 10-14 blocks, add f16 256 MB went from
  * 3.02 to 3.05 TB/s and relu from 2.96 to 2.97-2.98 (8 blocks: relu 2.74)
- * on the H100 (bench/RESULTS.md, session 11). */
+ * on the H100; over all 24 add/relu/cast cases of 16 MB-1 GB, 13 blocks were
+ * as fast as 14 or faster (relu f16 1 GB 3.042 against 3.032-3.034 TB/s)
+ * and no case was slower than without the cap beyond the run-to-run spread
+ * (bench/RESULTS.md, session 11). */
 template <int U_, int Waves_, int B_ = 256, int H_ = 0, bool Wide_ = false, int Occ_ = 0>
 struct Tuning {
   static constexpr int U = U_;
@@ -74,7 +77,7 @@ struct Tuning {
   static constexpr bool wide = Wide_;
   static constexpr int occ = Occ_;
 };
-constexpr int kOcc = 14; /* default residency cap, blocks of kBlock threads per multiprocessor */
+constexpr int kOcc = 13; /* default residency cap, blocks of kBlock threads per multiprocessor */
 using DefaultTuning = Tuning<0, 0, kBlock, 0, false, kOcc>;
 /* Tun with U resolved (U_ > 0). */
 template <typename Tun, int U_>
@@ -249,14 +252,6 @@ __global__ void __launch_bounds__(Tun::B)
   constexpr int NT = Tun::B, U = Tun::U, H = Tun::H;
   const Idx tid = (Idx)threadIdx.x;
   const Idx gtid = (Idx)blockIdx.x * NT + tid;
-  if (P > 1) {
-    const Idx tail0 = head + npack * P;
-    if (gtid < head) y[gtid] = call<R>(f, load_one(a, gtid), load_one(b, gtid), load_one(c, gtid));
-    if (gtid < n - tail0) {
-      const Idx k = tail0 + gtid;
-      y[k] = call<R>(f, load_one(a, k), load_one(b, k), load_one(c, k));
-    }
-  }
   const uint64_t pol = l2_policy<H>();
   R *yp = y + head;
   const A *ap = a + (P > 1 ? head : 0);
@@ -300,6 +295,17 @@ __global__ void __launch_bounds__(Tun::B)
           store_pack<H, P>(yp, i, r, pol);
         }
       }
+    }
+  }
+  /* the single elements last: the first threads' pack loads are issued
+   * without waiting behind them (their checks put ~40 instructions before
+   * the 16-byte load; PyTorch's kernel issues its load after ~13) */
+  if (P > 1) {
+    const Idx tail0 = head + npack * P;
+    if (gtid < head) y[gtid] = call<R>(f, load_one(a, gtid), load_one(b, gtid), load_one(c, gtid));
+    if (gtid < n - tail0) {
+      const Idx k = tail0 + gtid;
+      y[k] = call<R>(f, load_one(a, k), load_one(b, k), load_one(c, k));
     }
   }
 }

@@ -45,9 +45,11 @@ enum ColFinish { kFenceAll = 0, kFenceOne = 1, kFoldKernel = 2, kAtomAcqRel = 3 
 
 /* Bench stamps (STAMP variants): per block b < kStampBlocks, %globaltimer
  * (ns) at the start, after the block's fold (every load consumed), after the
- * ticket, and at the end of the last block's fold (0 elsewhere). */
+ * ticket, at the end of the last block's fold, and in the last block after
+ * its partial-row loads and after its tree (0 elsewhere). */
 constexpr int kStampBlocks = 1024;
-__device__ unsigned long long g_col_stamps[kStampBlocks][4];
+constexpr int kStamps = 6;
+__device__ unsigned long long g_col_stamps[kStampBlocks][kStamps];
 __device__ __forceinline__ unsigned long long gtimer() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -211,10 +213,12 @@ __global__ void __launch_bounds__(NTH, MINB)
   }
   sh[jj * NT + cc] = a; /* every thread passed the barrier after the tree */
   __syncthreads();
+  stamp<STAMP>(4);
   for (int off = J >> 1; off > 0; off >>= 1) {
     if (jj < off) sh[jj * NT + cc] = Op::template comb<A>(sh[jj * NT + cc], sh[(jj + off) * NT + cc]);
     __syncthreads();
   }
+  stamp<STAMP>(5);
   if (jj == 0 && ct + cc < cols) store_out(y, ydt, ct + cc, sh[cc], mean_count);
   if (tid == 0) counters[blockIdx.x] = 0;
   stamp<STAMP>(3);
@@ -412,8 +416,9 @@ extern "C" PARRAY_API parray_status parray__reduce_cols_sum_variant(int variant,
   return col_variant<__half>(variant, y, x, rows, cols, work, *work_bytes, s);
 }
 
-/* Bench: the stamps of the last STAMP variant run (4 per block, kStampBlocks
- * blocks; see g_col_stamps), copied to host; host == NULL clears them. */
+/* Bench: the stamps of the last STAMP variant run (kStamps = 6 per block,
+ * kStampBlocks blocks; see g_col_stamps), copied to host; host == NULL
+ * clears them. */
 extern "C" PARRAY_API parray_status parray__reduce_cols_stamps(unsigned long long *host, int max_blocks) {
   const int nb = max_blocks < parray_rd::kStampBlocks ? max_blocks : parray_rd::kStampBlocks;
   if (!host) {
@@ -423,7 +428,7 @@ extern "C" PARRAY_API parray_status parray__reduce_cols_stamps(unsigned long lon
     return parray_ew::status_of(e, "parray__reduce_cols_stamps");
   }
   return parray_ew::status_of(
-      cudaMemcpyFromSymbol(host, parray_rd::g_col_stamps, (size_t)nb * 4 * sizeof(unsigned long long)),
+      cudaMemcpyFromSymbol(host, parray_rd::g_col_stamps, (size_t)nb * parray_rd::kStamps * sizeof(unsigned long long)),
       "parray__reduce_cols_stamps");
 }
 
