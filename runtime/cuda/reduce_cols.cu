@@ -20,11 +20,12 @@
  * per tile: one acquire-release atomic by thread 0 after a barrier) folds
  * the splits in index order, 8 loads in flight per thread. No atomics touch
  * the values: results are reproducible. Per-block globaltimer stamps (bench
- * variants 22/23, fp16 1M x 32 on the H100) put the streaming end of the
- * last block at ~23.8 us of a 30 us kernel, then ~0.8 us to the ticket and
- * ~2-2.6 us for the last block's fold while its partial-row loads went one
- * at a time; that tail is what the ticket and fold changes of session 11
- * cut. */
+ * variants 22/23, fp16 1M x 32 on the H100, session 11): the blocks'
+ * streaming ends at 22-23.3 us, the last ticket at 24.2 us, and the last
+ * block's fold takes 2 us more (1.4 us until its partial-row loads have all
+ * arrived, 0.45 us of tree, 0.2 us to the store); with the fence and a
+ * relaxed atomic as the ticket and the partial rows loaded one at a time
+ * the fold took 2-2.6 us and the kernel 1.5-2% longer. */
 #include <utility>
 
 #include "../reduce_args.h"
@@ -198,9 +199,8 @@ __global__ void __launch_bounds__(NTH, MINB)
   const int cc = tid % NT, jj = tid / NT;
   A a = Op::template init<A>();
   if (ct + cc < cols) {
-    /* partial rows jj, jj + J, ... in that order, 8 loads in flight (one at
-     * a time, 4-9 dependent L2 round trips, this fold took ~2 us of the
-     * last block: bench stamps of 2026-11-24, session 11) */
+    /* partial rows jj, jj + J, ... in that order, 8 loads in flight (the
+     * loop of one load at a time made 4-9 dependent L2 round trips) */
     for (int64_t s0 = jj; s0 < gy; s0 += 8 * (int64_t)J) {
       A v[8];
 #pragma unroll
