@@ -165,11 +165,14 @@ static void report(const std::string &name, size_t bytes_rw, double us, double u
 
 static std::string mb(size_t bytes) { return std::to_string(bytes >> 20) + "MB"; }
 
-/* False when BENCH_ONLY in the environment names another case (to time one
- * case alone, e.g. under a profiler; torch_kernels.py reads it too). */
+/* False when BENCH_ONLY in the environment names other cases only (a
+ * comma-separated list of case names, to time some cases alone, e.g. under a
+ * profiler; torch_kernels.py reads it too). */
 static bool wanted(const std::string &name) {
   const char *only = getenv("BENCH_ONLY");
-  return !only || !*only || name == only;
+  if (!only || !*only) return true;
+  const std::string list = std::string(",") + only + ",";
+  return list.find("," + name + ",") != std::string::npos;
 }
 /* With BENCH_ONLY, a profiler started with --profile-from-start off sees
  * only what follows the inputs' generation. */
@@ -245,11 +248,23 @@ static const EwVariant kEwVariants[] = {
     EWV("t128u2w", 2, 0, 128, 0, true),
     EWV("t128u1w", 1, 0, 128, 0, true),
     EWV("t256u1w", 1, 0, 256, 0, true),
+    EWV("u1stcs", 1, 0, 128, ew::kHintStoreCs), /* the default shape, streaming stores */
+    EWV("u1ldcs", 1, 0, 128, ew::kHintLoadCs),
+    EWV("u1ef", 1, 0, 128, ew::kHintEvictFirst),
+    EWV("occ8", 1, 0, 128, 0, false, 8), /* the default shape, at most 8 blocks per multiprocessor */
+    EWV("occ10", 1, 0, 128, 0, false, 10),
+    EWV("occ12", 1, 0, 128, 0, false, 12), /* PyTorch's residency for its 33 registers */
+    EWV("occ13", 0, 0, 128, 0, false, 13),
+    EWV("occ14", 1, 0, 128, 0, false, 14),
+    EWV("occ15", 0, 0, 128, 0, false, 15),
+    EWV("occ12cs", 1, 0, 128, ew::kHintStoreCs, false, 12),
+    EWV("nocap", 0, 0, 128), /* the default until session 11: no residency cap */
     {"cur#2", ew_run<ew::DefaultTuning, float, __half>, ew_run<ew::DefaultTuning, __half, float>},
 };
 
 static void bench_ew_variants(int op, parray_dtype t, size_t in_bytes) {
   static const char *ops[] = {"add", "relu", "cast"};
+  if (!wanted(std::string(ops[op]) + " " + parray_dtype_name(t) + " " + mb(in_bytes))) return;
   const size_t es = parray_dtype_size(t);
   const int64_t n = (int64_t)(in_bytes / es);
   const size_t out_bytes = op == 2 ? n * (t == PARRAY_F32 ? 2 : 4) : n * es;
@@ -260,7 +275,10 @@ static void bench_ew_variants(int op, parray_dtype t, size_t in_bytes) {
            (double)rw / us * 1e-6);
     fflush(stdout);
   };
+  const char *only = getenv("EWV"); /* comma-separated variant names to time (default: all) */
   for (const EwVariant &v : kEwVariants) {
+    if (only && *only && (std::string(",") + only + ",").find(std::string(",") + v.name + ",") == std::string::npos)
+      continue;
     const EwFn f = t == PARRAY_F32 ? v.f32 : v.f16;
     emit(v.name, time_us(s.k, [&](int i) { CK(f(op, n, s.out[i], s.in[0][i], op == 0 ? s.in[1][i] : nullptr, g_s)); }));
   }
@@ -276,18 +294,74 @@ extern "C" parray_status parray__reduce_rows_sum_variant(int variant, float *y, 
 extern "C" parray_status parray__reduce_cols_sum_variant(int variant, float *y, parray_dtype xdt, const void *x,
                                                          int64_t rows, int64_t cols, void *work,
                                                          size_t *work_bytes, cudaStream_t s);
+extern "C" parray_status parray__reduce_cols_stamps(unsigned long long *host, int max_blocks);
+
+/* Column variants to time: COLV in the environment (comma-separated
+ * numbers), else every variant reduce_cols.cu has. */
+static std::vector<int> col_variant_list(parray_dtype t) {
+  std::vector<int> v;
+  const char *e = getenv("COLV");
+  if (e && *e) {
+    for (const char *p = e; *p;) {
+      v.push_back(atoi(p));
+      while (*p && *p != ',') ++p;
+      if (*p == ',') ++p;
+    }
+    return v;
+  }
+  size_t wb = 0;
+  for (int k = 0; parray__reduce_cols_sum_variant(k, nullptr, t, nullptr, 64, 32, nullptr, &wb, g_s) == PARRAY_OK; ++k)
+    v.push_back(k);
+  return v;
+}
+
+/* After a stamped variant's timing: one more call, then per block the
+ * globaltimer stamps (start, block folded, ticket taken, last block done),
+ * summarised relative to the earliest start, in microseconds, on stderr. */
+static void print_stamps(int v, const char *name, const std::function<void()> &call) {
+  const int nb = 1024, K = 6; /* kStampBlocks, kStamps of reduce_cols.cu */
+  std::vector<unsigned long long> st((size_t)nb * K);
+  PK(parray__reduce_cols_stamps(nullptr, nb));
+  call();
+  CK(cudaStreamSynchronize(g_s));
+  PK(parray__reduce_cols_stamps(st.data(), nb));
+  std::vector<double> s0, s1, s2;
+  unsigned long long t0 = ~0ull, fin = 0, ld = 0, tree = 0, tk = 0;
+  for (int b = 0; b < nb; ++b)
+    if (st[K * b]) t0 = std::min(t0, st[K * b]);
+  for (int b = 0; b < nb; ++b) {
+    const unsigned long long *p = &st[(size_t)K * b];
+    if (!p[0]) continue;
+    s0.push_back((p[0] - t0) * 1e-3);
+    s1.push_back((p[1] - t0) * 1e-3);
+    if (p[2]) s2.push_back((p[2] - t0) * 1e-3);
+    if (p[3] && p[3] > fin) fin = p[3], tk = p[2], ld = p[4], tree = p[5];
+  }
+  auto q = [](std::vector<double> x, double f) {
+    if (x.empty()) return -1.0;
+    std::sort(x.begin(), x.end());
+    return x[(size_t)(f * (x.size() - 1))];
+  };
+  auto at = [&](unsigned long long t) { return t ? (t - t0) * 1e-3 : -1.0; };
+  fprintf(stderr, "stamps vc%d %s: %zu blocks; start last %.2f; folded min %.2f p10 %.2f med %.2f p90 %.2f max %.2f; "
+          "ticket max %.2f; last block: ticket %.2f, partial rows loaded %.2f, tree %.2f, done %.2f us\n",
+          v, name, s0.size(), q(s0, 1), q(s1, 0), q(s1, 0.1), q(s1, 0.5), q(s1, 0.9), q(s1, 1), q(s2, 1), at(tk),
+          at(ld), at(tree), at(fin));
+}
 
 /* Row- and column-sum kernel variants (see reduce_rows.cu / reduce_cols.cu). */
 static void bench_reduce_variants(bool rowk, parray_dtype t, int64_t rows, int64_t cols, const char *label) {
+  if (!wanted(std::string(rowk ? "rowsum " : "colsum ") + parray_dtype_name(t) + " " + label)) return;
   const size_t in_bytes = (size_t)rows * cols * parray_dtype_size(t);
   const int64_t nout = rowk ? rows : cols;
   const size_t out_bytes = nout * 4, rw = in_bytes + out_bytes;
   Sets s = make_sets(1, in_bytes, out_bytes < 256 ? 256 : out_bytes);
   const int rv[] = {0, 1, 41, 81, 80, 0};
-  const int ncv = 17; /* column variants, kColVariants of reduce_cols.cu */
+  const std::vector<int> cv = rowk ? std::vector<int>() : col_variant_list(t);
+  const int ncv = (int)cv.size(); /* column variants (kColVariants of reduce_cols.cu), the first again last */
   const int nv = rowk ? (int)(sizeof rv / sizeof rv[0]) : ncv + 1;
   for (int k = 0; k < nv; ++k) {
-    const int v = rowk ? rv[k] : k % ncv;
+    const int v = rowk ? rv[k] : cv[k % ncv];
     double us;
     void *work = nullptr;
     size_t wb = 0;
@@ -300,6 +374,10 @@ static void bench_reduce_variants(bool rowk, parray_dtype t, int64_t rows, int64
       us = time_us(s.k, [&](int i) {
         PK(parray__reduce_cols_sum_variant(v, (float *)s.out[i], t, s.in[0][i], rows, cols, work, &wb, g_s));
       });
+      if (v == 22 || v == 23) /* the stamped variants */
+        print_stamps(v, (std::string(parray_dtype_name(t)) + " " + label).c_str(), [&] {
+          PK(parray__reduce_cols_sum_variant(v, (float *)s.out[0], t, s.in[0][0], rows, cols, work, &wb, g_s));
+        });
       CK(cudaFree(work));
     }
     printf("v%s%d%s %s %s %s,%zu,%.2f,%.3f,\n", rowk ? "r" : "c", v, k == nv - 1 ? "#2" : "",

@@ -4,8 +4,9 @@ PyTorch, timed the same two ways (torch.cuda.Event around each call, median
 of 30 runs after a warm-up of at least 25 ms; and 30 calls captured in a CUDA
 graph, median of 7 replays), buffer sets rotated until 512 MB are touched.
 Prints CSV lines "name,bytes_rw,us,tbs,us_graph,tbs_graph" with the names
-bench_kernels uses. BENCH_ONLY=NAME in the environment times only the case
-of that name (e.g. "relu f32 16MB", for a profiler), as bench_kernels does."""
+bench_kernels uses. BENCH_ONLY=NAME[,NAME...] in the environment times only
+the cases of those names (e.g. "relu f32 16MB", for a profiler), as
+bench_kernels does."""
 import os
 import statistics
 import sys
@@ -84,9 +85,9 @@ def both(k, fn):
 
 
 def wanted(name):
-    """False when BENCH_ONLY names another case."""
+    """False when BENCH_ONLY (a comma-separated list of case names) names other cases only."""
     only = os.environ.get("BENCH_ONLY")
-    return not only or only == name
+    return not only or name in only.split(",")
 
 
 def profile_from_here():

@@ -27,6 +27,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include <atomic>
 #include <type_traits>
 
 #include "parray/cuda.h"
@@ -45,7 +46,8 @@ constexpr int kMaxPackBytes = 16;
  * threads per block, cache hints H (bit flags kHint*), and Wide: packs of 16
  * bytes of the NARROWEST type (a f32->f16 cast then moves 32 bytes of f32
  * and 16 of f16 per thread) instead of 16 bytes of the widest.
- * The default (automatic U, no grid cap, 128 threads, no hints) was the
+ * The default (automatic U, no grid cap, 128 threads, no hints; since
+ * session 11 at most kOcc resident blocks per multiprocessor) was the
  * fastest or within noise of the fastest of 15 variants for add, relu and
  * casts of f32/f16 from 16 MB to 1 GB on the H200; the first version's
  * Tuning<1, 32> (grid-stride loop over 32 waves of 256-thread blocks) ran
@@ -56,15 +58,27 @@ constexpr int kHintStoreCs = 2; /* stores st.global.cs (streaming) */
 constexpr int kHintPrefetch = 4; /* loads with the .L2::256B prefetch size */
 constexpr int kHintEvictFirst = 8; /* L2 evict_first cache policy on loads and stores */
 
-template <int U_, int Waves_, int B_ = 256, int H_ = 0, bool Wide_ = false>
+/* Occ (> 0): at most Occ resident blocks per multiprocessor, by reserving
+ * shared memory for each block (occ_smem below). PyTorch's elementwise
+ * kernels run 12 blocks of 128 threads per multiprocessor (33-34 registers
+ * each); ours, at 21-30 registers, ran 16 and were 0.3-0.6% slower for f16
+ * relu/add at 256 MB-1 GB. Capped at 10-14 blocks, add f16 256 MB went from
+ * 3.02 to 3.05 TB/s and relu from 2.96 to 2.97-2.98 (8 blocks: relu 2.74)
+ * on the H100; over all 24 add/relu/cast cases of 16 MB-1 GB, 13 blocks were
+ * as fast as 14 or faster (relu f16 1 GB 3.042 against 3.032-3.034 TB/s)
+ * and no case was slower than without the cap beyond the run-to-run spread
+ * (bench/RESULTS.md, session 11). */
+template <int U_, int Waves_, int B_ = 256, int H_ = 0, bool Wide_ = false, int Occ_ = 0>
 struct Tuning {
   static constexpr int U = U_;
   static constexpr int waves = Waves_;
   static constexpr int B = B_;
   static constexpr int H = H_;
   static constexpr bool wide = Wide_;
+  static constexpr int occ = Occ_;
 };
-using DefaultTuning = Tuning<0, 0, kBlock>;
+constexpr int kOcc = 13; /* default residency cap, blocks of kBlock threads per multiprocessor */
+using DefaultTuning = Tuning<0, 0, kBlock, 0, false, kOcc>;
 /* Tun with U resolved (U_ > 0). */
 template <typename Tun, int U_>
 struct WithU : Tun {
@@ -238,14 +252,6 @@ __global__ void __launch_bounds__(Tun::B)
   constexpr int NT = Tun::B, U = Tun::U, H = Tun::H;
   const Idx tid = (Idx)threadIdx.x;
   const Idx gtid = (Idx)blockIdx.x * NT + tid;
-  if (P > 1) {
-    const Idx tail0 = head + npack * P;
-    if (gtid < head) y[gtid] = call<R>(f, load_one(a, gtid), load_one(b, gtid), load_one(c, gtid));
-    if (gtid < n - tail0) {
-      const Idx k = tail0 + gtid;
-      y[k] = call<R>(f, load_one(a, k), load_one(b, k), load_one(c, k));
-    }
-  }
   const uint64_t pol = l2_policy<H>();
   R *yp = y + head;
   const A *ap = a + (P > 1 ? head : 0);
@@ -291,6 +297,17 @@ __global__ void __launch_bounds__(Tun::B)
       }
     }
   }
+  /* the single elements last: the first threads' pack loads are issued
+   * without waiting behind them (their checks put ~40 instructions before
+   * the 16-byte load; PyTorch's kernel issues its load after ~13) */
+  if (P > 1) {
+    const Idx tail0 = head + npack * P;
+    if (gtid < head) y[gtid] = call<R>(f, load_one(a, gtid), load_one(b, gtid), load_one(c, gtid));
+    if (gtid < n - tail0) {
+      const Idx k = tail0 + gtid;
+      y[k] = call<R>(f, load_one(a, k), load_one(b, k), load_one(c, k));
+    }
+  }
 }
 
 /* Elements a pointer needs before it reaches P-element pack alignment, or -1
@@ -325,12 +342,47 @@ inline cudaError_t grid_for(int64_t work_items, int waves, int nt, int *grid) {
   return cudaSuccess;
 }
 
+/* The residency cap (Tuning's Occ): dynamic shared memory per block such
+ * that at most occ blocks fit on a multiprocessor (the kernel's carveout set
+ * to the most shared memory). Per kernel and device, the bytes are found
+ * once and kept in `cache` (0: not yet; bytes + 1 after). */
+constexpr int kOccDevices = 64;
+template <typename Tun, int P, typename Idx, typename F, typename R, typename A, typename B, typename C>
+inline std::atomic<int> *occ_cache() {
+  static std::atomic<int> c[kOccDevices];
+  return c;
+}
+inline cudaError_t occ_smem(const void *kernel, int occ, std::atomic<int> *cache, size_t *smem) {
+  int dev = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e != cudaSuccess) return e;
+  int c = dev >= 0 && dev < kOccDevices ? cache[dev].load(std::memory_order_relaxed) : 0;
+  if (c == 0) {
+    int per_sm = 0, reserved = 0;
+    e = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
+    if (e != cudaSuccess) return e;
+    const int per_block = per_sm / occ / 256 * 256 - reserved;
+    c = 1 + (per_block > 0 && per_block <= 48 * 1024 ? per_block : 0);
+    if (dev >= 0 && dev < kOccDevices) cache[dev].store(c, std::memory_order_relaxed);
+  }
+  *smem = (size_t)(c - 1);
+  return cudaSuccess;
+}
+
 template <typename Tun, int P, typename Idx, typename F, typename R, typename A, typename B, typename C>
 inline cudaError_t launch_as(const F &f, int64_t n, int64_t head, int grid, R *y, const A *a, const B *b, const C *c,
                              cudaStream_t s) {
   const int64_t npack = P > 1 ? (n - head) / P : n;
+  size_t smem = 0;
+  if constexpr (Tun::occ > 0) {
+    cudaError_t e = occ_smem(reinterpret_cast<const void *>(ew_kernel<Tun, P, Idx, F, R, A, B, C>), Tun::occ,
+                             occ_cache<Tun, P, Idx, F, R, A, B, C>(), &smem);
+    if (e != cudaSuccess) return e;
+  }
   ew_kernel<Tun, P, Idx, F, R, A, B, C>
-      <<<grid, Tun::B, 0, s>>>(f, (Idx)n, (Idx)(P > 1 ? head : 0), (Idx)npack, y, a, b, c);
+      <<<grid, Tun::B, smem, s>>>(f, (Idx)n, (Idx)(P > 1 ? head : 0), (Idx)npack, y, a, b, c);
   return cudaGetLastError();
 }
 

@@ -17,8 +17,17 @@
  * in the banks, at the end of a one-wave grid where nothing hides it); with
  * several splits, each writes its partial
  * row to the workspace and the last block of a column tile (atomic ticket
- * per tile) folds the splits in index order. No atomics touch the values:
- * results are reproducible. */
+ * per tile: one acquire-release atomic by thread 0 after a barrier) folds
+ * the splits in index order, 8 loads in flight per thread. No atomics touch
+ * the values: results are reproducible. Per-block globaltimer stamps (bench
+ * variants 22/23, fp16 1M x 32 on the H100, session 11): the blocks'
+ * streaming ends at 22-23.3 us, the last ticket at 24.2 us, and the last
+ * block's fold takes 2 us more (1.4 us until its partial-row loads have all
+ * arrived, 0.45 us of tree, 0.2 us to the store); with the fence and a
+ * relaxed atomic as the ticket and the partial rows loaded one at a time
+ * the fold took 2-2.6 us and the kernel 1.5-2% longer. */
+#include <utility>
+
 #include "../reduce_args.h"
 #include "kern_reduce.cuh"
 
@@ -29,9 +38,31 @@ constexpr int kColThreads = PARRAY_RD_COL_THREADS;
 
 /* How a split grid finishes: every thread fences before the ticket (the
  * first version, kept for the bench), thread 0 alone fences after a barrier
- * (the default), or no ticket: the partial rows are folded by a second
- * kernel (cols_fold_kernel). */
-enum ColFinish { kFenceAll = 0, kFenceOne = 1, kFoldKernel = 2 };
+ * (the default until session 11), no ticket: the partial rows are folded by
+ * a second kernel (cols_fold_kernel), or thread 0 takes the ticket with one
+ * acquire-release atomic after a barrier (the default: 1-1.5% faster than
+ * the fence and a relaxed atomic on the H100, bench variants 15 vs 17). */
+enum ColFinish { kFenceAll = 0, kFenceOne = 1, kFoldKernel = 2, kAtomAcqRel = 3 };
+
+/* Bench stamps (STAMP variants): per block b < kStampBlocks, %globaltimer
+ * (ns) at the start, after the block's fold (every load consumed), after the
+ * ticket, at the end of the last block's fold, and in the last block after
+ * its partial-row loads and after its tree (0 elsewhere). */
+constexpr int kStampBlocks = 1024;
+constexpr int kStamps = 6;
+__device__ unsigned long long g_col_stamps[kStampBlocks][kStamps];
+__device__ __forceinline__ unsigned long long gtimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+template <bool STAMP>
+__device__ __forceinline__ void stamp(int k) {
+  if constexpr (STAMP) {
+    const unsigned b = blockIdx.y * gridDim.x + blockIdx.x;
+    if (threadIdx.x == 0 && b < (unsigned)kStampBlocks) g_col_stamps[b][k] = gtimer();
+  }
+}
 
 /* Fold a column block's TY rows of partial results (acc of each thread,
  * tx = tid % TX, ty = tid / TX) into sh[0 .. TX*P), in a fixed order. With
@@ -75,9 +106,12 @@ __device__ __forceinline__ void fold_rows(A *acc, A *sh, int TX, int TY, int tx,
   }
 }
 
-/* NTH threads per block, U loads in flight per thread. */
-template <typename T, typename Op, int P, int NTH = kColThreads, int U = 4, int FIN = kFenceOne, bool SHFL = true>
-__global__ void __launch_bounds__(NTH, 1024 / NTH)
+/* NTH threads per block, U loads in flight per thread, at least MINB
+ * resident blocks per multiprocessor (caps the registers: 65536 / (NTH *
+ * MINB) each). */
+template <typename T, typename Op, int P, int NTH = kColThreads, int U = 4, int FIN = kFenceOne, bool SHFL = true,
+          int MINB = 1024 / NTH, bool STAMP = false>
+__global__ void __launch_bounds__(NTH, MINB)
     cols_kernel(const T *x, int64_t rows, int64_t cols, int64_t stride, int txl, int64_t rs, int64_t nch, int64_t gy,
                 typename AccOf<T>::type *partial, unsigned *counters, void *y, parray_dtype ydt, int64_t mean_count) {
   using A = typename AccOf<T>::type;
@@ -89,6 +123,7 @@ __global__ void __launch_bounds__(NTH, 1024 / NTH)
   const int tx = tid & (TX - 1), ty = tid >> txl;
   const int64_t c0 = ((int64_t)blockIdx.x * TX + tx) * P; /* first column of this thread */
   const int64_t s = blockIdx.y;
+  stamp<STAMP>(0);
   A acc[P];
 #pragma unroll
   for (int j = 0; j < P; ++j) acc[j] = Op::template init<A>();
@@ -125,6 +160,7 @@ __global__ void __launch_bounds__(NTH, 1024 / NTH)
   }
   const int NT = TX * P; /* columns of this tile */
   fold_rows<Op, P, NTH, SHFL>(acc, sh, TX, TY, tx, ty);
+  stamp<STAMP>(1);
   const int64_t ct = (int64_t)blockIdx.x * NT; /* first column of the tile */
   if (gy == 1) {
     for (int i = tid; i < NT; i += kColThreads)
@@ -142,28 +178,50 @@ __global__ void __launch_bounds__(NTH, 1024 / NTH)
   if constexpr (FIN == kFenceAll) __threadfence();
   __syncthreads();
   if (tid == 0) {
-    if constexpr (FIN == kFenceOne) __threadfence();
-    last = atomicAdd(&counters[blockIdx.x], 1u) == (unsigned)(gy - 1);
+    if constexpr (FIN == kAtomAcqRel) {
+      /* one acquire-release atomic: releases the block's partial row (ordered
+       * before it by the barrier) and, in the last block, acquires the
+       * others' (passed on to the block by the barrier below) */
+      unsigned old;
+      asm volatile("atom.add.acq_rel.gpu.u32 %0, [%1], 1;" : "=r"(old) : "l"(&counters[blockIdx.x]) : "memory");
+      last = old == (unsigned)(gy - 1);
+    } else {
+      if constexpr (FIN == kFenceOne) __threadfence();
+      last = atomicAdd(&counters[blockIdx.x], 1u) == (unsigned)(gy - 1);
+    }
   }
   __syncthreads();
+  stamp<STAMP>(2);
   if (!last) return;
-  __threadfence();
+  if constexpr (FIN != kAtomAcqRel) __threadfence();
   /* the last block of this tile folds the gy partial rows, J lanes per column */
   const int J = kColThreads / NT;
   const int cc = tid % NT, jj = tid / NT;
   A a = Op::template init<A>();
   if (ct + cc < cols) {
-#pragma unroll 16
-    for (int64_t s2 = jj; s2 < gy; s2 += J) a = Op::template comb<A>(a, __ldcg(partial + s2 * cols + ct + cc));
+    /* partial rows jj, jj + J, ... in that order, 8 loads in flight (the
+     * loop of one load at a time made 4-9 dependent L2 round trips) */
+    for (int64_t s0 = jj; s0 < gy; s0 += 8 * (int64_t)J) {
+      A v[8];
+#pragma unroll
+      for (int k = 0; k < 8; ++k) v[k] = s0 + (int64_t)k * J < gy ? __ldcg(partial + (s0 + (int64_t)k * J) * cols + ct + cc)
+                                                                 : Op::template init<A>();
+#pragma unroll
+      for (int k = 0; k < 8; ++k)
+        if (s0 + (int64_t)k * J < gy) a = Op::template comb<A>(a, v[k]);
+    }
   }
   sh[jj * NT + cc] = a; /* every thread passed the barrier after the tree */
   __syncthreads();
+  stamp<STAMP>(4);
   for (int off = J >> 1; off > 0; off >>= 1) {
     if (jj < off) sh[jj * NT + cc] = Op::template comb<A>(sh[jj * NT + cc], sh[(jj + off) * NT + cc]);
     __syncthreads();
   }
+  stamp<STAMP>(5);
   if (jj == 0 && ct + cc < cols) store_out(y, ydt, ct + cc, sh[cc], mean_count);
   if (tid == 0) counters[blockIdx.x] = 0;
+  stamp<STAMP>(3);
 }
 
 /* The kFoldKernel finish: column c of y from the gy partial rows in a fixed
@@ -190,8 +248,8 @@ __global__ void __launch_bounds__(1024) cols_fold_kernel(const A *partial, int64
 }
 
 /* NTH, U: kernel shape; blocks, chunk_u: plan (blocks 0: library default). */
-template <typename T, typename Op, int NTH = kColThreads, int U = PARRAY_RD_COL_CHUNK_U, int FIN = kFenceOne,
-          bool SHFL = true>
+template <typename T, typename Op, int NTH = kColThreads, int U = PARRAY_RD_COL_CHUNK_U, int FIN = kAtomAcqRel,
+          bool SHFL = true, int MINB = 1024 / NTH, bool STAMP = false>
 parray_status run_cols(const T *x, int64_t rows, int64_t cols, int64_t stride, void *y, parray_dtype ydt,
                        int64_t mean_count, void *work, size_t work_bytes, cudaStream_t s, int64_t blocks = 0,
                        int chunk_u = 0) {
@@ -227,10 +285,10 @@ parray_status run_cols(const T *x, int64_t rows, int64_t cols, int64_t stride, v
   }
   dim3 grid((unsigned)pl.gx, (unsigned)pl.gy);
   if (vec)
-    cols_kernel<T, Op, PV, NTH, U, FIN, SHFL><<<grid, NTH, 0, s>>>(x, rows, cols, stride, txl, pl.rs, pl.nch, pl.gy, partial,
+    cols_kernel<T, Op, PV, NTH, U, FIN, SHFL, MINB, STAMP><<<grid, NTH, 0, s>>>(x, rows, cols, stride, txl, pl.rs, pl.nch, pl.gy, partial,
                                                              counters, y, ydt, mean_count);
   else
-    cols_kernel<T, Op, 1, NTH, U, FIN, SHFL><<<grid, NTH, 0, s>>>(x, rows, cols, stride, txl, pl.rs, pl.nch, pl.gy, partial,
+    cols_kernel<T, Op, 1, NTH, U, FIN, SHFL, MINB, STAMP><<<grid, NTH, 0, s>>>(x, rows, cols, stride, txl, pl.rs, pl.nch, pl.gy, partial,
                                                             counters, y, ydt, mean_count);
   if (FIN == kFoldKernel && pl.gy > 1)
     cols_fold_kernel<A, Op><<<(unsigned)((cols + 31) / 32), 1024, 0, s>>>(partial, pl.gy, cols, y, ydt, mean_count);
@@ -281,7 +339,7 @@ namespace {
 struct ColVariant {
   int nth, u;
   int64_t blocks;
-  int chunk_u, fin, tree;
+  int chunk_u, fin, tree, minb, stamp;
 };
 /* 0 = the library default until 2026-11-24 (512 threads, 4 loads, 256
  * blocks); 15 = the default since; 1 = the first version's contiguous row splits;
@@ -291,39 +349,48 @@ struct ColVariant {
  * or H200); 11 = the default with the first version's shared-memory tree;
  * 12 = the first version (tree, every thread fencing); 13-16: one block of
  * 512 or 1024 threads per multiprocessor (132) with 8 loads, fold kernel or
- * ticket; 512 blocks with the fold kernel */
-const ColVariant kColVariants[] = {
-    {512, 4, 256, 4, 1, 0},  {512, 4, 256, 0, 1, 0}, {512, 8, 256, 8, 1, 0},  {256, 8, 512, 8, 1, 0},
-    {512, 4, 512, 4, 1, 0},  {256, 4, 1024, 4, 1, 0}, {512, 4, 256, 16, 1, 0}, {512, 4, 256, 4, 0, 0},
-    {512, 4, 256, 4, 2, 0},  {512, 8, 128, 8, 2, 0}, {512, 4, 264, 4, 1, 0},  {512, 4, 256, 4, 1, 1},
-    {512, 4, 256, 4, 0, 1},  {512, 8, 132, 8, 2, 0}, {1024, 8, 132, 8, 2, 0}, {1024, 8, 132, 8, 1, 0},
-    {512, 4, 512, 4, 2, 0}};
-template <typename T, int NTH, int U>
-parray_status col_variant_shape(const ColVariant &v, float *y, const void *x, int64_t rows, int64_t cols, void *work,
-                                size_t wb, cudaStream_t s) {
+ * ticket; 512 blocks with the fold kernel. Session 11: 17 = 15 with one
+ * acquire-release atomic as the ticket; 18 = two blocks of 512 threads with
+ * 8 loads per multiprocessor (264); 19 = four blocks of 512 threads, 4 loads
+ * (528; registers capped at 32 so that all 64 warps are resident); 20 = 128
+ * blocks (every block 4 chunks of fp16 1Mx32 instead of 3 or 4); 21 = one
+ * block of 512 threads with 16 loads (up to 128 registers); 22 = 15 with
+ * stamps (g_col_stamps); 23 = 17 with stamps; 24 = 19 with 2 loads (no
+ * spills at 32 registers). minb: resident blocks per
+ * multiprocessor the kernel is compiled for (0: 1024 / nth). */
+constexpr ColVariant kColVariants[] = {
+    {512, 4, 256, 4, 1, 0, 0, 0},   {512, 4, 256, 0, 1, 0, 0, 0},  {512, 8, 256, 8, 1, 0, 0, 0},
+    {256, 8, 512, 8, 1, 0, 0, 0},   {512, 4, 512, 4, 1, 0, 0, 0},  {256, 4, 1024, 4, 1, 0, 0, 0},
+    {512, 4, 256, 16, 1, 0, 0, 0},  {512, 4, 256, 4, 0, 0, 0, 0},  {512, 4, 256, 4, 2, 0, 0, 0},
+    {512, 8, 128, 8, 2, 0, 0, 0},   {512, 4, 264, 4, 1, 0, 0, 0},  {512, 4, 256, 4, 1, 1, 0, 0},
+    {512, 4, 256, 4, 0, 1, 0, 0},   {512, 8, 132, 8, 2, 0, 0, 0},  {1024, 8, 132, 8, 2, 0, 0, 0},
+    {1024, 8, 132, 8, 1, 0, 0, 0},  {512, 4, 512, 4, 2, 0, 0, 0},  {1024, 8, 132, 8, 3, 0, 0, 0},
+    {512, 8, 264, 8, 1, 0, 0, 0},   {512, 4, 528, 4, 1, 0, 4, 0},  {1024, 8, 128, 8, 1, 0, 0, 0},
+    {512, 16, 132, 16, 1, 0, 1, 0}, {1024, 8, 132, 8, 1, 0, 0, 1}, {1024, 8, 132, 8, 3, 0, 0, 1},
+    {512, 2, 528, 2, 1, 0, 4, 0}};
+constexpr int kNumColVariants = (int)(sizeof kColVariants / sizeof kColVariants[0]);
+
+template <typename T, int V>
+parray_status col_variant_v(float *y, const void *x, int64_t rows, int64_t cols, void *work, size_t wb,
+                            cudaStream_t s) {
   using namespace parray_rd;
-  const T *xt = (const T *)x;
-  if (v.tree && v.fin == kFenceAll)
-    return run_cols<T, RSum, NTH, U, kFenceAll, false>(xt, rows, cols, cols, y, PARRAY_F32, 0, work, wb, s, v.blocks,
-                                                       v.chunk_u);
-  if (v.tree)
-    return run_cols<T, RSum, NTH, U, kFenceOne, false>(xt, rows, cols, cols, y, PARRAY_F32, 0, work, wb, s, v.blocks,
-                                                       v.chunk_u);
-  if (v.fin == kFenceAll)
-    return run_cols<T, RSum, NTH, U, kFenceAll>(xt, rows, cols, cols, y, PARRAY_F32, 0, work, wb, s, v.blocks, v.chunk_u);
-  if (v.fin == kFoldKernel)
-    return run_cols<T, RSum, NTH, U, kFoldKernel>(xt, rows, cols, cols, y, PARRAY_F32, 0, work, wb, s, v.blocks,
-                                                  v.chunk_u);
-  return run_cols<T, RSum, NTH, U>(xt, rows, cols, cols, y, PARRAY_F32, 0, work, wb, s, v.blocks, v.chunk_u);
+  constexpr ColVariant v = kColVariants[V];
+  constexpr int minb = v.minb > 0 ? v.minb : 1024 / v.nth;
+  return run_cols<T, RSum, v.nth, v.u, v.fin, !v.tree, minb, v.stamp != 0>((const T *)x, rows, cols, cols, y,
+                                                                            PARRAY_F32, 0, work, wb, s, v.blocks,
+                                                                            v.chunk_u);
+}
+template <typename T, int... V>
+parray_status col_variant_of(int v, float *y, const void *x, int64_t rows, int64_t cols, void *work, size_t wb,
+                             cudaStream_t s, std::integer_sequence<int, V...>) {
+  parray_status st = PARRAY_ERR_INVALID;
+  ((v == V ? (st = col_variant_v<T, V>(y, x, rows, cols, work, wb, s), 0) : 0), ...);
+  return st;
 }
 template <typename T>
-parray_status col_variant(const ColVariant &v, float *y, const void *x, int64_t rows, int64_t cols, void *work,
-                          size_t wb, cudaStream_t s) {
-  if (v.nth == 1024) return col_variant_shape<T, 1024, 8>(v, y, x, rows, cols, work, wb, s);
-  if (v.nth == 512 && v.u == 4) return col_variant_shape<T, 512, 4>(v, y, x, rows, cols, work, wb, s);
-  if (v.nth == 512) return col_variant_shape<T, 512, 8>(v, y, x, rows, cols, work, wb, s);
-  if (v.u == 4) return col_variant_shape<T, 256, 4>(v, y, x, rows, cols, work, wb, s);
-  return col_variant_shape<T, 256, 8>(v, y, x, rows, cols, work, wb, s);
+parray_status col_variant(int v, float *y, const void *x, int64_t rows, int64_t cols, void *work, size_t wb,
+                          cudaStream_t s) {
+  return col_variant_of<T>(v, y, x, rows, cols, work, wb, s, std::make_integer_sequence<int, kNumColVariants>{});
 }
 } // namespace
 
@@ -331,7 +398,7 @@ extern "C" PARRAY_API parray_status parray__reduce_cols_sum_variant(int variant,
                                                                     const void *x, int64_t rows, int64_t cols,
                                                                     void *work, size_t *work_bytes,
                                                                     cudaStream_t s) {
-  if (variant < 0 || variant >= (int)(sizeof kColVariants / sizeof kColVariants[0]) ||
+  if (variant < 0 || variant >= kNumColVariants ||
       (xdt != PARRAY_F32 && xdt != PARRAY_F16)) {
     parray_set_error("parray__reduce_cols_sum_variant: bad variant or type");
     return PARRAY_ERR_INVALID;
@@ -345,7 +412,23 @@ extern "C" PARRAY_API parray_status parray__reduce_cols_sum_variant(int variant,
         parray_rd_plan_cols_ex(rows, cols, pv, v.nth, v.blocks, PARRAY_RD_COL_MIN_ROWS, v.chunk_u), cols);
     return PARRAY_OK;
   }
-  if (xdt == PARRAY_F32) return col_variant<float>(v, y, x, rows, cols, work, *work_bytes, s);
-  return col_variant<__half>(v, y, x, rows, cols, work, *work_bytes, s);
+  if (xdt == PARRAY_F32) return col_variant<float>(variant, y, x, rows, cols, work, *work_bytes, s);
+  return col_variant<__half>(variant, y, x, rows, cols, work, *work_bytes, s);
+}
+
+/* Bench: the stamps of the last STAMP variant run (kStamps = 6 per block,
+ * kStampBlocks blocks; see g_col_stamps), copied to host; host == NULL
+ * clears them. */
+extern "C" PARRAY_API parray_status parray__reduce_cols_stamps(unsigned long long *host, int max_blocks) {
+  const int nb = max_blocks < parray_rd::kStampBlocks ? max_blocks : parray_rd::kStampBlocks;
+  if (!host) {
+    void *p = nullptr;
+    cudaError_t e = cudaGetSymbolAddress(&p, parray_rd::g_col_stamps);
+    if (e == cudaSuccess) e = cudaMemset(p, 0, sizeof parray_rd::g_col_stamps);
+    return parray_ew::status_of(e, "parray__reduce_cols_stamps");
+  }
+  return parray_ew::status_of(
+      cudaMemcpyFromSymbol(host, parray_rd::g_col_stamps, (size_t)nb * parray_rd::kStamps * sizeof(unsigned long long)),
+      "parray__reduce_cols_stamps");
 }
 
