@@ -255,7 +255,12 @@ int main(int argc, char **argv) {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
-  CK(cudaStreamCreateWithFlags(&g_s, cudaStreamNonBlocking));
+  /* a blocking stream: the tests' cudaMemcpy and cudaMemset run on the legacy
+   * default stream, and a kernel on g_s must not start before they are done
+   * (with a non-blocking stream the zeroing of a column-sum workspace could
+   * still be running under the kernel, or after it: tickets lost, partial
+   * rows zeroed; seen when other programs shared the GPU) */
+  CK(cudaStreamCreate(&g_s));
   if (cols_only) {
     test_col_variants();
     std::vector<char> hx((size_t)2000003 * 4);
