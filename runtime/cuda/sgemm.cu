@@ -224,7 +224,7 @@ static parray_status run_transposed(const char *fn, bool asked, const HopperArgs
                                     int dev, cudaStream_t s, bool *taken) {
   const long long rows = on_a ? h.M : h.N, ld = on_a ? t.lda : t.ldb;
   const size_t bytes = (size_t)ld * (size_t)h.K * sizeof(float);
-  cudaMemPool_t pool;
+  cudaMemPool_t pool = nullptr; // (set by scratch_pool before any use)
   void *buf = nullptr;
   cudaError_t e = fail_scratch.load(std::memory_order_relaxed) ? cudaErrorMemoryAllocation : scratch_pool(dev, &pool);
   if (e == cudaSuccess) e = cudaMallocFromPoolAsync(&buf, bytes, pool, s);
