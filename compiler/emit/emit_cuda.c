@@ -7,9 +7,9 @@
  * involving it go through the CUDA runtime; smem and rmem are 16-byte
  * aligned arrays declared in the kernel (128-byte aligned when a bulk tensor
  * copy writes them; smem past 48 KB: views of the kernel's dynamic shared
- * memory, whose size the launch gives); a thread's own #copy moves packs behind a run-time
- * alignment test, and a tma #copy is a call of parray/tma.cuh whose tensor
- * map the launch encodes first. Everything else
+ * memory, whose size the launch gives); a thread's own #copy moves packs
+ * behind a run-time alignment test, and a tma #copy is a call of
+ * parray/tma.cuh whose tensor map the launch encodes first. Everything else
  * is host code, printed as emit_c.c prints it (docs/cuda.md). */
 #include "emit.h"
 
@@ -118,10 +118,8 @@ char *emit_cuda_detour(emitter *e, const plan_detour *p) {
   if (p->grid_sync) {
     cooperative_launch(e, p, &c, grid, block, site);
   } else {
-    if (p->smem_bytes > 0)
-      sb_printf(&c, "{ %s<<<%s, %s, %lldu>>>(", p->fname, grid, block, (long long)p->smem_bytes);
-    else
-      sb_printf(&c, "{ %s<<<%s, %s>>>(", p->fname, grid, block);
+    const char *shared = p->smem_bytes > 0 ? arena_printf(e->ar, ", %lldu", (long long)p->smem_bytes) : "";
+    sb_printf(&c, "{ %s<<<%s, %s%s>>>(", p->fname, grid, block, shared);
     bool any = false;
     for (int i = 0; i < p->nargs; i++, any = true) sb_printf(&c, "%s(%s)", any ? ", " : "", p->args[i].arg);
     for (int i = 0; i < p->ncaps; i++)
