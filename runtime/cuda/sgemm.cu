@@ -125,6 +125,10 @@ static bool hopper_allowed() {
   return on;
 }
 
+/* The slot and the name of the form h runs (one block, or the cluster form) */
+static int hopper_slot_of(const HopperArgs &h) { return h.cluster == 2 ? SLOT_HOPPER_CLUSTER : SLOT_HOPPER; }
+static const char *hopper_name(const HopperArgs &h) { return h.cluster == 2 ? HOPPER_CLUSTER_NAME : HOPPER_NAME; }
+
 /* Whether the automatic choice runs the Hopper kernel's cluster form
  * (slot 13) rather than the one-block form (slot 4): where it was faster in
  * two runs (H100, 2026-11-24 session 11): A m-contiguous and B k-contiguous
@@ -233,7 +237,7 @@ static parray_status run_transposed(const char *fn, bool asked, const HopperArgs
     *taken = asked;
     if (!asked) return PARRAY_OK;
     parray_set_error("%s: configuration %s: scratch for the transposed operand (%zu bytes): %s", fn,
-                     t.cluster == 2 ? HOPPER_CLUSTER_NAME : HOPPER_NAME, bytes, cudaGetErrorString(e));
+                     hopper_name(t), bytes, cudaGetErrorString(e));
     return PARRAY_ERR_ALLOC;
   }
   // buf[p*ld + i] = X[i*ldx + p]: the operand's rows (k long) become its columns.
@@ -243,7 +247,7 @@ static parray_status run_transposed(const char *fn, bool asked, const HopperArgs
   if (on_a) t.A = static_cast<const float *>(buf);
   else t.B = static_cast<const float *>(buf);
   if (st == PARRAY_OK) {
-    last_slot = t.cluster == 2 ? SLOT_HOPPER_CLUSTER : SLOT_HOPPER;
+    last_slot = hopper_slot_of(t);
     last_transposed = on_a ? 1 : 2;
     st = parray_cuda_status(hopper_launch(t, s), fn);
   }
@@ -274,11 +278,11 @@ static parray_status run_hopper(const char *fn, int slot, const HopperArgs &h0, 
   if (!asked && (why || !hopper_pays(t, sms))) return PARRAY_OK;
   *taken = true;
   if (why) {
-    parray_set_error("%s: configuration %s: %s", fn, h.cluster == 2 ? HOPPER_CLUSTER_NAME : HOPPER_NAME, why);
+    parray_set_error("%s: configuration %s: %s", fn, hopper_name(h), why);
     return PARRAY_ERR_UNSUPPORTED;
   }
   if (nt) return run_transposed(fn, asked, h, t, on_a, dev, s, taken);
-  last_slot = h.cluster == 2 ? SLOT_HOPPER_CLUSTER : SLOT_HOPPER;
+  last_slot = hopper_slot_of(h);
   return parray_cuda_status(hopper_launch(t, s), fn);
 }
 #endif
