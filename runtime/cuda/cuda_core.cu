@@ -300,10 +300,25 @@ void parray_cuda_wait_pending(const char *file, int line, const char *what) { wa
 
 }
 
+/* The kernels whose dynamic shared memory limit this thread already raised,
+ * per device: parray_cuda_shared_size runs before every launch of such a
+ * detour, and a loop of them asks the driver only once (a few entries,
+ * reused in turn). */
+enum { SMEM_SEEN = 8 };
+struct smem_entry {
+  const void *fn;
+  int dev;
+  size_t bytes;
+};
+static thread_local smem_entry smem_seen[SMEM_SEEN];
+static thread_local int smem_next;
+
 void parray_cuda_shared_size(const void *fn, size_t bytes, const char *file, int line, const char *what) {
   int dev = 0, optin = 0;
   cudaFuncAttributes fa;
   check(cudaGetDevice(&dev), file, line, what, "cudaGetDevice");
+  for (const smem_entry &k : smem_seen)
+    if (k.fn == fn && k.dev == dev && k.bytes >= bytes) return;
   check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), file, line, what,
         "cudaDeviceGetAttribute");
   check(cudaFuncGetAttributes(&fa, fn), file, line, what, "cudaFuncGetAttributes");
@@ -313,6 +328,8 @@ void parray_cuda_shared_size(const void *fn, size_t bytes, const char *file, int
                     (size_t)fa.sharedSizeBytes, optin);
   check(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes), file, line, what,
         "cudaFuncSetAttribute");
+  smem_seen[smem_next] = {fn, dev, bytes};
+  smem_next = (smem_next + 1) % SMEM_SEEN;
 }
 
 void parray_cuda_launch_cooperative(const void *fn, dim3 grid, dim3 block, void **args, size_t smem,

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
-extern "C" int fake_fail_at_sync, fake_sticky, fake_syncs, fake_dyn_smem;
+extern "C" int fake_fail_at_sync, fake_sticky, fake_syncs, fake_dyn_smem, fake_func_sets;
 extern "C" cudaError_t fake_launch_error;
 
 static bool is(const char *a, const char *b) { return !strcmp(a, b); }
@@ -58,9 +58,12 @@ int main(int argc, char **argv) {
     parray_cuda_destroy(PARRAY_DMEM, d, "t.pc", 32, "#destroy D(d)");
     return 0;
   } else if (is(m, "smem")) { /* smem arrays past 48 KB: the kernel's limit raised; past the device's, an error */
-    static int kernel;
+    static int kernel, other;
+    for (int i = 0; i < 3; i++) parray_cuda_shared_size(&kernel, 100000, "t.pc", 39, "#detour LOOP");
+    parray_cuda_shared_size(&other, 60000, "t.pc", 39, "#detour OTHER");
     parray_cuda_shared_size(&kernel, 231424, "t.pc", 40, "#detour BIG");
-    printf("dynamic shared memory limit: %d\n", fake_dyn_smem);
+    printf("dynamic shared memory limit: %d, raised %d times for 5 launches of 2 kernels\n", fake_dyn_smem,
+           fake_func_sets);
     parray_cuda_shared_size(&kernel, 231425, "t.pc", 41, "#detour TOO_BIG");
   } else if (is(m, "check_launch")) { /* a detour that waits, after one that did not: both named */
     parray_cuda_launched("t.pc", 10, "#detour K");

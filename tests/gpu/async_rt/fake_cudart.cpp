@@ -46,7 +46,8 @@ cudaError_t cudaFreeHost(void *p) { free(p); return st(); }
 cudaError_t cudaGetDevice(int *d) { *d = 0; return cudaSuccess; }
 cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
 cudaError_t cudaSetDevice(int) { return cudaSuccess; }
-int fake_dyn_smem; /* the kernel's dynamic shared memory limit (cudaFuncSetAttribute) */
+int fake_dyn_smem;  /* the kernel's dynamic shared memory limit (cudaFuncSetAttribute) */
+int fake_func_sets; /* cudaFuncSetAttribute calls */
 cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int) {
   *v = a == cudaDevAttrMaxSharedMemoryPerBlockOptin ? 232448 : 1; /* Hopper's 227 KB */
   return cudaSuccess;
@@ -57,6 +58,7 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *fa, const void *) {
   return st();
 }
 cudaError_t cudaFuncSetAttribute(const void *, cudaFuncAttribute a, int v) {
+  fake_func_sets++;
   if (a == cudaFuncAttributeMaxDynamicSharedMemorySize) fake_dyn_smem = v;
   return st();
 }
