@@ -1,16 +1,18 @@
 /* emit_cuda.c - the CUDA emitter (target "cuda"): a cuda #detour becomes a
  * __global__ kernel named after its type and line, launched with the grid
  * and block of its thread array type (the extents the lowering mapped to
- * z, y, x), every launch checked, followed by a wait for the kernel or
- * (plan_detour.wait false) recorded for the next wait; a grid-wide #sync
- * makes it a cooperative launch, which waits. Device memory and copies
- * involving it go through the CUDA runtime; smem and rmem are 16-byte
- * aligned arrays declared in the kernel (128-byte aligned when a bulk tensor
- * copy writes them; smem past 48 KB: views of the kernel's dynamic shared
- * memory, whose size the launch gives); a thread's own #copy moves packs
- * behind a run-time alignment test, and a tma #copy is a call of
- * parray/tma.cuh whose tensor map the launch encodes first. Everything else
- * is host code, printed as emit_c.c prints it (docs/cuda.md). */
+ * z, y, x), its pointer arguments first checked against the GPUs of the
+ * process's distributed dmem blocks, every launch checked, followed by a
+ * wait for the kernel or (plan_detour.wait false) recorded for the next
+ * wait; a grid-wide #sync makes it a cooperative launch, which waits.
+ * Device memory and copies involving it go through the CUDA runtime; smem
+ * and rmem are 16-byte aligned arrays declared in the kernel (128-byte
+ * aligned when a bulk tensor copy writes them; smem past 48 KB: views of
+ * the kernel's dynamic shared memory, whose size the launch gives); a
+ * thread's own #copy moves packs behind a run-time alignment test, and a
+ * tma #copy is a call of parray/tma.cuh whose tensor map the launch encodes
+ * first. Everything else is host code, printed as emit_c.c prints it
+ * (docs/cuda.md). */
 #include "emit.h"
 
 #include "types.h"
@@ -65,6 +67,17 @@ static void kernel(emitter *e, const plan_detour *p, const char *grid, const cha
   sb_free(&h);
 }
 
+/* before the launch: each argument of a pointer parameter that the plan
+ * marks, checked against the GPUs of this process's distributed dmem blocks
+ * (local: the cooperative launch's parray__aK, else the argument itself) */
+static void home_checks(emitter *e, const plan_detour *p, sbuf *c, bool local, const char *site) {
+  for (int i = 0; i < p->nargs; i++) {
+    if (!p->args[i].home) continue;
+    const char *a = local ? arena_printf(e->ar, "parray__a%d", i) : arena_printf(e->ar, "(%s)", p->args[i].arg);
+    sb_printf(c, "parray_cuda_check_home((const void *)%s, \"%s\", %s);\n  ", a, p->args[i].name, site);
+  }
+}
+
 /* #sync_0: a cooperative launch, checked for co-residency by the runtime;
  * its arguments are locals whose addresses the launch takes */
 static void cooperative_launch(emitter *e, const plan_detour *p, sbuf *c, const char *grid, const char *block,
@@ -77,7 +90,9 @@ static void cooperative_launch(emitter *e, const plan_detour *p, sbuf *c, const 
   for (int i = 0; i < p->ncaps; i++)
     if (p->caps[i].mode == CAP_VALUE)
       sb_printf(c, "%s = %s; ", emit_decl(e, p->caps[i].decl, arena_printf(e->ar, "parray__a%d", k++)), p->caps[i].init);
-  sb_puts(c, "\n  void *parray__args[] = {");
+  sb_puts(c, "\n  ");
+  home_checks(e, p, c, true, site);
+  sb_puts(c, "void *parray__args[] = {");
   for (int i = 0; i < k; i++) sb_printf(c, "%s&parray__a%d", i ? ", " : "", i);
   for (int i = 0; i < p->ntmaps; i++) sb_printf(c, "%s&%s", k + i ? ", " : "", p->tmaps[i].name);
   if (!k && !p->ntmaps) sb_puts(c, "0");
@@ -119,7 +134,9 @@ char *emit_cuda_detour(emitter *e, const plan_detour *p) {
     cooperative_launch(e, p, &c, grid, block, site);
   } else {
     const char *shared = p->smem_bytes > 0 ? arena_printf(e->ar, ", %lldu", (long long)p->smem_bytes) : "";
-    sb_printf(&c, "{ %s<<<%s, %s%s>>>(", p->fname, grid, block, shared);
+    sb_puts(&c, "{ ");
+    home_checks(e, p, &c, false, site);
+    sb_printf(&c, "%s<<<%s, %s%s>>>(", p->fname, grid, block, shared);
     bool any = false;
     for (int i = 0; i < p->nargs; i++, any = true) sb_printf(&c, "%s(%s)", any ? ", " : "", p->args[i].arg);
     for (int i = 0; i < p->ncaps; i++)

@@ -49,6 +49,9 @@ typedef struct plan_param {
   const char *spec; /* its declaration specifiers */
   plan_decl decl;   /* its declarator */
   const char *arg;  /* the argument the #detour passes */
+  const char *name; /* the parameter's name */
+  bool home;        /* a pointer whose argument the launch checks first: it must not point into a
+                       distributed dmem block of another GPU (parray_cuda_check_home) */
 } plan_param;
 
 /* The tensor map of a bulk tensor copy in a cuda detour (CP_TMA): encoded

@@ -285,6 +285,25 @@ static void coop_params(lw *w, cd_stmt *ps, plan_detour *p) {
   }
 }
 
+/* The arguments the launch checks against the GPUs of distributed dmem
+ * blocks (docs/cuda.md): those of pointer parameters (declared as pointers,
+ * or as arrays, which C adjusts to pointers). A cooperative launch checks
+ * the local it passes; a plain one evaluates the argument once more for the
+ * check, so it leaves out an argument with side effects (or a call). */
+static void home_checks(lw *w, cd_stmt *ps, items *args, plan_detour *p) {
+  for (int i = 0; i < ps->ndecls; i++) {
+    cd_decl *d = &ps->decls[i];
+    p->args[i].name = d->name ? lw_text(w, d->name->loc) : arena_printf(w->ar, "#%d", i + 1);
+    p->args[i].home = d->is_pointer || d->is_array || d->array_suffix;
+    if (!p->args[i].home || p->grid_sync) continue;
+    ltok *t;
+    arena_mark mk = arena_save(&w->scratch);
+    int nt = lw_ltoks(w, &args[i], &t, LW_CAPTURE);
+    p->args[i].home = cx_side_effect(&w->cx, t, nt) < 0;
+    arena_restore(&w->scratch, mk);
+  }
+}
+
 /* ---- whether the launch waits ------------------------------------------------ */
 
 typedef enum { CL_NONE, CL_WAIT, CL_NOWAIT, CL_BAD } clause_kind;
@@ -449,6 +468,7 @@ static void detour_cuda(lw *w, item *it, region *r) {
   p.site = lw_site(w, d->loc, arena_printf(w->ar, "#detour %s", T->name));
   p.grid_sync = r->uses_sync;
   if (p.grid_sync) coop_params(w, &ps, &p);
+  home_checks(w, &ps, args, &p);
   p.wait = launch_waits(w, d, cl, &ps, args, r);
   lw_replace_dir(w, it, w->em.ops->detour(&w->em, &p));
 }

@@ -1,7 +1,8 @@
 /* parray/cuda.h - CUDA part of the runtime API: device selection (INIT_GPU),
  * checked allocation per memory kind, host/device copies between layouts,
- * and launch checking. Needs the CUDA runtime headers; generated .cu files
- * include it through parray.h. */
+ * launch checking, and the check that a kernel's pointer arguments do not
+ * point into a block of another GPU. Needs the CUDA runtime headers;
+ * generated .cu files include it through parray.h. */
 #ifndef PARRAY_CUDA_H
 #define PARRAY_CUDA_H
 
@@ -33,6 +34,21 @@ PARRAY_API void parray_cuda_init_gpu(int n, const char *file, int line);
  * (distributed dmem arrays then use local rank mod the GPU count). */
 PARRAY_API int parray_cuda_init_gpu_choice(void);
 #define INIT_GPU(n) parray_cuda_init_gpu((n), __FILE__, __LINE__)
+
+/* The homes of device memory: the blocks of distributed dmem arrays that
+ * this process holds, each on the GPU it lives on (runtime/cuda/mpi_dev.c
+ * adds a block when the process allocates it, removes it before freeing
+ * it). home_add of a pointer already registered replaces its record;
+ * bytes 0 counts as 1; a NULL pointer is ignored. */
+PARRAY_API void parray_cuda_home_add(const void *p, parray_size_t bytes, int gpu);
+PARRAY_API void parray_cuda_home_remove(const void *p);
+/* Before a cuda detour's launch, for each argument of a pointer parameter
+ * (arg: the parameter's name): when p points into a registered home that
+ * lives on a GPU other than the calling thread's current one, end the
+ * program naming both GPUs (the kernel would fault on the block). NULL and
+ * pointers outside every home pass; with no home registered it only reads
+ * a counter. */
+PARRAY_API void parray_cuda_check_home(const void *p, const char *arg, const char *file, int line, const char *what);
 
 /* #create / #destroy of dmem (cudaMalloc) and, in CUDA programs, pinned
  * (cudaMallocHost) memory. */

@@ -2,13 +2,18 @@
  * (INIT_GPU), checked allocation, host/device copies between layouts,
  * launch checking and the waits for detours launched without one (a
  * per-thread record of them, so that an error found at a wait names the
- * .pc lines of the detours that may have caused it), each reporting
- * failures with the .pc line. Kernels live in their own files. */
+ * .pc lines of the detours that may have caused it), the homes of
+ * distributed dmem blocks (which GPU each lives on, checked before a
+ * launch), each reporting failures with the .pc line. Kernels live in
+ * their own files. */
 #include "parray/cuda.h"
 
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 static bool is_device(parray_memkind k) { return k == PARRAY_DMEM; }
 
@@ -165,6 +170,70 @@ void parray_cuda_init_gpu(int n, const char *file, int line) {
   if (n < 0 || n >= count) parray_fatal_at(file, line, "INIT_GPU", "GPU %d does not exist (this machine has %d)", n, count);
   check(cudaSetDevice(n), file, line, "INIT_GPU", "cudaSetDevice");
   init_gpu_choice = n;
+}
+
+/* ---- the homes of distributed dmem blocks --------------------------------- */
+
+/* The blocks this process holds and the GPU of each: a few ranges, changed
+ * only at a distributed #create or #destroy (under the lock); a launch
+ * reads the count first, so that programs without them never lock. */
+struct home_range {
+  uintptr_t begin, end;
+  int gpu;
+};
+static std::atomic<int> home_count{0};
+static std::mutex home_lock;
+static home_range *homes; /* never freed: a launch may check at program exit */
+static int home_cap;
+
+static int home_find(uintptr_t begin) {
+  for (int i = 0; i < home_count.load(std::memory_order_relaxed); i++)
+    if (homes[i].begin == begin) return i;
+  return -1;
+}
+
+void parray_cuda_home_add(const void *p, size_t bytes, int gpu) {
+  if (!p) return;
+  uintptr_t b = (uintptr_t)p;
+  std::lock_guard<std::mutex> hold(home_lock);
+  int n = home_count.load(std::memory_order_relaxed), i = home_find(b);
+  if (i < 0 && n == home_cap) {
+    int cap = home_cap ? 2 * home_cap : 8;
+    home_range *h = (home_range *)realloc(homes, (size_t)cap * sizeof *h);
+    if (!h) return; /* out of memory: the block goes unchecked, as it would without the check */
+    homes = h, home_cap = cap;
+  }
+  homes[i < 0 ? n : i] = home_range{b, b + (bytes ? bytes : 1), gpu};
+  if (i < 0) home_count.store(n + 1, std::memory_order_release);
+}
+
+void parray_cuda_home_remove(const void *p) {
+  std::lock_guard<std::mutex> hold(home_lock);
+  int i = p ? home_find((uintptr_t)p) : -1;
+  if (i < 0) return;
+  int n = home_count.load(std::memory_order_relaxed);
+  homes[i] = homes[n - 1];
+  home_count.store(n - 1, std::memory_order_release);
+}
+
+void parray_cuda_check_home(const void *p, const char *arg, const char *file, int line, const char *what) {
+  if (home_count.load(std::memory_order_acquire) == 0 || !p) return;
+  uintptr_t a = (uintptr_t)p;
+  int gpu = -1;
+  {
+    std::lock_guard<std::mutex> hold(home_lock);
+    for (int i = 0; i < home_count.load(std::memory_order_relaxed) && gpu < 0; i++)
+      if (a >= homes[i].begin && a < homes[i].end) gpu = homes[i].gpu;
+  }
+  if (gpu < 0) return;
+  int cur = 0;
+  check(cudaGetDevice(&cur), file, line, what, "cudaGetDevice");
+  if (cur == gpu) return;
+  char why[48] = "";
+  if (init_gpu_choice == cur) snprintf(why, sizeof why, " (INIT_GPU(%d) selected it)", cur);
+  parray_fatal_at(file, line, what, "argument '%s' points into this process's block of a distributed dmem array, "
+                  "which lives on GPU %d, but the current GPU is %d%s; launch kernels on a block from its own GPU",
+                  arg ? arg : "?", gpu, cur, why);
 }
 
 void *parray_cuda_create(parray_memkind kind, size_t bytes, const char *file, int line, const char *what) {

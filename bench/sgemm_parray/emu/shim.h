@@ -30,6 +30,7 @@ static inline void parray_cuda_check_launch(const char *, int, const char *) {}
 static inline void parray_cuda_launched(const char *, int, const char *) {}
 static inline void parray_cuda_wait(const char *, int, const char *) {}
 static inline void parray_cuda_wait_pending(const char *, int, const char *) {}
+static inline void parray_cuda_check_home(const void *, const char *, const char *, int, const char *) {}
 template <class... P, class... A>
 static void emu(dim3 g, dim3 b, void (*k)(P...), A... args) {
   unsigned nt = b.x * b.y * b.z;

@@ -1,5 +1,6 @@
 /* fake_cudart.cpp - a CUDA runtime without a GPU, for check.cpp: memory is
- * host memory, kernels are nothing, and the test decides when an error
+ * host memory, kernels are nothing, the machine has fake_devices GPUs (one
+ * unless the test says more), and the test decides when an error
  * appears -- at the next wait (a kernel that failed while running, sticky
  * from then on, as a real failure is) or once at a launch (a bad launch
  * configuration). Only the functions runtime/cuda/cuda_core.cu calls. */
@@ -43,9 +44,16 @@ cudaError_t cudaMalloc(void **p, size_t n) { return (*p = malloc(n)) ? st() : cu
 cudaError_t cudaMallocHost(void **p, size_t n) { return (*p = malloc(n)) ? st() : cudaErrorMemoryAllocation; }
 cudaError_t cudaFree(void *p) { free(p); return st(); }
 cudaError_t cudaFreeHost(void *p) { free(p); return st(); }
-cudaError_t cudaGetDevice(int *d) { *d = 0; return cudaSuccess; }
-cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
-cudaError_t cudaSetDevice(int) { return cudaSuccess; }
+int fake_devices = 1;  /* GPUs of the machine */
+int fake_device;       /* the current GPU */
+int fake_get_device;   /* cudaGetDevice calls */
+cudaError_t cudaGetDevice(int *d) { fake_get_device++; *d = fake_device; return cudaSuccess; }
+cudaError_t cudaGetDeviceCount(int *n) { *n = fake_devices; return cudaSuccess; }
+cudaError_t cudaSetDevice(int d) {
+  if (d < 0 || d >= fake_devices) return cudaErrorInvalidDevice;
+  fake_device = d;
+  return cudaSuccess;
+}
 int fake_dyn_smem;  /* the kernel's dynamic shared memory limit (cudaFuncSetAttribute) */
 int fake_func_sets; /* cudaFuncSetAttribute calls */
 cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int) {

@@ -1,8 +1,9 @@
 #!/bin/sh
-# run.sh - the runtime's record of detours launched without a wait, checked
-# without a GPU: runtime/cuda/cuda_core.cu compiled by g++ as C++ against
-# fake_cudart.cpp, each scenario of check.cpp run, its output, errors and
-# exit status compared with check.expected. Needs the CUDA headers only
+# run.sh - the runtime's record of detours launched without a wait, its
+# limits of dynamic shared memory and its homes of distributed dmem blocks,
+# checked without a GPU: runtime/cuda/cuda_core.cu compiled by g++ as C++
+# against fake_cudart.cpp, each scenario of check.cpp run, its output,
+# errors and exit status compared with check.expected. Needs the CUDA headers only
 # (exit 77, skipped, where they are not).
 #   sh run.sh BUILD_DIR [SAN]    (SAN: -fsanitize's list, e.g. address,undefined)
 set -u
@@ -22,7 +23,7 @@ san=""
 g++ -std=c++17 -O1 -Wall -Wextra $san -I"$build/include" -I"$root/include" -I"$cudainc" -x c++ \
   "$root/runtime/cuda/cuda_core.cu" -x none "$here/check.cpp" "$here/fake_cudart.cpp" "$build/lib/libparray.a" \
   -o "$tmp/check" || exit 1
-for m in many one each seen_at_launch bad_launch exit syncs check_launch smem; do
+for m in many one each seen_at_launch bad_launch exit syncs check_launch smem homes; do
   echo "== $m"
   if [ "$m" = each ]; then
     PARRAY_CUDA_WAIT=1 "$tmp/check" "$m" 2>&1

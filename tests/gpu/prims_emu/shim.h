@@ -123,3 +123,4 @@ void parray_cuda_check_launch(const char *, int, const char *) {}
 void parray_cuda_launched(const char *, int, const char *) {}
 void parray_cuda_wait(const char *, int, const char *) {}
 void parray_cuda_wait_pending(const char *, int, const char *) {}
+void parray_cuda_check_home(const void *, const char *, const char *, int, const char *) {}
