@@ -29,7 +29,8 @@ cmake -S . -B "$B" $GEN -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90
   >"$OUT/build.log" 2>&1 || { echo "CONFIGURE FAILED"; tail -30 "$OUT/build.log"; exit 1; }
 grep -E "pac: (MPI|CUDA)" "$OUT/build.log"
 cmake --build "$B" -j 16 --target pac pacc parray parray_mpi parray_cuda parray_mpi_cuda gpu_mpi_emulated_np1 gpu_mpi_emulated_np3 \
-  gpu_mpi_emulated_np2 gpu_mpi_emulated_np4 gpu_mpi_emulated_split >>"$OUT/build.log" 2>&1 ||
+  gpu_mpi_emulated_np2 gpu_mpi_emulated_np4 gpu_mpi_emulated_split gpu_mpi_emulated_paths_np1 gpu_mpi_emulated_paths_np2 \
+  gpu_mpi_emulated_paths_np3 gpu_mpi_emulated_paths_np4 emulated_nccl >>"$OUT/build.log" 2>&1 ||
   { echo "BUILD FAILED"; grep -E "error" "$OUT/build.log" | head -30; exit 1; }
 echo "runtime built: $(el)"
 echo "=== tests/gpu_mpi"

@@ -44,6 +44,7 @@ install(DIRECTORY docs/ DESTINATION share/doc/parray FILES_MATCHING PATTERN "*.m
 install(DIRECTORY examples/ DESTINATION share/doc/parray/examples)
 
 # the CMake package
+set(PARRAY_PKG_HAVE_NCCL ${PARRAY_HAVE_NCCL})
 set(PARRAY_PKG_HAVE_MPI OFF)
 set(PARRAY_PKG_HAVE_CUDA OFF)
 if(TARGET parray_mpi)
@@ -63,6 +64,10 @@ install(FILES ${CMAKE_BINARY_DIR}/ParrayConfig.cmake ${CMAKE_BINARY_DIR}/ParrayC
 # pkg-config: parray, and parray-mpi / parray-cuda where built
 if(TARGET parray_cuda)
   set(PARRAY_CUDART_DIR ${CUDAToolkit_LIBRARY_DIR})
+endif()
+set(CMAKE_DL_LIBS_FLAG "")
+if(CMAKE_DL_LIBS)
+  set(CMAKE_DL_LIBS_FLAG -l${CMAKE_DL_LIBS})
 endif()
 set(PARRAY_PC_PARTS parray)
 if(TARGET parray_mpi)

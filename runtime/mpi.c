@@ -55,6 +55,7 @@ typedef struct array_entry {
  * array table through parray_mpi_local, which nothing changes meanwhile). */
 static struct {
   int rank, size;
+  int node_rank, node_size; /* among the processes of this machine */
   bool up;       /* MPI initialised by parray_mpi_main and not yet finalised */
   bool own_init; /* we called MPI_Init_thread (so we finalise) */
   bool mainhost; /* process 0 is running the #mainhost code */
@@ -66,13 +67,25 @@ static struct {
   int narrays;
   MPI_Comm *comms; /* per process count 1..size: processes 0..n-1 (MPI_COMM_NULL elsewhere) */
   bool *comm_made;
-} st = {.rank = 0, .size = 1};
+} st = {.rank = 0, .size = 1, .node_rank = 0, .node_size = 1};
 
 int pmpi_rank(void) { return st.rank; }
 int pmpi_size(void) { return st.size; }
 MPI_Comm pmpi_comm(void) { return st.comm; }
 int parray_mpi_rank(void) { return st.rank; }
 int parray_mpi_size(void) { return st.size; }
+int parray_mpi_node_rank(void) { return st.node_rank; }
+int parray_mpi_node_size(void) { return st.node_size; }
+
+/* This process's rank among the processes that share its machine (memory). */
+static void find_node_rank(void) {
+  MPI_Comm node = MPI_COMM_NULL;
+  st.node_rank = st.rank, st.node_size = st.size;
+  if (MPI_Comm_split_type(st.comm, MPI_COMM_TYPE_SHARED, st.rank, MPI_INFO_NULL, &node) != MPI_SUCCESS) return;
+  MPI_Comm_rank(node, &st.node_rank);
+  MPI_Comm_size(node, &st.node_size);
+  MPI_Comm_free(&node);
+}
 
 parray_status pmpi_error(int rc, const char *what) {
   char msg[MPI_MAX_ERROR_STRING] = "";
@@ -415,6 +428,7 @@ int parray_mpi_main(int argc, char **argv, const parray_mpi_program *prog) {
   MPI_Comm_set_errhandler(st.comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(st.comm, &st.rank);
   MPI_Comm_size(st.comm, &st.size);
+  find_node_rank();
   st.prog = prog;
   st.body_comm = MPI_COMM_NULL;
   st.comms = malloc(((size_t)st.size + 1) * sizeof *st.comms);

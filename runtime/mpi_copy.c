@@ -551,14 +551,16 @@ parray_status parray_mpi_copy_describe(const parray_mpi_side *dst, const parray_
   return PARRAY_OK;
 }
 
-parray_status parray_mpi_copy_execute(const int64_t *words, int nwords, void *dst, const parray_mpi_memory *dmem,
-                                      const void *src, const parray_mpi_memory *smem, int64_t chunk_bytes) {
+parray_status parray_mpi_copy_execute(const int64_t *words, int nwords, const parray_mpi_copy_run *run) {
   if (nwords == 0) return PARRAY_OK;
   copy_desc d;
-  if (nwords < 0 || !pmpi_desc_unpack(&d, words, (size_t)nwords * sizeof *words)) {
+  if (!run || nwords < 0 || !pmpi_desc_unpack(&d, words, (size_t)nwords * sizeof *words)) {
     parray_set_error("#copy: malformed descriptor");
     return PARRAY_ERR_INVALID;
   }
-  if (chunk_bytes < d.es) chunk_bytes = d.es;
-  return pmpi_copy_staged(&d, dst, dmem, (char *)src, smem, chunk_bytes);
+  int64_t chunk = run->chunk_bytes < d.es ? d.es : run->chunk_bytes;
+  const parray_mpi_memory *m = run->dmem ? run->dmem : run->smem;
+  if (!m || (run->path == PARRAY_MPI_PATH_STAGED && !run->used))
+    return pmpi_copy_staged(&d, run->dst, run->dmem, (char *)run->src, run->smem, chunk);
+  return pmpi_copy_grouped(&d, run, chunk);
 }

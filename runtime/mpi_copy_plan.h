@@ -67,4 +67,9 @@ PMPI_HIDDEN bool pmpi_desc_unpack(copy_desc *d, const int64_t *w, size_t bytes);
 PMPI_HIDDEN parray_status pmpi_copy_staged(const copy_desc *d, char *dbase, const parray_mpi_memory *dm, char *sbase,
                                            const parray_mpi_memory *sm, int64_t chunk);
 
+/* mpi_copy_grouped.c: run a copy with a side in another memory, choosing
+ * per pair of processes the direct path, the memory's exchange, or (for the
+ * whole copy) the staged engine. */
+PMPI_HIDDEN parray_status pmpi_copy_grouped(const copy_desc *d, const parray_mpi_copy_run *run, int64_t chunk);
+
 #endif

@@ -4,7 +4,10 @@
 # (tools/stages.sh, with binutils' nm and objdump), csmith,
 # clang with libFuzzer (tests/fuzz), GCC's source (gcc-12-source, whose C
 # torture suite the torture tests run) and FFTW3 with its MPI part (the FFT
-# example, examples/fft, and its benchmark peer, bench/fft).
+# example, examples/fft, and its benchmark peer, bench/fft). Where the CUDA
+# toolkit is present but NCCL's header is not (neither in the toolkit nor
+# in the system), the PyPI wheel nvidia-nccl-cu13 (cu12 for CUDA 12), the
+# transport of distributed device arrays (cmake/ParrayNccl.cmake finds it).
 # Installs nothing when not root (prints what is missing instead; without
 # GCC's source the torture tests report themselves skipped).
 set -eu
@@ -21,14 +24,25 @@ if command -v clang >/dev/null 2>&1; then
 fi
 # FFTW3, single and double precision, and FFTW-MPI (headers are enough to tell)
 [ -e /usr/include/fftw3.h ] && [ -e /usr/include/fftw3-mpi.h ] || need="$need fftw3"
+# NCCL: the CUDA toolkit's, the system's, or the wheel's
+nccl=""
+if command -v nvcc >/dev/null 2>&1; then
+  cuda=$(dirname "$(dirname "$(command -v nvcc)")")
+  if [ ! -e "$cuda/include/nccl.h" ] && [ ! -e /usr/include/nccl.h ] && [ ! -e /usr/local/include/nccl.h ] &&
+    ! python3 -c "import nvidia.nccl" >/dev/null 2>&1; then
+    v=$(nvcc --version | sed -n 's/.*release \([0-9][0-9]*\)\..*/\1/p')
+    [ "${v:-13}" -ge 13 ] && nccl=nvidia-nccl-cu13 || nccl=nvidia-nccl-cu12
+  fi
+fi
 gccsrc=""
 ls /usr/src/gcc-*/gcc-[0-9]*.tar.* >/dev/null 2>&1 || gccsrc=gcc-12-source
 if [ "$(id -u)" != 0 ]; then
   [ -z "$gccsrc" ] || echo "note: gcc-12-source is not installed, so the torture tests will be skipped (run this script as root to install it)" >&2
+  [ -z "$nccl" ] || echo "note: NCCL is not installed, so distributed device arrays move through host memory (pip install $nccl)" >&2
   [ -z "$need" ] || { echo "missing:$need -- run this script as root (or install them) first" >&2; exit 1; }
   exit 0
 fi
-[ -n "$need$gccsrc" ] || exit 0
+[ -n "$need$gccsrc$nccl" ] || exit 0
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 if [ -n "$need" ]; then
@@ -43,4 +57,9 @@ if [ -n "$need" ]; then
 fi
 if [ -n "$gccsrc" ]; then
   apt-get install -y -qq --no-install-recommends "$gccsrc" >/dev/null
+fi
+if [ -n "$nccl" ]; then
+  python3 -m pip --version >/dev/null 2>&1 || apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
+  python3 -m pip install -q "$nccl" 2>/dev/null || python3 -m pip install -q --break-system-packages "$nccl" ||
+    echo "note: pip could not install $nccl; distributed device arrays will move through host memory" >&2
 fi

@@ -39,6 +39,10 @@ PARRAY_API parray_status parray_mpi_detour(int id, const void *ctx, parray_size_
 PARRAY_API void parray_mpi_sync(void);
 PARRAY_API int parray_mpi_rank(void);
 PARRAY_API int parray_mpi_size(void);
+/* This process's rank among the job's processes on its machine, and their
+ * number (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED at the start). */
+PARRAY_API int parray_mpi_node_rank(void);
+PARRAY_API int parray_mpi_node_size(void);
 
 /* Distributed arrays. Process 0 calls parray_mpi_create; every process
  * 0..nprocs-1 allocates local_bytes (64-byte aligned). Returns a handle >= 0,
@@ -97,6 +101,14 @@ PARRAY_API parray_status parray_mpi_copy_split_dev(int service, int dst_dev, int
                                                    const parray_int64_t *sshape, int sn, parray_size_t elem_size,
                                                    const char *file, int line, const char *what);
 
+/* One point-to-point message of an exchange in a memory's own transport. */
+typedef struct parray_mpi_message {
+  int peer;            /* the other process */
+  int receive;         /* 1: receive into mem; 0: send from mem */
+  void *mem;           /* in the memory */
+  parray_size_t bytes; /* > 0 */
+} parray_mpi_message;
+
 /* A memory other than host memory that a collective copy reads or writes
  * (the GPUs' memory, in parray_mpi_cuda), as the copy engine uses it. Lane 0
  * carries what a process sends and lane 1 what it receives; the calls on
@@ -108,7 +120,8 @@ typedef struct parray_mpi_memory {
    * host memory that transfers fast (pinned); NULL when there is no room */
   void *(*buffer)(void *ctx, int which, parray_size_t bytes);
   /* dst[i.dstride] = src[i.sstride] for every index i < shape (n modes,
-   * strides in elements), both in this memory */
+   * strides in elements), both in this memory (either may be another
+   * process's block as this process reaches it, on the direct path) */
   parray_status (*copy)(void *ctx, int lane, void *dst, const parray_int64_t *dstride, const void *src,
                         const parray_int64_t *sstride, const parray_int64_t *shape, int n, parray_size_t elem_size);
   parray_status (*to_host)(void *ctx, int lane, void *host, const void *mem, parray_size_t bytes);
@@ -119,6 +132,22 @@ typedef struct parray_mpi_memory {
   int (*reached)(void *ctx, parray_int64_t ticket);
   /* wait for both lanes */
   parray_status (*finish)(void *ctx);
+  /* Optional (NULL: MPI carries what crosses processes). The memory's own
+   * transport between processes (NCCL, for the GPUs): send and receive
+   * these messages all at once, after everything both lanes were given so
+   * far; what lane 1 is given afterwards sees the received data. Every
+   * process of the job calls it once per copy that uses it (n may be 0). */
+  parray_status (*exchange)(void *ctx, const parray_mpi_message *msgs, int n);
+  /* Optional (NULL: copy on lane 0). A copy of the direct path, where dst
+   * or src is another process's block: copies of different slots may run
+   * at the same time (on different engines); all have taken effect when
+   * finish returns. */
+  parray_status (*copy_peer)(void *ctx, int slot, void *dst, const parray_int64_t *dstride, const void *src,
+                             const parray_int64_t *sstride, const parray_int64_t *shape, int n,
+                             parray_size_t elem_size);
+  /* With copy_peer: the copies given after it start when every copy given
+   * before it (on every slot) has taken effect. */
+  parray_status (*peer_fence)(void *ctx);
 } parray_mpi_memory;
 
 /* The words of a copy's description. */
@@ -132,15 +161,39 @@ PARRAY_API parray_status parray_mpi_copy_describe(const parray_mpi_side *dst, co
                                                   const parray_int64_t *shape, int nmodes, parray_size_t elem_size,
                                                   const parray_int64_t *block_bytes, parray_int64_t *words,
                                                   int *nwords);
+
+/* How the data of a pair of processes moves in parray_mpi_copy_execute. */
+enum {
+  PARRAY_MPI_PATH_NONE = 0, /* nothing between them (the choice: automatic) */
+  PARRAY_MPI_PATH_STAGED,   /* MPI, through pinned host memory (or the memory itself with CUDA-aware MPI) */
+  PARRAY_MPI_PATH_EXCHANGE, /* the memory's own transport (NCCL) */
+  PARRAY_MPI_PATH_DIRECT,   /* written straight into the peer's block (CUDA IPC) */
+  PARRAY_MPI_PATH_LOCAL     /* a process's own part, copied inside its memory */
+};
+
+/* What parray_mpi_copy_execute runs on one process. */
+typedef struct parray_mpi_copy_run {
+  void *dst;                       /* this process's memory of each side: its block, or process 0's */
+  const void *src;                 /* buffer on process 0; NULL where it has none */
+  const parray_mpi_memory *dmem;   /* the memory each side is in (NULL: host memory) */
+  const parray_mpi_memory *smem;
+  /* the direct path: for every process q of the job, q's block of each
+   * distributed side in dmem/smem as this process reaches it (NULL where it
+   * cannot, or no array: no direct path for that side) */
+  void *const *dst_peers;
+  const void *const *src_peers;
+  parray_int64_t chunk_bytes; /* MPI pieces: about this many bytes (the same on every process) */
+  int path;                   /* PARRAY_MPI_PATH_NONE (automatic) or the path every pair must take */
+  int *used;                  /* NULL, or per process q the path taken with q (set on return) */
+} parray_mpi_copy_run;
+
 /* Every process of the job together, inside a detour body over all of them:
- * run a described copy. dst / src: this process's memory of each side (its
- * block, or process 0's buffer on process 0; NULL where it has none);
- * dmem / smem: the memory each is in (NULL: host memory). What crosses
- * processes goes in pieces of about chunk_bytes (the same on every process),
- * so that transfers to and from the memory overlap the exchange. */
-PARRAY_API parray_status parray_mpi_copy_execute(const parray_int64_t *words, int nwords, void *dst,
-                                                 const parray_mpi_memory *dmem, const void *src,
-                                                 const parray_mpi_memory *smem, parray_int64_t chunk_bytes);
+ * run a described copy. Automatic choice: pairs of processes that reach
+ * each other's blocks write them directly; the others use the memory's
+ * exchange when it has one, else MPI through pinned host memory (the staged
+ * engine: pieces of chunk_bytes, transfers overlapping the exchange). */
+PARRAY_API parray_status parray_mpi_copy_execute(const parray_int64_t *words, int nwords,
+                                                 const parray_mpi_copy_run *run);
 
 /* The same copy when the two sides split the index space in ways that do not
  * nest (no common refinement of their modes): each side has its own modes,

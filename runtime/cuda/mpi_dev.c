@@ -9,13 +9,14 @@
  * program's body table. A #copy runs the MPI runtime's copy engine over the
  * GPU's memory as this file describes it (a parray_mpi_memory: packing
  * kernels, two streams, events, device scratch and pinned host buffers kept
- * while a distributed dmem array lives). Library parray_mpi_cuda
- * (docs/cuda.md). */
-#include "parray/mpi.h"
+ * while a distributed dmem array lives), with NCCL as its transport
+ * (mpi_nccl.c) and the peers' blocks of the same node mapped for the direct
+ * path (mpi_peers.c). PARRAY_MPI_TRANSPORT=nccl|direct|staged forces one
+ * path; PARRAY_MPI_TRACE=1 prints the path of every pair of processes.
+ * Library parray_mpi_cuda (docs/cuda.md, docs/mpi_runtime.md). */
+#include "mpi_dev_impl.h"
 #include "parray/permute.h"
 
-#include <cuda_runtime_api.h>
-#include <mpi.h>
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h> /* MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support */
 #endif
@@ -44,7 +45,7 @@ typedef struct service_ctx {
   char what[176];
   /* OP_COPY: the described copy and its sides (handle < 0: process 0's
    * buffer, whose address is meaningful on process 0 only) */
-  int32_t nwords, dst_h, src_h, dst_dev, src_dev;
+  int32_t nwords, dst_h, src_h, dst_dev, src_dev, path, trace;
   uint64_t dst_ptr, src_ptr;
   int64_t chunk;
   parray_int64_t words[PARRAY_MPI_COPY_DESC_WORDS];
@@ -55,26 +56,19 @@ typedef struct service_ctx {
 
 static int chosen_gpu = -1;
 
-/* parray_cuda's INIT_GPU record and its wait for the detours this thread
- * launched without one, which names them if a kernel failed (weak: the
- * emulated tests link no parray_cuda) */
+/* parray_cuda's INIT_GPU record, its wait for the detours this thread
+ * launched without one, which names them if a kernel failed, and its record
+ * of which GPU each block lives on, which a cuda detour's launch checks
+ * (weak: the emulated tests link no parray_cuda) */
 #if defined(__GNUC__)
-extern int parray_cuda_init_gpu_choice(void) __attribute__((weak));
-extern void parray_cuda_wait_pending(const char *file, int line, const char *what) __attribute__((weak));
+#define PDEV_WEAK __attribute__((weak))
 #else
-extern int parray_cuda_init_gpu_choice(void);
-extern void parray_cuda_wait_pending(const char *file, int line, const char *what);
+#define PDEV_WEAK
 #endif
-
-/* the process's rank among the processes of its node */
-static int local_rank(void) {
-  static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"};
-  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-    const char *v = getenv(vars[i]);
-    if (v && *v) return atoi(v);
-  }
-  return parray_mpi_rank();
-}
+extern int parray_cuda_init_gpu_choice(void) PDEV_WEAK;
+extern void parray_cuda_wait_pending(const char *file, int line, const char *what) PDEV_WEAK;
+extern void parray_cuda_home_add(const void *p, size_t bytes, int gpu) PDEV_WEAK;
+extern void parray_cuda_home_remove(const void *p) PDEV_WEAK;
 
 /* this process's GPU: the one INIT_GPU selected, or else local rank mod the
  * GPU count, chosen once */
@@ -87,7 +81,7 @@ static int select_gpu(const service_ctx *c) {
   if (e != cudaSuccess || count == 0)
     parray_fatal_at(c->file, c->line, c->what, "process %d: no CUDA device is available for a distributed dmem "
                     "array (%s)", parray_mpi_rank(), e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
-  int g = local_rank() % count;
+  int g = parray_mpi_node_rank() % count;
   e = cudaSetDevice(g);
   if (e != cudaSuccess)
     parray_fatal_at(c->file, c->line, c->what, "process %d: cudaSetDevice(%d) failed: %s", parray_mpi_rank(), g,
@@ -106,10 +100,17 @@ static void check(cudaError_t e, const service_ctx *c, const char *call) {
 
 /* This process's streams, events and buffers, kept while a distributed dmem
  * array lives on it. */
+/* Streams of the direct path: copies on several streams keep several of
+ * the GPU's copy engines busy at once. */
+#define PEER_STREAMS 4
+
 static struct {
   int live;                /* distributed dmem arrays alive here */
   bool lanes_made;
   cudaStream_t lane[2];    /* 0: what is sent, 1: what is received */
+  cudaEvent_t sent;        /* the exchange's wait for lane 0 */
+  cudaStream_t peer[PEER_STREAMS]; /* the direct path's writes */
+  cudaEvent_t fence[PEER_STREAMS];  /* the ends of a round of them */
   cudaEvent_t *ev;         /* marks, reused from one copy to the next */
   int64_t nev, used;
   struct {
@@ -133,6 +134,13 @@ static parray_status make_lanes(void) {
     cudaError_t e = cudaStreamCreateWithFlags(&mem.lane[l], cudaStreamDefault);
     if (e != cudaSuccess) return cuda_fail(e, "cudaStreamCreateWithFlags");
   }
+  for (int l = 0; l < PEER_STREAMS; l++) {
+    cudaError_t e = cudaStreamCreateWithFlags(&mem.peer[l], cudaStreamDefault);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&mem.fence[l], cudaEventDisableTiming);
+    if (e != cudaSuccess) return cuda_fail(e, "cudaStreamCreateWithFlags/cudaEventCreateWithFlags");
+  }
+  cudaError_t e = cudaEventCreateWithFlags(&mem.sent, cudaEventDisableTiming);
+  if (e != cudaSuccess) return cuda_fail(e, "cudaEventCreateWithFlags");
   mem.lanes_made = true;
   return PARRAY_OK;
 }
@@ -156,6 +164,28 @@ static void *mem_buffer(void *ctx, int which, size_t bytes) {
   return p;
 }
 
+/* A direct-path copy to or from another GPU's block: pitched rows of 512
+ * bytes and more go to the GPU's copy engines (cudaMemcpy2DAsync), which
+ * move them over NVLink faster than a kernel's remote stores; others run
+ * the copy kernels. PARRAY_MPI_DIRECT_ENGINE=kernel keeps every copy on
+ * the kernels. */
+#define DIRECT_OPTS 1 /* copy_strided.cu's OPT_MEMCPY2D */
+extern parray_status parray__copy_strided_cuda_opts(void *dst, const int64_t *dst_stride, const void *src,
+                                                    const int64_t *src_stride, const int64_t *shape, int ndim,
+                                                    size_t elem_size, int opts, cudaStream_t s) PDEV_WEAK;
+
+static parray_status strided(void *dst, const int64_t *ds, const void *src, const int64_t *ss, const int64_t *shape,
+                             int n, size_t unit, cudaStream_t s, bool peer) {
+  static int engines = -1; /* copy engines for the direct path: 1 yes, 0 no */
+  if (engines < 0) {
+    const char *v = getenv("PARRAY_MPI_DIRECT_ENGINE");
+    engines = !v || strcmp(v, "kernel") != 0;
+  }
+  if (peer && engines && parray__copy_strided_cuda_opts)
+    return parray__copy_strided_cuda_opts(dst, ds, src, ss, shape, n, unit, DIRECT_OPTS, s);
+  return parray_copy_strided_cuda(dst, ds, src, ss, shape, n, unit, s);
+}
+
 /* the device copy engine takes elements of 1 to 16 bytes: larger ones are
  * moved as an inner mode of smaller units */
 static parray_status mem_copy(void *ctx, int lane, void *dst, const int64_t *ds, const void *src, const int64_t *ss,
@@ -174,7 +204,27 @@ static parray_status mem_copy(void *ctx, int lane, void *dst, const int64_t *ds,
   }
   for (int i = 0; i < n; i++) d2[i] = ds[i] * k, s2[i] = ss[i] * k, sh[i] = shape[i];
   if (k > 1) d2[n] = s2[n] = 1, sh[n] = k, n++;
-  return parray_copy_strided_cuda(dst, d2, src, s2, sh, n, unit, mem.lane[lane]);
+  return strided(dst, d2, src, s2, sh, n, unit, lane < 0 ? mem.peer[-1 - lane] : mem.lane[lane], lane < 0);
+}
+
+/* the direct path's round is over: every peer stream waits for all of them */
+static parray_status mem_peer_fence(void *ctx) {
+  (void)ctx;
+  parray_status st = make_lanes();
+  if (st != PARRAY_OK) return st;
+  for (int l = 0; l < PEER_STREAMS; l++) {
+    cudaError_t e = cudaEventRecord(mem.fence[l], mem.peer[l]);
+    for (int j = 0; e == cudaSuccess && j < PEER_STREAMS; j++)
+      if (j != l) e = cudaStreamWaitEvent(mem.peer[j], mem.fence[l], 0);
+    if (e != cudaSuccess) return cuda_fail(e, "cudaEventRecord/cudaStreamWaitEvent (between the direct rounds)");
+  }
+  return PARRAY_OK;
+}
+
+/* a direct-path copy, on the peer stream of its slot */
+static parray_status mem_copy_peer(void *ctx, int slot, void *dst, const int64_t *ds, const void *src,
+                                   const int64_t *ss, const int64_t *shape, int n, size_t es) {
+  return mem_copy(ctx, -1 - (int)((unsigned)slot % PEER_STREAMS), dst, ds, src, ss, shape, n, es);
 }
 
 static parray_status mem_to_host(void *ctx, int lane, void *host, const void *p, size_t bytes) {
@@ -228,8 +278,8 @@ static int mem_reached(void *ctx, int64_t ticket) {
 static parray_status mem_finish(void *ctx) {
   (void)ctx;
   mem.used = 0;
-  for (int l = 0; mem.lanes_made && l < 2; l++) {
-    cudaError_t e = cudaStreamSynchronize(mem.lane[l]);
+  for (int l = 0; mem.lanes_made && l < 2 + PEER_STREAMS; l++) {
+    cudaError_t e = cudaStreamSynchronize(l < 2 ? mem.lane[l] : mem.peer[l - 2]);
     if (e != cudaSuccess) return cuda_fail(e, "a copy on the GPU");
   }
   return PARRAY_OK;
@@ -249,6 +299,8 @@ static void mem_release(void) {
   free(mem.ev);
   mem.ev = NULL, mem.nev = mem.used = 0;
   for (int l = 0; mem.lanes_made && l < 2; l++) cudaStreamDestroy(mem.lane[l]);
+  for (int l = 0; mem.lanes_made && l < PEER_STREAMS; l++) cudaStreamDestroy(mem.peer[l]), cudaEventDestroy(mem.fence[l]);
+  if (mem.lanes_made) cudaEventDestroy(mem.sent);
   mem.lanes_made = false;
 }
 
@@ -264,10 +316,23 @@ static int mpi_reaches_gpu(void) {
 #endif
 }
 
+/* NCCL's group on lane 1, after what lane 0 was given (the packs) */
+static parray_status mem_exchange(void *ctx, const parray_mpi_message *msgs, int n) {
+  (void)ctx;
+  parray_status st = make_lanes();
+  if (st != PARRAY_OK) return st;
+  cudaError_t e = cudaEventRecord(mem.sent, mem.lane[0]);
+  if (e == cudaSuccess) e = cudaStreamWaitEvent(mem.lane[1], mem.sent, 0);
+  if (e != cudaSuccess) return cuda_fail(e, "cudaEventRecord/cudaStreamWaitEvent (before NCCL)");
+  return pdev_nccl_exchange(mem.lane[1], msgs, n);
+}
+
 static parray_mpi_memory gpu_memory(void) {
   return (parray_mpi_memory){.ctx = NULL, .mpi_direct = mpi_reaches_gpu(), .buffer = mem_buffer, .copy = mem_copy,
                              .to_host = mem_to_host, .from_host = mem_from_host, .mark = mem_mark,
-                             .reached = mem_reached, .finish = mem_finish};
+                             .reached = mem_reached, .finish = mem_finish,
+                             .exchange = pdev_nccl_available() ? mem_exchange : NULL,
+                             .copy_peer = mem_copy_peer, .peer_fence = mem_peer_fence};
 }
 
 /* ---- the service: what every process does ----------------------------------- */
@@ -280,22 +345,63 @@ static void *side_mem(int32_t h, int32_t dev, uint64_t ptr) {
   return r ? r->dev : NULL;
 }
 
+/* PARRAY_MPI_TRACE=1: the path of every pair of this process, one line:
+ * "direct with 1,2; nccl with 3; own part" */
+static void trace(const service_ctx *c, const int *used) {
+  static const char *const names[] = {"", "staged with ", "nccl with ", "direct with ", "own part"};
+  static const int order[] = {PARRAY_MPI_PATH_DIRECT, PARRAY_MPI_PATH_EXCHANGE, PARRAY_MPI_PATH_STAGED,
+                              PARRAY_MPI_PATH_LOCAL};
+  char line[1024] = "";
+  size_t n = 0;
+  for (int i = 0; i < 4; i++) {
+    int k = order[i];
+    const char *sep = n ? "; " : "";
+    for (int q = 0; q < parray_mpi_size() && n < sizeof line - 32; q++) {
+      if (used[q] != k) continue;
+      if (k == 4) n += (size_t)snprintf(line + n, sizeof line - n, "%s%s", sep, names[k]);
+      else n += (size_t)snprintf(line + n, sizeof line - n, "%s%s%d", sep, *sep == ',' ? "" : names[k], q);
+      sep = ",";
+    }
+  }
+  fprintf(stderr, "%s:%d: note: #copy on process %d: %s\n", c->file, c->line, parray_mpi_rank(), n ? line : "nothing");
+  fflush(stderr);
+}
+
+/* per process, its block of a distributed dmem side as this process
+ * reaches it (NULL: not a distributed dmem side) */
+static void *const *side_peers(int32_t h, int32_t dev, void *mine, const service_ctx *c) {
+  if (h < 0 || !dev || c->path == PARRAY_MPI_PATH_STAGED || c->path == PARRAY_MPI_PATH_EXCHANGE) return NULL;
+  void *const *p = pdev_peers(h, mine, chosen_gpu);
+  if (!p) parray_fatal_at(c->file, c->line, c->what, "%s", parray_last_error());
+  return p;
+}
+
 static void serve_copy(const service_ctx *c) {
   parray_mpi_memory gpu = gpu_memory();
   void *dst = side_mem(c->dst_h, c->dst_dev, c->dst_ptr), *src = side_mem(c->src_h, c->src_dev, c->src_ptr);
   mem.c = c;
-  if ((dst && c->dst_dev) || (src && c->src_dev)) {
-    /* the copy sees everything the program did before it: kernels and
-     * copies still running (a cudaMemcpy from pageable memory may return
-     * before its transfer ends) */
+  if (c->dst_dev || c->src_dev) {
+    /* every process takes part (NCCL's communicator, the IPC handles) on
+     * its GPU; the copy sees everything the program did before it: kernels
+     * and copies still running (a cudaMemcpy from pageable memory may
+     * return before its transfer ends) */
     select_gpu(c);
     if (parray_cuda_wait_pending) parray_cuda_wait_pending(c->file, c->line, c->what); /* names them */
     check(cudaDeviceSynchronize(), c, "cudaDeviceSynchronize (before a #copy)");
   }
-  parray_status st = parray_mpi_copy_execute(c->words, c->nwords, dst, c->dst_dev ? &gpu : NULL, src,
-                                             c->src_dev ? &gpu : NULL, c->chunk);
+  if (c->path == PARRAY_MPI_PATH_EXCHANGE && (c->dst_dev || c->src_dev) && !pdev_nccl_available())
+    parray_fatal_at(c->file, c->line, c->what, "process %d: the NCCL transport was asked for "
+                    "(PARRAY_MPI_TRANSPORT=nccl), but %s", parray_mpi_rank(), pdev_nccl_why());
+  int *used = c->trace ? calloc((size_t)parray_mpi_size(), sizeof *used) : NULL;
+  parray_mpi_copy_run run = {.dst = dst, .src = src, .dmem = c->dst_dev ? &gpu : NULL, .smem = c->src_dev ? &gpu : NULL,
+                             .dst_peers = side_peers(c->dst_h, c->dst_dev, dst, c),
+                             .src_peers = (const void *const *)side_peers(c->src_h, c->src_dev, src, c),
+                             .chunk_bytes = c->chunk, .path = c->path, .used = used};
+  parray_status st = parray_mpi_copy_execute(c->words, c->nwords, &run);
   mem.c = NULL;
   if (st != PARRAY_OK) parray_fatal_at(c->file, c->line, c->what, "%s", parray_last_error());
+  if (used) trace(c, used);
+  free(used);
 }
 
 static void serve_block(const service_ctx *c, dev_block *r) {
@@ -308,11 +414,15 @@ static void serve_block(const service_ctx *c, dev_block *r) {
       parray_fatal_at(c->file, c->line, c->what, "process %d cannot allocate its block of %lld bytes on GPU %d: %s",
                       parray_mpi_rank(), (long long)c->bytes, g, cudaGetErrorString(e));
     *r = (dev_block){p, (size_t)c->bytes, r->nprocs, g};
+    if (parray_cuda_home_add) parray_cuda_home_add(p, (size_t)c->bytes, g);
     mem.live++;
     break;
   }
   case OP_FREE:
-    if (r->dev) check(cudaFree(r->dev), c, "cudaFree");
+    if (r->dev) {
+      if (parray_cuda_home_remove) parray_cuda_home_remove(r->dev);
+      check(cudaFree(r->dev), c, "cudaFree");
+    }
     r->dev = NULL;
     if (--mem.live == 0) mem_release();
     break;
@@ -333,6 +443,15 @@ void parray_mpi_dev_service(void *vctx, parray_int64_t tid) {
   if (c->op == OP_COPY) {
     serve_copy(c);
     return;
+  }
+  if (c->op == OP_FREE) {
+    /* every process of the job: its mappings of the blocks are closed
+     * before any block is freed */
+    pdev_peers_forget(c->handle);
+    MPI_Comm comm = pdev_comm();
+    if (comm == MPI_COMM_NULL || MPI_Barrier(comm) != MPI_SUCCESS)
+      parray_fatal_at(c->file, c->line, c->what, "process %d: the barrier before freeing the blocks failed",
+                      parray_mpi_rank());
   }
   dev_block *r = (dev_block *)parray_mpi_local(c->handle);
   if (r) serve_block(c, r);
@@ -375,7 +494,7 @@ void parray_mpi_destroy_dev(int service, int handle, const char *file, int line,
   const dev_block *r = (const dev_block *)parray_mpi_local(handle);
   if (!r) return;
   service_ctx c = make_ctx(OP_FREE, handle, file, line, what);
-  if (parray_mpi_detour(service, &c, sizeof c, r->nprocs) != PARRAY_OK)
+  if (parray_mpi_detour(service, &c, sizeof c, parray_mpi_size()) != PARRAY_OK)
     parray_fatal_at(file, line, what, "%s", parray_last_error());
   parray_mpi_destroy(handle);
 }
@@ -385,6 +504,26 @@ static const dev_block *record(int handle) {
   const dev_block *r = handle >= 0 ? (const dev_block *)parray_mpi_local(handle) : NULL;
   if (!r && handle >= 0) parray_set_error("#copy: %d is not a live distributed dmem array", handle);
   return r;
+}
+
+/* PARRAY_MPI_TRANSPORT: the path every pair must take (unset or "auto":
+ * chosen per pair) */
+static parray_status transport_path(int32_t *path) {
+  static const struct {
+    const char *name;
+    int path;
+  } t[] = {{"auto", PARRAY_MPI_PATH_NONE}, {"nccl", PARRAY_MPI_PATH_EXCHANGE}, {"direct", PARRAY_MPI_PATH_DIRECT},
+           {"staged", PARRAY_MPI_PATH_STAGED}};
+  const char *v = getenv("PARRAY_MPI_TRANSPORT");
+  *path = PARRAY_MPI_PATH_NONE;
+  if (!v || !*v) return PARRAY_OK;
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+    if (!strcmp(v, t[i].name)) {
+      *path = t[i].path;
+      return PARRAY_OK;
+    }
+  parray_set_error("PARRAY_MPI_TRANSPORT=%s: expected auto, nccl, direct or staged", v);
+  return PARRAY_ERR_INVALID;
 }
 
 parray_status parray_mpi_copy_dev(int service, int dst_dev, int src_dev, const parray_mpi_side *dst,
@@ -417,7 +556,10 @@ parray_status parray_mpi_copy_dev(int service, int dst_dev, int src_dev, const p
     c->dst_ptr = (uint64_t)(uintptr_t)dst->ptr, c->src_ptr = (uint64_t)(uintptr_t)src->ptr;
     const char *v = getenv("PARRAY_MPI_COPY_PIECE");
     c->chunk = v && atoll(v) > 0 ? atoll(v) : PIECE_BYTES;
-    st = parray_mpi_detour(service, c, sizeof *c, parray_mpi_size());
+    v = getenv("PARRAY_MPI_TRACE");
+    c->trace = v && *v == '1';
+    st = transport_path(&c->path);
+    if (st == PARRAY_OK) st = parray_mpi_detour(service, c, sizeof *c, parray_mpi_size());
   }
   free(c);
   return st;

@@ -1,8 +1,9 @@
 /* emulated_copy.c - the device copy engine's entry point for the emulated
  * CUDA runtime (cuda_runtime_api.h here): the CPU copy engine, under the
  * device engine's contract (at most 16 modes, elements of 1 to 16 bytes),
- * so that the distributed copy's packing is checked without a GPU; and
- * process 0's dmem arrays in host memory; the wait for pending detours. */
+ * so that the distributed copy's packing is checked without a GPU; the
+ * direct path's copies between two GPUs; process 0's dmem arrays in the
+ * emulated device memory; the wait for pending detours. */
 #include "parray/cuda.h"
 
 #include <string.h>
@@ -16,6 +17,23 @@ parray_status parray_copy_strided_cuda(void *dst, const int64_t *dst_stride, con
     return PARRAY_ERR_INVALID;
   }
   return parray_copy_strided_cpu(dst, dst_stride, src, src_stride, shape, ndim, elem_size);
+}
+
+/* the copies of the direct path into or out of another GPU's block
+ * (runtime/cuda/mpi_dev.c; with EMULATED_GPUS > 1): on the CPU copy engine
+ * too, under copy_strided.cu's options (1: pitched rows to the copy
+ * engines) */
+parray_status parray__copy_strided_cuda_opts(void *dst, const int64_t *dst_stride, const void *src,
+                                             const int64_t *src_stride, const int64_t *shape, int ndim,
+                                             size_t elem_size, int opts, struct CUstream_st *s);
+parray_status parray__copy_strided_cuda_opts(void *dst, const int64_t *dst_stride, const void *src,
+                                             const int64_t *src_stride, const int64_t *shape, int ndim,
+                                             size_t elem_size, int opts, struct CUstream_st *s) {
+  if (opts & ~1) {
+    parray_set_error("parray__copy_strided_cuda_opts (emulated): unknown options %d", opts);
+    return PARRAY_ERR_INVALID;
+  }
+  return parray_copy_strided_cuda(dst, dst_stride, src, src_stride, shape, ndim, elem_size, s);
 }
 
 /* process 0's dmem arrays (#create, #destroy, #copy between two of its
