@@ -274,6 +274,21 @@ static bool gpu_cc_env_ok(void) {
   return false;
 }
 
+/* An output that is one of the inputs (the same regular file, however it
+ * is spelled or linked) would destroy it: refused before anything runs. */
+static bool output_is_input(const pacc *p, const char *out, const char *what) {
+  struct stat o;
+  if (!out || !strcmp(out, "-") || stat(out, &o) != 0 || !S_ISREG(o.st_mode)) return false;
+  for (int i = 0; i < p->nin; i++) {
+    struct stat s;
+    if (stat(p->in[i].path, &s) == 0 && s.st_dev == o.st_dev && s.st_ino == o.st_ino) {
+      fprintf(stderr, "pacc: error: the %s '%s' is the input file '%s'\n", what, out, p->in[i].path);
+      return true;
+    }
+  }
+  return false;
+}
+
 static int parse_args(pacc *p, int argc, char **argv) {
   int xkind = -1;
   p->mode = 'l';
@@ -296,6 +311,7 @@ static int parse_args(pacc *p, int argc, char **argv) {
     fprintf(stderr, "pacc: error: cannot specify -MF with several source files\n");
     return 2;
   }
+  if (output_is_input(p, p->out, "output") || output_is_input(p, p->mf, "dependency file (-MF)")) return 2;
   return gpu_cc_env_ok() ? 0 : 2;
 }
 
