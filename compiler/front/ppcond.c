@@ -16,7 +16,7 @@
 
 typedef enum {
   PK_IF, PK_IFDEF, PK_IFNDEF, PK_ELIF, PK_ELIFDEF, PK_ELIFNDEF, PK_ELSE, PK_ENDIF,
-  PK_DEFINE, PK_UNDEF, PK_INCLUDE, PK_PCINC, PK_ERROR, PK_OTHER
+  PK_DEFINE, PK_UNDEF, PK_INCLUDE, PK_PCINC, PK_ERROR, PK_LINE, PK_OTHER
 } pk_kind;
 
 /* one preprocessor line */
@@ -147,7 +147,7 @@ static pk_kind classify(const char *w, size_t n) {
   } words[] = {{"if", PK_IF},         {"ifdef", PK_IFDEF},     {"ifndef", PK_IFNDEF},   {"elif", PK_ELIF},
                {"elifdef", PK_ELIFDEF}, {"elifndef", PK_ELIFNDEF}, {"else", PK_ELSE},   {"endif", PK_ENDIF},
                {"define", PK_DEFINE}, {"undef", PK_UNDEF},     {"include", PK_INCLUDE}, {"include_next", PK_INCLUDE},
-               {"import", PK_INCLUDE}, {"error", PK_ERROR}};
+               {"import", PK_INCLUDE}, {"error", PK_ERROR}, {"line", PK_LINE}};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
     if (str_eq(w, n, words[i].w)) return words[i].k;
   return PK_OTHER;
@@ -162,6 +162,7 @@ static ppl directive_line(ppc *c, uint32_t hash, uint32_t end) {
   uint32_t wb = p;
   while (p < end && is_idch(t[p])) p++;
   l.kind = classify(t + wb, p - wb);
+  if (p > wb && t[wb] >= '0' && t[wb] <= '9') l.kind = PK_LINE, p = wb; /* a line marker: # 12 "file" */
   while (p < end && is_blank(t[p])) p++;
   l.arg = p;
   bool in_comment = false;
@@ -287,13 +288,39 @@ static bool is_site(const ppc *c, const ppl *l, int seg, int i) {
          c->segs[l->seg].site_line == i;
 }
 
+/* What __LINE__ is on a line of a segment: its physical line, or after a
+ * #line (or a line marker) that line's number plus the lines since. */
+typedef struct linemap {
+  long base; /* the number the #line gave (< 0: none) */
+  int phys;  /* the physical line of that #line */
+} linemap;
+
+static void note_line(ppc *c, linemap *lm, const ppl *l) {
+  const char *t = c->src->text;
+  uint32_t p = l->arg;
+  long n = 0;
+  if (p >= l->e || t[p] < '0' || t[p] > '9') return; /* a #line of macros: not followed */
+  for (; p < l->e && t[p] >= '0' && t[p] <= '9' && n < 2147483647L; p++) n = n * 10 + (t[p] - '0');
+  lm->base = n, lm->phys = src_line(c->src, l->b);
+}
+
+static long line_of(ppc *c, const linemap *lm, const ppl *l) {
+  int phys = src_line(c->src, l->b);
+  return lm->base < 0 ? phys : lm->base + (phys - lm->phys - 1);
+}
+
+static bool is_condition(pk_kind k) { return k == PK_IF || k == PK_ELIF; }
+
 static void render(ppc *c, int seg, sbuf *out) {
   segscan *ss = &c->segs[seg];
   const char *t = c->src->text;
+  linemap lm = {-1, 0}; /* (a #line of a dead group is followed too) */
   for (int i = 0; i < ss->lines.n; i++) {
     ppl *l = &ss->lines.v[i];
     switch (l->kind) {
     case PK_IF: case PK_IFDEF: case PK_IFNDEF: case PK_ELIF: case PK_ELIFDEF: case PK_ELIFNDEF: case PK_ELSE:
+      if (is_condition(l->kind) && line_of(c, &lm, l) > 0 && line_of(c, &lm, l) <= 2147483647L)
+        sb_printf(out, "#line %ld\n", line_of(c, &lm, l)); /* for __LINE__ */
       sb_write(out, t + l->b, l->e - l->b);
       sb_printf(out, "\n#pragma parray_pac_live %d\n", l->group);
       break;
@@ -307,6 +334,9 @@ static void render(ppc *c, int seg, sbuf *out) {
       break;
     case PK_ERROR: /* the marker comes through only from a live group */
       sb_printf(out, "#pragma parray_pac_err %d %d\n", seg, i);
+      break;
+    case PK_LINE:
+      note_line(c, &lm, l);
       break;
     default:
       break;
@@ -388,7 +418,7 @@ typedef struct eframe {
 } eframe;
 
 /* The value of a condition line (0 or 1); an error is reported and taken as 0. */
-static bool condition(ppc *c, const ppl *l, const ppmacros *m) {
+static bool condition(ppc *c, const ppl *l, ppmacros *m, const linemap *lm) {
   const char *t = c->src->text;
   if (l->kind == PK_IFDEF || l->kind == PK_IFNDEF || l->kind == PK_ELIFDEF || l->kind == PK_ELIFNDEF) {
     uint32_t p = l->arg, q = p;
@@ -403,6 +433,9 @@ static bool condition(ppc *c, const ppl *l, const ppmacros *m) {
   int64_t v = 0;
   char err[256];
   size_t off = 0;
+  char line[40];
+  snprintf(line, sizeof line, "__LINE__ %ld", line_of(c, lm, l));
+  pp_define(m, line, strlen(line));
   if (pp_eval(m, t + l->arg, l->e - l->arg, &v, err, sizeof err, &off)) {
     uint32_t at = l->arg + (uint32_t)(off < l->e - l->arg ? off : 0);
     diag_error(c->dg, (loc){at, at + 1}, "%s", err);
@@ -416,18 +449,19 @@ static void eval_seg(ppc *c, int seg, ppmacros *m, bool live) {
   c->depth++;
   VEC(eframe) st = {0};
   const char *t = c->src->text;
+  linemap lm = {-1, 0};
   for (int i = 0; i < c->segs[seg].lines.n; i++) {
     ppl *l = &c->segs[seg].lines.v[i];
     switch (l->kind) {
     case PK_IF: case PK_IFDEF: case PK_IFNDEF: {
-      bool v = live && condition(c, l, m);
+      bool v = live && condition(c, l, m, &lm);
       vec_push(st, ((eframe){live, v}));
       live = c->groups.v[l->group].live = v;
       break;
     }
     case PK_ELIF: case PK_ELIFDEF: case PK_ELIFNDEF: case PK_ELSE: {
       eframe *f = &st.v[st.n - 1];
-      bool v = f->parent_live && !f->taken && (l->kind == PK_ELSE || condition(c, l, m));
+      bool v = f->parent_live && !f->taken && (l->kind == PK_ELSE || condition(c, l, m, &lm));
       f->taken = f->taken || v;
       live = c->groups.v[l->group].live = v;
       break;
@@ -448,6 +482,9 @@ static void eval_seg(ppc *c, int seg, ppmacros *m, bool live) {
     case PK_ERROR:
       l->live = live;
       break;
+    case PK_LINE:
+      if (live) note_line(c, &lm, l);
+      break;
     default:
       break;
     }
@@ -459,6 +496,7 @@ static void eval_seg(ppc *c, int seg, ppmacros *m, bool live) {
 static void decide_eval(ppc *c) {
   clear_marks(c);
   ppmacros *m = pp_macros_new();
+  pp_define(m, "__LINE__ 0", 10); /* defined, as in cpp; each condition sets its line */
   for (int i = 0; i < c->o->ndefs; i++) {
     const char *d = c->o->defs[i];
     if (!strncmp(d, "-D", 2)) pp_define_option(m, d + 2);
