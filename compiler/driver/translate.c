@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef PAC_VERSION
@@ -349,6 +350,10 @@ static int print_layout(tstate *t) {
   FILE *f = t->io->out ? t->io->out : stdout;
   fputs(out.s ? out.s : "", f);
   sb_free(&out);
+  if (fflush(f) != 0 || ferror(f)) { /* a full disk, /dev/full, a closed pipe */
+    fprintf(t->err, "pac: error: cannot write the layout: %s\n", strerror(errno));
+    return 1;
+  }
   return 0;
 }
 
@@ -426,22 +431,55 @@ static void write_sbuf(FILE *f, const void *ctx) {
 /* Write the dependency rule: to -MF's file, to stdout with -M/-MM, else to
  * OUT.d (the output's name with its suffix replaced; FILE.d with -o -).
  * Atomically. */
-static int write_deps(tstate *t) {
+static char *deps_path(const tstate *t) {
   const pac_deps *d = t->io->deps;
-  char *path = NULL;
-  if (d->file) {
-    path = strdup(d->file);
-  } else if (d->only) {
-    path = strdup("-");
-  } else {
-    char *o = out_name(t);
-    if (!strcmp(o, "-")) free(o), o = strdup(t->opt.input); /* -o -: FILE.d beside FILE.pc */
-    char *dot = strrchr(o, '.'), *sl = strrchr(o, '/');
-    if (dot && (!sl || dot > sl)) *dot = 0;
-    path = malloc(strlen(o) + 3);
-    sprintf(path, "%s.d", o);
-    free(o);
+  if (d->file) return strdup(d->file);
+  if (d->only) return strdup("-");
+  char *o = out_name(t);
+  if (!strcmp(o, "-")) free(o), o = strdup(t->opt.input); /* -o -: FILE.d beside FILE.pc */
+  char *dot = strrchr(o, '.'), *sl = strrchr(o, '/');
+  if (dot && (!sl || dot > sl)) *dot = 0;
+  char *path = malloc(strlen(o) + 3);
+  sprintf(path, "%s.d", o);
+  free(o);
+  return path;
+}
+
+/* Two names of one file (the same name, or the same existing file). */
+static bool same_file(const char *a, const char *b) {
+  struct stat x, y;
+  if (!strcmp(a, b)) return true;
+  return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* Before anything is written: an output name derived from an input that
+ * is not a regular file (/dev/stdin, a pipe) would land in /dev or beside
+ * the pipe; a dependency rule would not overwrite the translation, nor
+ * fail on a folder after the translation was written. */
+static int check_outputs(tstate *t) {
+  struct stat st;
+  bool derived = !t->opt.output && !t->io->out && !t->opt.layout && !t->io->text && !(t->io->deps && t->io->deps->only);
+  if (derived && (stat(t->opt.input, &st) != 0 || !S_ISREG(st.st_mode) || !strncmp(t->opt.input, "/dev/", 5))) {
+    fprintf(t->err, "pac: error: '%s' is not a regular file, so no output name can be made from it: give -o\n",
+            t->opt.input);
+    return 1;
   }
+  if (!t->io->deps || t->opt.layout || !strcmp(t->opt.output ? t->opt.output : "", "-")) return 0;
+  char *dp = deps_path(t), *op = out_name(t);
+  int status = 0;
+  if (!t->io->deps->only && strcmp(dp, "-") && same_file(dp, op)) {
+    fprintf(t->err, "pac: error: the dependency rule would be written over the translation '%s'\n", op);
+    status = 1;
+  } else if (strcmp(dp, "-") && stat(dp, &st) == 0 && S_ISDIR(st.st_mode)) {
+    fprintf(t->err, "pac: error: cannot write the dependency rule: '%s' is a folder\n", dp);
+    status = 1;
+  }
+  free(dp), free(op);
+  return status;
+}
+
+static int write_deps(tstate *t) {
+  char *path = deps_path(t);
   sbuf b;
   sb_init(&b);
   dep_rule(t, &b);
@@ -527,7 +565,7 @@ int pac_translate(const pac_options *opt, const pac_io *io) {
   int status = 1;
   if (!rc && !t->dg.errors && io->werror && t->dg.warnings)
     fprintf(t->err, "pac: error: warnings are errors (-Werror); nothing written\n");
-  else if (!rc && !t->dg.errors)
+  else if (!rc && !t->dg.errors && !(status = check_outputs(t)))
     status = t->opt.layout ? print_layout(t) : deps && deps->only ? write_deps(t) : emit(t);
   if (!status && deps && !deps->only) status = write_deps(t);
   free_state(t);

@@ -5,7 +5,10 @@
 # refused and the input left as it was; /dev/null stays a character device;
 # a FIFO and '-' get the output straight; a directory that cannot be written,
 # a full device or a write that fails half-way leave nothing behind (and a
-# file that was there before stays as it was).
+# file that was there before stays as it was); an output name is never made
+# from /dev/stdin; -MD never writes its rule over the translation, nor
+# leaves a translation behind when the rule cannot be written; a layout
+# report that cannot be written is an error.
 set -u
 bin=$1 case=$2
 pac="$bin/pac"
@@ -99,6 +102,28 @@ rm -f big.c
 if (trap '' XFSZ; ulimit -f 64 && exec "$pac" big.pc -o big.c) 2>/dev/null; then fail "second big write accepted"; fi
 [ -e big.c ] && fail "a failed write left big.c"
 no_temp big.c
+
+# an output name made from an input that is not a regular file: refused
+# (it would land in /dev); with -o it is fine
+if "$pac" /dev/stdin <x.pc 2>err; then fail "pac /dev/stdin without -o was accepted"; fi
+grep -q "is not a regular file, so no output name can be made from it" err || { cat err; fail "/dev/stdin: no message"; }
+"$pac" /dev/stdin -o stdin.c <x.pc 2>err && [ -s stdin.c ] || { cat err; fail "pac /dev/stdin -o stdin.c"; }
+# the dependency rule never written over the translation, and a rule that
+# cannot be written (a folder) leaves no translation behind
+if "$pac" x.pc -MD -o x.d 2>err; then fail "-MD -o x.d (the rule over the translation) was accepted"; fi
+grep -q "would be written over the translation 'x.d'" err || { cat err; fail "-MD -o x.d: no message"; }
+[ -e x.d ] && fail "-MD -o x.d wrote x.d"
+mkdir y.d
+if "$pac" x.pc -MD -o y.c 2>err; then fail "-MD with y.d a folder was accepted"; fi
+grep -q "'y.d' is a folder" err || { cat err; fail "-MD, y.d a folder: no message"; }
+[ -e y.c ] && fail "-MD with y.d a folder left y.c written"
+# the layout report on a full device: an error, not a lost report
+if [ -w /dev/full ]; then
+  if "$pac" x.pc --layout "$(sed -n 's/^#parray {[^}]*} *\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' x.pc | head -n 1)" >/dev/full 2>err; then
+    fail "--layout >/dev/full exited 0"
+  fi
+  grep -q "cannot write the layout" err || { cat err; fail "--layout >/dev/full: no message"; }
+fi
 
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "ok"
