@@ -3,7 +3,10 @@
  * that is renamed into place, so that a failed write leaves nothing
  * half-written; stdout ("-"), devices and FIFOs are written straight (a
  * rename would replace /dev/null by a regular file). The input file is
- * never the output, however the two are spelled. */
+ * never the output, however the two are spelled. A file replaced keeps its
+ * mode; one with other hard links is written in place once the text is
+ * complete; a symbolic link is followed (a dangling one creates the file
+ * it names). */
 #define _DEFAULT_SOURCE 1 /* realpath */
 #include "outfile.h"
 
@@ -43,8 +46,28 @@ static int write_straight(const char *path, out_writer write, const void *ctx, c
   return 0;
 }
 
+/* A file with other hard links: the new text, complete in tmp, copied into
+ * it in place (so every name sees it); false with errno set. */
+static bool copy_into(const char *tmp, const char *path) {
+  int in = open(tmp, O_RDONLY | O_CLOEXEC), out = in < 0 ? -1 : open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+  bool ok = in >= 0 && out >= 0;
+  char buf[1 << 16];
+  for (ssize_t n; ok && (n = read(in, buf, sizeof buf)) != 0;) {
+    ok = n > 0;
+    for (ssize_t w = 0, k; ok && w < n; w += k) ok = (k = write(out, buf + w, (size_t)(n - w))) > 0;
+  }
+  int saved = errno;
+  if (in >= 0) close(in);
+  if (out >= 0 && close(out) != 0 && ok) saved = errno, ok = false;
+  errno = saved;
+  return ok;
+}
+
 /* A regular file: write a temporary file beside it and rename it into
- * place; on any error the temporary file is removed and path untouched. */
+ * place, with the mode of the file it replaces; on any error the temporary
+ * file is removed and path untouched. A file with other hard links gets
+ * the text copied into it once the temporary file is complete, so that the
+ * links stay. */
 static int write_atomically(const char *path, out_writer write, const void *ctx, char *err, size_t errlen) {
   size_t pl = strlen(path);
   char *tmp = malloc(pl + 16);
@@ -61,9 +84,12 @@ static int write_atomically(const char *path, out_writer write, const void *ctx,
   }
   mode_t um = umask(0);
   umask(um);
-  /* the mode a new file would get; where modes cannot be set (some file
-   * systems), the temporary file's 0600 stays */
-  if (fchmod(fd, 0666 & ~um) != 0) errno = 0;
+  /* the mode of the file replaced, else the one a new file would get;
+   * where modes cannot be set (some file systems), the temporary file's
+   * 0600 stays */
+  struct stat old;
+  bool exists = stat(path, &old) == 0;
+  if (fchmod(fd, exists ? old.st_mode & 07777 : 0666 & ~um) != 0) errno = 0;
   bool ok;
   FILE *f = fdopen(fd, "wb");
   if (f) {
@@ -75,6 +101,15 @@ static int write_atomically(const char *path, out_writer write, const void *ctx,
     errno = saved;
     ok = false;
   }
+  if (ok && exists && old.st_nlink > 1) {
+    ok = copy_into(tmp, path);
+    int saved = errno;
+    unlink(tmp);
+    errno = saved;
+    if (!ok) snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    free(tmp);
+    return ok ? 0 : -1;
+  }
   if (!ok || rename(tmp, path) != 0) {
     snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
     unlink(tmp);
@@ -82,6 +117,26 @@ static int write_atomically(const char *path, out_writer write, const void *ctx,
     return -1;
   }
   free(tmp);
+  return 0;
+}
+
+/* A dangling symbolic link: the file it names is created through it (and
+ * removed again when the write fails). */
+static int write_through_link(const char *path, out_writer write, const void *ctx, char *err, size_t errlen) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
+  if (fd < 0 && errno == EEXIST) fd = open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0666);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
+  if (!f) {
+    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  if (!write_and_close(f, write, ctx)) {
+    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    char real[PATH_MAX];
+    if (realpath(path, real)) unlink(real);
+    return -1;
+  }
   return 0;
 }
 
@@ -93,8 +148,12 @@ int out_write_file(const char *path, const char *input, out_writer write, const 
     snprintf(err, errlen, "cannot write to standard output: %s", strerror(errno));
     return -1;
   }
-  struct stat os, is;
-  if (stat(path, &os) != 0) return write_atomically(path, write, ctx, err, errlen); /* a new file */
+  struct stat os, is, ls;
+  if (stat(path, &os) != 0) {
+    /* a symbolic link to nothing yet: create what it names, as open would */
+    if (lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode)) return write_through_link(path, write, ctx, err, errlen);
+    return write_atomically(path, write, ctx, err, errlen); /* a new file */
+  }
   if (input && stat(input, &is) == 0 && is.st_dev == os.st_dev && is.st_ino == os.st_ino) {
     snprintf(err, errlen, "output file '%s' is the input file", path);
     return -1;
@@ -106,7 +165,6 @@ int out_write_file(const char *path, const char *input, out_writer write, const 
   if (!S_ISREG(os.st_mode)) return write_straight(path, write, ctx, err, errlen);
   /* a symbolic link to a regular file: replace the file, keep the link */
   char real[PATH_MAX];
-  struct stat ls;
   if (lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode) && realpath(path, real))
     return write_atomically(real, write, ctx, err, errlen);
   return write_atomically(path, write, ctx, err, errlen);

@@ -6,7 +6,8 @@
 # a FIFO and '-' get the output straight; a directory that cannot be written,
 # a full device or a write that fails half-way leave nothing behind (and a
 # file that was there before stays as it was); an output name is never made
-# from /dev/stdin; -MD never writes its rule over the translation, nor
+# from /dev/stdin; a replaced output keeps its mode and hard links; a dangling
+# symbolic link is followed; -MD never writes its rule over the translation, nor
 # leaves a translation behind when the rule cannot be written; a layout
 # report that cannot be written is an error.
 set -u
@@ -103,6 +104,18 @@ if (trap '' XFSZ; ulimit -f 64 && exec "$pac" big.pc -o big.c) 2>/dev/null; then
 [ -e big.c ] && fail "a failed write left big.c"
 no_temp big.c
 
+# an output replaced keeps its mode; a hard link to it stays one (both names
+# see the new text); a dangling symbolic link creates the file it names and
+# stays a link
+"$pac" x.pc -o m.c && chmod 640 m.c && "$pac" x.pc -o m.c 2>err || { cat err; fail "-o m.c twice"; }
+[ "$(stat -c %a m.c)" = 640 ] || fail "m.c's mode 640 became $(stat -c %a m.c)"
+echo old >h.c && ln h.c h2.c
+"$pac" x.pc -o h.c 2>err || { cat err; fail "-o h.c (hard-linked)"; }
+[ "$(stat -c %h h.c)" = 2 ] && cmp -s h.c ref.c && cmp -s h2.c ref.c || fail "the hard link h2.c to h.c was broken"
+no_temp h.c
+ln -s made.c dangling.c
+"$pac" x.pc -o dangling.c 2>err || { cat err; fail "-o dangling.c (a dangling link)"; }
+[ -L dangling.c ] && cmp -s made.c ref.c || fail "the dangling link was replaced, or made.c not written"
 # an output name made from an input that is not a regular file: refused
 # (it would land in /dev); with -o it is fine
 if "$pac" /dev/stdin <x.pc 2>err; then fail "pac /dev/stdin without -o was accepted"; fi
