@@ -6,12 +6,14 @@
  * never the output, however the two are spelled. A file replaced keeps its
  * mode; one with other hard links is written in place once the text is
  * complete; a symbolic link is followed (a dangling one creates the file
- * it names). */
+ * it names). SIGINT, SIGTERM or SIGHUP during the write remove the
+ * temporary file before they end pac. */
 #define _DEFAULT_SOURCE 1 /* realpath */
 #include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -46,6 +48,37 @@ static int write_straight(const char *path, out_writer write, const void *ctx, c
   return 0;
 }
 
+/* The temporary file being written, removed by a signal that ends pac
+ * (SIGINT, SIGTERM, SIGHUP) before it is re-raised: the one state of this
+ * file, since a signal handler has no other way to find it. */
+static char pending[PATH_MAX];
+static volatile sig_atomic_t have_pending;
+static const int end_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void remove_pending(int sig) {
+  if (have_pending) unlink(pending);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+/* on: the handlers for tmp (saved: the previous ones); off: restored */
+static void guard(const char *tmp, bool on, struct sigaction *saved) {
+  for (size_t i = 0; i < sizeof end_signals / sizeof end_signals[0]; i++) {
+    if (on) {
+      struct sigaction sa;
+      memset(&sa, 0, sizeof sa);
+      sa.sa_handler = remove_pending;
+      sigemptyset(&sa.sa_mask);
+      if (sigaction(end_signals[i], NULL, &saved[i]) == 0 && saved[i].sa_handler != SIG_IGN)
+        sigaction(end_signals[i], &sa, NULL);
+    } else {
+      sigaction(end_signals[i], &saved[i], NULL);
+    }
+  }
+  if (on) snprintf(pending, sizeof pending, "%s", tmp);
+  have_pending = on && strlen(tmp) < sizeof pending;
+}
+
 /* A file with other hard links: the new text, complete in tmp, copied into
  * it in place (so every name sees it); false with errno set. */
 static bool copy_into(const char *tmp, const char *path) {
@@ -68,6 +101,29 @@ static bool copy_into(const char *tmp, const char *path) {
  * file is removed and path untouched. A file with other hard links gets
  * the text copied into it once the temporary file is complete, so that the
  * links stay. */
+/* Write the text into the open temporary file fd (named tmp) and put it in
+ * place of path (old: path's status, when exists). */
+static bool fill_and_place(int fd, const char *tmp, const char *path, const struct stat *old, bool exists,
+                           out_writer write, const void *ctx) {
+  mode_t um = umask(0);
+  umask(um);
+  /* the mode of the file replaced, else the one a new file would get;
+   * where modes cannot be set (some file systems), the temporary file's
+   * 0600 stays */
+  if (fchmod(fd, exists ? old->st_mode & 07777 : 0666 & ~um) != 0) errno = 0;
+  FILE *f = fdopen(fd, "wb");
+  if (!f) {
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return false;
+  }
+  setvbuf(f, NULL, _IOFBF, 1 << 20);
+  if (!write_and_close(f, write, ctx)) return false;
+  if (exists && old->st_nlink > 1) return copy_into(tmp, path);
+  return rename(tmp, path) == 0;
+}
+
 static int write_atomically(const char *path, out_writer write, const void *ctx, char *err, size_t errlen) {
   size_t pl = strlen(path);
   char *tmp = malloc(pl + 16);
@@ -76,48 +132,23 @@ static int write_atomically(const char *path, out_writer write, const void *ctx,
     return -1;
   }
   snprintf(tmp, pl + 16, "%s.tmpXXXXXX", path);
+  struct stat old;
+  bool exists = stat(path, &old) == 0;
   int fd = mkstemp(tmp);
   if (fd < 0) {
     snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
     free(tmp);
     return -1;
   }
-  mode_t um = umask(0);
-  umask(um);
-  /* the mode of the file replaced, else the one a new file would get;
-   * where modes cannot be set (some file systems), the temporary file's
-   * 0600 stays */
-  struct stat old;
-  bool exists = stat(path, &old) == 0;
-  if (fchmod(fd, exists ? old.st_mode & 07777 : 0666 & ~um) != 0) errno = 0;
-  bool ok;
-  FILE *f = fdopen(fd, "wb");
-  if (f) {
-    setvbuf(f, NULL, _IOFBF, 1 << 20);
-    ok = write_and_close(f, write, ctx);
-  } else {
-    int saved = errno;
-    close(fd);
-    errno = saved;
-    ok = false;
-  }
-  if (ok && exists && old.st_nlink > 1) {
-    ok = copy_into(tmp, path);
-    int saved = errno;
-    unlink(tmp);
-    errno = saved;
-    if (!ok) snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-    free(tmp);
-    return ok ? 0 : -1;
-  }
-  if (!ok || rename(tmp, path) != 0) {
-    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-    unlink(tmp);
-    free(tmp);
-    return -1;
-  }
+  struct sigaction saved[3];
+  guard(tmp, true, saved);
+  bool ok = fill_and_place(fd, tmp, path, &old, exists, write, ctx);
+  int e = errno;
+  if (!ok || (exists && old.st_nlink > 1)) unlink(tmp); /* (renamed into place when ok) */
+  guard(tmp, false, saved);
+  if (!ok) snprintf(err, errlen, "cannot write '%s': %s", path, strerror(e));
   free(tmp);
-  return 0;
+  return ok ? 0 : -1;
 }
 
 /* A dangling symbolic link: the file it names is created through it (and

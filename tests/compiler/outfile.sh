@@ -7,7 +7,7 @@
 # a full device or a write that fails half-way leave nothing behind (and a
 # file that was there before stays as it was); an output name is never made
 # from /dev/stdin; a replaced output keeps its mode and hard links; a dangling
-# symbolic link is followed; -MD never writes its rule over the translation, nor
+# symbolic link is followed; a signal during the write leaves nothing; -MD never writes its rule over the translation, nor
 # leaves a translation behind when the rule cannot be written; a layout
 # report that cannot be written is an error.
 set -u
@@ -116,6 +116,31 @@ no_temp h.c
 ln -s made.c dangling.c
 "$pac" x.pc -o dangling.c 2>err || { cat err; fail "-o dangling.c (a dangling link)"; }
 [ -L dangling.c ] && cmp -s made.c ref.c || fail "the dangling link was replaced, or made.c not written"
+# a signal that ends pac while the output is written (here: SIGTERM just
+# before the temporary file is renamed into place, through a preloaded
+# rename) leaves neither the temporary file nor the output
+if command -v cc >/dev/null 2>&1; then
+  cat >sig.c <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <signal.h>
+int rename(const char *from, const char *to) {
+  int (*real)(const char *, const char *);
+  *(void **)&real = dlsym(RTLD_NEXT, "rename");
+  raise(SIGTERM);
+  return real(from, to);
+}
+C
+  if cc -shared -fPIC sig.c -o sig.so -ldl 2>err; then
+    ASAN_OPTIONS=verify_asan_link_order=0 LD_PRELOAD=$t/sig.so "$pac" x.pc -o sig_out.c 2>err
+    rc=$?
+    [ $rc -eq 143 ] || { cat err; fail "pac ended by SIGTERM exited $rc, not by the signal"; }
+    [ -e sig_out.c ] && fail "SIGTERM during the write left sig_out.c"
+    no_temp sig_out.c
+  else
+    cat err; fail "the preloaded rename did not build"
+  fi
+fi
 # an output name made from an input that is not a regular file: refused
 # (it would land in /dev); with -o it is fine
 if "$pac" /dev/stdin <x.pc 2>err; then fail "pac /dev/stdin without -o was accepted"; fi
