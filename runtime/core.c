@@ -161,6 +161,29 @@ int64_t parray_ck_mod(int64_t a, int64_t b) {
   return b == -1 ? 0 : a % b; /* INT64_MIN % -1 traps */
 }
 
+size_t parray_bytes_dims_at(int64_t elems, size_t elem_size, const char *file, int line, const char *what,
+                            const char *names, int ndims, ...) {
+  va_list ap;
+  va_start(ap, ndims);
+  for (int k = 0; k < ndims; k++) {
+    int64_t v = va_arg(ap, int64_t);
+    if (v >= 0) continue;
+    va_end(ap);
+    const char *w = names ? names : "";
+    for (int j = 0; j < k && *w; j++) { /* the k-th word */
+      while (*w && *w != ' ') w++;
+      while (*w == ' ') w++;
+    }
+    int len = 0;
+    while (w[len] && w[len] != ' ') len++;
+    if (v == PARRAY_CK_BAD)
+      parray_fatal_at(file, line, what, "the size of dimension %.*s does not fit in 64 bits", len, w);
+    parray_fatal_at(file, line, what, "the size of dimension %.*s is negative (%lld)", len, w, (long long)v);
+  }
+  va_end(ap);
+  return parray_bytes_at(elems, elem_size, file, line, what);
+}
+
 size_t parray_bytes_at(int64_t elems, size_t elem_size, const char *file, int line, const char *what) {
   if (elems == PARRAY_CK_BAD)
     parray_fatal_at(file, line, what, "the number of elements does not fit in 64 bits (the sizes are too large)");

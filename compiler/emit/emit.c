@@ -68,9 +68,15 @@ char *emit_bytes(emitter *e, const plan_bytes *b, const plan_site *s) {
   char b_buf[512];
   sbuf t;
   sb_init_in(&t, b_buf, sizeof b_buf);
-  sb_puts(&t, "parray_bytes_at(");
+  sb_puts(&t, b->ndims ? "parray_bytes_dims_at(" : "parray_bytes_at(");
   ex_print_calls(&t, b->elems, "parray_ck_");
-  sb_printf(&t, ", sizeof(%s), %s)", b->elem, emit_site(e, s));
+  sb_printf(&t, ", sizeof(%s), %s", b->elem, emit_site(e, s));
+  if (b->ndims) sb_printf(&t, ", \"%s\", %d", b->dim_names, b->ndims);
+  for (int k = 0; k < b->ndims; k++) {
+    sb_puts(&t, ", (parray_int64_t)");
+    ex_print_calls(&t, b->dims[k], "parray_ck_");
+  }
+  sb_putc(&t, ')');
   char *r = arena_strdup(e->ar, t.s);
   sb_free(&t);
   return r;

@@ -107,6 +107,11 @@ typedef struct plan_bytes {
   ex *elems;
   const char *elem;
   bool checked;
+  /* checked: the sizes of the type's dimensions known only at run time,
+   * each checked before the product (a negative size), and their names */
+  ex **dims;
+  const char *dim_names; /* "A_0 A_1" */
+  int ndims;
 } plan_bytes;
 
 typedef enum {

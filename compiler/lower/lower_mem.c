@@ -60,6 +60,20 @@ int64_t lw_elem_size(const char *elem) {
   return 0;
 }
 
+/* The dimensions below n whose sizes are known only at run time (at most
+ * 16), for their one-by-one check. */
+static void run_time_dims(lw *w, dnode *n, plan_bytes *b, sbuf *names) {
+  if (n->nkids == 0) {
+    int64_t v;
+    if (!n->size || ex_is_const(n->size, &v) || b->ndims == 16) return;
+    if (!b->dims) b->dims = arena_alloc(w->ar, 16 * sizeof *b->dims);
+    b->dims[b->ndims++] = lw_localize(w, n->size, w->rg->at);
+    sb_printf(names, "%s%s", names->len ? " " : "", n->path);
+    return;
+  }
+  for (int i = 0; i < n->nkids; i++) run_time_dims(w, n->kids[i], b, names);
+}
+
 /* The byte count of n's footprint. A constant footprint of a known element
  * type is checked here; otherwise the generated code computes it with
  * checked arithmetic and stops the program, naming the .pc line, when it
@@ -68,7 +82,7 @@ static bool create_bytes(lw *w, dnode *n, loc at, plan_bytes *out) {
   ex *fp = lw_localize(w, ty_footprint(&w->ty, n), w->rg->at);
   const char *elem = n->type->elem;
   int64_t v, es = lw_elem_size(elem);
-  *out = (plan_bytes){fp, elem, false};
+  *out = (plan_bytes){.elems = fp, .elem = elem};
   if (ex_is_const(fp, &v) && es) {
     if (v > INT64_MAX / es) {
       diag_error(w->dg, at, "'%s' cannot be allocated: %lld elements of %lld bytes are more than the largest "
@@ -82,6 +96,11 @@ static bool create_bytes(lw *w, dnode *n, loc at, plan_bytes *out) {
     return false;
   }
   out->checked = true;
+  sbuf names;
+  sb_init(&names);
+  run_time_dims(w, n, out, &names);
+  out->dim_names = arena_strdup(w->ar, names.s ? names.s : "");
+  sb_free(&names);
   return true;
 }
 
@@ -312,7 +331,8 @@ void lw_destroy(lw *w, item *it) {
     p.site = lw_site(w, d->loc, lw_dir_text(w, it));
   } else {
     p.kind = AL_HOST;
-    p.bytes = (plan_bytes){lw_localize(w, ty_footprint(&w->ty, s->created), w->rg->at), s->created->type->elem, false};
+    p.bytes = (plan_bytes){.elems = lw_localize(w, ty_footprint(&w->ty, s->created), w->rg->at),
+                           .elem = s->created->type->elem};
   }
   lw_replace_dir(w, it, w->em.ops->destroy(&w->em, &p));
 }

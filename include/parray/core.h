@@ -130,6 +130,11 @@ PARRAY_API parray_int64_t parray_ck_mod(parray_int64_t a, parray_int64_t b);
  * message naming the .pc line when elems is negative or PARRAY_CK_BAD, or
  * the bytes are more than the largest object (PTRDIFF_MAX). */
 PARRAY_API parray_size_t parray_bytes_at(parray_int64_t elems, parray_size_t elem_size, const char *file, int line, const char *what);
+/* parray_bytes_at after the ndims sizes that follow (parray_int64_t each)
+ * are checked one by one: a negative one stops the program naming the .pc
+ * line and the dimension, its name the k-th word of names ("A_0 A_1"). */
+PARRAY_API parray_size_t parray_bytes_dims_at(parray_int64_t elems, parray_size_t elem_size, const char *file, int line,
+                                              const char *what, const char *names, int ndims, ...);
 
 /* The CPU copy engine: for every index (i_0..i_{n-1}) < shape,
  *   dst[sum i_k*dst_stride[k]] = src[sum i_k*src_stride[k]]
