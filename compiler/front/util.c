@@ -7,6 +7,15 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#ifdef PAC_ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 struct arena_block {
   arena_block *next;
   size_t size;
@@ -23,6 +32,7 @@ void arena_init(arena *a) { a->head = NULL, a->cur = a->end = NULL; }
 void arena_free(arena *a) {
   for (arena_block *b = a->head, *n; b; b = n) {
     n = b->next;
+    UNPOISON(b, b->size); /* the addresses may be mapped again */
     munmap(b, b->size);
   }
   arena_init(a);
@@ -33,12 +43,15 @@ void arena_restore(arena *a, arena_mark m) {
     arena_block *b = a->head;
     if (!m.head && !b->next) { /* back to empty: keep the first block for the next use */
       a->cur = b->data, a->end = (char *)b + b->size;
+      POISON(a->cur, (size_t)(a->end - a->cur));
       return;
     }
     a->head = b->next;
+    UNPOISON(b, b->size);
     munmap(b, b->size);
   }
   a->cur = m.cur, a->end = m.end;
+  if (a->cur) POISON(a->cur, (size_t)(a->end - a->cur)); /* given back: free again */
 }
 
 void *arena_alloc_block(arena *a, size_t n) {
@@ -57,10 +70,27 @@ void *arena_alloc_block(arena *a, size_t n) {
   b->next = a->head, b->size = sz;
   a->head = b;
   a->cur = b->data, a->end = (char *)b + sz;
+  POISON(a->cur, (size_t)(a->end - a->cur)); /* unpoisoned as it is handed out */
   void *p = a->cur;
   a->cur += n;
   return p;
 }
+
+#ifdef PAC_ARENA_ASAN
+/* arena_alloc with a poisoned redzone of 16 bytes after the allocation */
+void *arena_alloc_checked(arena *a, size_t n) {
+  size_t m = ((n + 15) & ~(size_t)15) + 16;
+  void *p;
+  if ((size_t)(a->end - a->cur) < m) {
+    p = arena_alloc_block(a, m);
+  } else {
+    p = a->cur;
+    a->cur += m;
+  }
+  UNPOISON(p, n);
+  return p;
+}
+#endif
 
 char *arena_strndup(arena *a, const char *s, size_t n) {
   char *p = arena_alloc(a, n + 1);

@@ -19,6 +19,21 @@ typedef struct arena {
 void arena_init(arena *a);
 void arena_free(arena *a);
 void *arena_alloc_block(arena *a, size_t n);  /* arena_alloc when the current block is full */
+/* Under AddressSanitizer the arena's unused memory is poisoned and every
+ * allocation is followed by a poisoned redzone, so that the sanitizer sees
+ * overflows inside the arena (its blocks come from mmap, which it does not
+ * watch): arena_alloc is then arena_alloc_checked. */
+#if defined(__SANITIZE_ADDRESS__)
+#define PAC_ARENA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PAC_ARENA_ASAN 1
+#endif
+#endif
+#ifdef PAC_ARENA_ASAN
+void *arena_alloc_checked(arena *a, size_t n);
+static inline void *arena_alloc(arena *a, size_t n) { return arena_alloc_checked(a, n); }
+#else
 /* zeroed, 16-byte aligned (blocks come zeroed from the OS and are never reused) */
 static inline void *arena_alloc(arena *a, size_t n) {
   n = (n + 15) & ~(size_t)15;
@@ -27,6 +42,7 @@ static inline void *arena_alloc(arena *a, size_t n) {
   a->cur += n;
   return p;
 }
+#endif
 /* Scratch use: arena_restore gives back everything allocated since the
  * mark. Memory handed out again is not zeroed; keep such an arena for
  * buffers that are written before they are read. */
