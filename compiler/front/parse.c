@@ -15,23 +15,31 @@ int parse_file(srcfile *src, diag *dg, arena *ar, bool plain_c, items *out) {
   return parse_range(src, 0, src->nsegs > 1 ? src->segs[0].len : src->len, dg, ar, plain_c, out, NULL);
 }
 
-/* The scanner's copy of [base, base + len), the bodies of dead conditional
+/* The scanner's copy of [base, base + len): the bodies of dead conditional
  * groups made blank (newlines kept): their text is passed through by the
- * printer as it is and never scanned, so offsets stay the same. */
+ * printer as it is and never scanned, so offsets stay the same. NUL bytes
+ * become 0x01 there: flex takes every NUL for the end of its buffer and
+ * scans the token again from its start, so a run of NULs in a comment or a
+ * string cost time quadratic in its length; no rule tells the two apart
+ * (both are "any other byte"), and the printer copies the original text. */
 static YY_BUFFER_STATE blanked_copy(srcfile *src, uint32_t base, uint32_t len, const parse_notes *notes, void *scanner) {
   const char *t = src->text + base;
   int k = 0;
   while (notes && k < notes->ndead && notes->dead[k].e <= base) k++;
-  if (!notes || k >= notes->ndead || notes->dead[k].b >= base + len) return lex__scan_bytes(t, (int)len, scanner);
+  bool dead = notes && k < notes->ndead && notes->dead[k].b < base + len;
+  const char *nul = memchr(t, 0, len);
+  if (!dead && !nul) return lex__scan_bytes(t, (int)len, scanner);
   char *copy = malloc((size_t)len + 2);
   memcpy(copy, t, len);
   copy[len] = copy[len + 1] = 0;
-  for (; k < notes->ndead && notes->dead[k].b < base + len; k++) {
+  for (; dead && k < notes->ndead && notes->dead[k].b < base + len; k++) {
     uint32_t b = notes->dead[k].b > base ? notes->dead[k].b - base : 0;
     uint32_t e = notes->dead[k].e < base + len ? notes->dead[k].e - base : len;
     for (uint32_t i = b; i < e; i++)
       if (copy[i] != '\n') copy[i] = ' ';
   }
+  for (char *p = nul ? copy + (nul - t) : NULL; p; p = memchr(p + 1, 0, (size_t)(copy + len - p - 1)))
+    *p = 1;
   YY_BUFFER_STATE buf = lex__scan_bytes(copy, (int)len, scanner);
   free(copy);
   return buf;
