@@ -25,6 +25,7 @@ static void usage(FILE *f) {
           "  --typedef NAME   treat NAME as a type name\n"
           "  --cpp CMD        preprocessor command (default: \"cc -E\")\n"
           "  --no-cpp         do not run the preprocessor\n"
+          "  --max-insert-depth=N, --max-insert-bytes=N   limits of #insert expansion (100 deep, 64 MiB)\n"
           "  -MD, -MMD        also write a make rule of the files read (-MMD: without system headers)\n"
           "  -M, -MM          print that rule to stdout (or -MF's file) and translate nothing\n"
           "  -MF FILE         write the rule to FILE (default OUT.d, OUT's suffix replaced)\n"
@@ -96,6 +97,16 @@ static int parse_one(cmdline *c, int argc, char **argv, int *i, const char **cpp
   else if (!strcmp(a, "--typedef") && *i + 1 < argc) tds[opt->ntypedefs++] = argv[++*i];
   else if (!strcmp(a, "--cpp") && *i + 1 < argc) opt->cpp = argv[++*i];
   else if (!strcmp(a, "--no-cpp")) opt->no_cpp = true;
+  else if (!strncmp(a, "--max-insert-depth=", 19) || !strncmp(a, "--max-insert-bytes=", 19)) {
+    char *end;
+    long long v = strtoll(a + 19, &end, 10);
+    if (*end || v <= 0 || end == a + 19) {
+      fprintf(stderr, "pac: error: %.18s needs a positive number, not '%s'\n", a, a + 19);
+      return 2;
+    }
+    if (a[13] == 'd') opt->max_insert_depth = v;
+    else opt->max_insert_bytes = v;
+  }
   else if ((!strcmp(a, "-I") || !strcmp(a, "-D") || !strcmp(a, "-U")) && *i + 1 < argc) {
     cpp_args[opt->ncpp_args++] = a;
     cpp_args[opt->ncpp_args++] = argv[++*i];

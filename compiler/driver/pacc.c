@@ -119,7 +119,8 @@ static void usage(FILE *f) {
           "  -l -L -Wl,* -Xlinker OPT    to the linker\n"
           "  nvcc only: -arch, -code, -gencode, -G, -lineinfo, --use_fast_math, -Xptxas OPT,\n"
           "             -Xcompiler OPT, -ccbin DIR, -rdc=true|false, --std VER\n"
-          "  --emit=c|cuda, --no-line, --no-cpp, --typedef NAME   to pac\n"
+          "  --emit=c|cuda, --no-line, --no-cpp, --typedef NAME,\n"
+          "  --max-insert-depth=N, --max-insert-bytes=N          to pac\n"
           "  --keep             keep the generated C/CUDA next to the output (OUT.gen.c / .cu)\n"
           "  -v                 print the commands run;  -###  print them, run nothing\n"
           "  --version, --help\n"
@@ -192,7 +193,8 @@ static int pass_option(pacc *p, int argc, char **argv, int *i) {
     push(&p->ccopts, cat(a, argv[++*i]));
   } else if (!strncmp(a, "-I", 2) || !strncmp(a, "-D", 2) || !strncmp(a, "-U", 2)) {
     push(&p->ccopts, a);
-  } else if (!strncmp(a, "--emit=", 7) || !strcmp(a, "--no-line") || !strcmp(a, "--no-cpp")) {
+  } else if (!strncmp(a, "--emit=", 7) || !strcmp(a, "--no-line") || !strcmp(a, "--no-cpp") ||
+             !strncmp(a, "--max-insert-", 13)) {
     push(&p->pacopts, a);
   } else if (!strcmp(a, "--typedef")) {
     if (*i + 1 >= argc) return -1;

@@ -25,6 +25,8 @@ typedef struct pac_options {
   int ncpp_args;
   const char **typedefs;
   int ntypedefs;
+  /* limits of #insert expansion (0: the defaults, PAC_MAX_INSERT_*) */
+  long long max_insert_depth, max_insert_bytes;
 } pac_options;
 
 /* Dependency output (-M, -MM, -MD, -MMD, -MF, -MT, -MQ, -MP): a make rule

@@ -60,10 +60,17 @@ typedef struct subprog {
   int nparams;
 } subprog;
 
+/* The default limits of #insert expansion: far above any real program,
+ * low enough that a few lines inserting each other twice per level cannot
+ * exhaust memory (pac --max-insert-depth, --max-insert-bytes raise them). */
+#define PAC_MAX_INSERT_DEPTH 100
+#define PAC_MAX_INSERT_BYTES ((int64_t)64 << 20)
+
 typedef struct instance instance;
 struct instance {
   subprog *sp;
   int id;
+  int nest;        /* 1 for an #insert outside any other, 2 inside one, ... */
   int depth;       /* scope depth of the instance: names declared this deep or deeper shadow its parameters */
   loc at;
   strmap vals;     /* value parameter -> replacement text, as the code at the #insert writes it */
@@ -113,6 +120,10 @@ typedef struct lw {
   region *rg;       /* the detour being walked (host: none) */
   instance *inst;   /* the #insert being walked */
   int next_id;
+  /* #insert expansion: its limits (nesting, bytes of expanded text in all)
+   * and what it reached; over: a limit was crossed, nothing more expands */
+  int64_t max_insert_depth, max_insert_bytes, insert_bytes;
+  bool insert_over;
   strmap subprogs;
   strmap all_types; /* every type declared, by name (for --layout) */
   bool has_mainhost;

@@ -205,9 +205,23 @@ static void arg_texts(lw *w, instance *in, const char *param, items *arg) {
   strmap_put(&in->raw, param, len, (void *)raw);
 }
 
+/* A limit of #insert expansion crossed at d: the error (the chain of
+ * #inserts that led there follows as the diagnostics' context notes);
+ * nothing expands after it. */
+static void insert_limit(lw *w, directive *d, const char *what) {
+  diag_error(w->dg, d->loc, "%s", what);
+  w->insert_over = true;
+}
+
 void lw_insert(lw *w, item *it) {
   directive *d = it->dir;
-  if (d->bad) return;
+  if (d->bad || w->insert_over) return;
+  int nest = w->inst ? w->inst->nest + 1 : 1;
+  if (nest > w->max_insert_depth) {
+    insert_limit(w, d, arena_printf(w->ar, "#insert nested %d deep: the limit is %lld (raise it with "
+                                           "--max-insert-depth=N)", nest, (long long)w->max_insert_depth));
+    return;
+  }
   const char *name = w->src->text + d->name.b;
   size_t len = d->name.e - d->name.b;
   subprog *sp = strmap_get(&w->subprogs, name, len);
@@ -231,7 +245,7 @@ void lw_insert(lw *w, item *it) {
       return;
     }
   instance *in = arena_alloc(w->ar, sizeof *in);
-  in->sp = sp, in->id = ++w->next_id, in->at = d->loc, in->outer = w->inst;
+  in->sp = sp, in->id = ++w->next_id, in->at = d->loc, in->outer = w->inst, in->nest = nest;
   strmap_init(&in->vals);
   strmap_init(&in->raw);
   strmap_init(&in->renames);
@@ -255,6 +269,11 @@ void lw_insert(lw *w, item *it) {
   pr_outline_begin(&w->pr, &o, it->loc.b, sp->d->loc.e);
   lw_walk_items(w, &sp->d->sub, false);
   char *text = pr_outline_end(&w->pr, &o, sp->d->endloc.b, w->ar);
+  w->insert_bytes += (int64_t)strlen(text);
+  if (w->insert_bytes > w->max_insert_bytes && !w->insert_over)
+    insert_limit(w, d, arena_printf(w->ar, "the #insert expansions reach %lld bytes: the limit is %lld (raise it "
+                                           "with --max-insert-bytes=N)", (long long)w->insert_bytes,
+                                    (long long)w->max_insert_bytes));
   pr_replace(&w->pr, it->loc.b, it->loc.e, arena_printf(w->ar, "{ /* #insert %.*s */\n%s\n}", (int)len, name, text));
 
   diag_pop_context(w->dg);
