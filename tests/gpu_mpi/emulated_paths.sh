@@ -4,7 +4,7 @@
 # checks, besides its own element-by-element check (PASS on stdout, no
 # FAIL), the path each pair of processes took in every distributed #copy,
 # from the lines PARRAY_MPI_TRACE=1 prints on stderr
-#   FILE:LINE: note: #copy on process R: nccl with 2,3; direct with 1
+#   FILE:LINE: note: #copy on process R: direct with 1; nccl with 2,3; own part
 # and from the emulated NCCL's log of its groups (EMULATED_NCCL_LOG=1),
 # which must name exactly the peers the trace line after them names "nccl".
 #   emulated_paths.sh MPIEXEC NPFLAG NP PROG EXPECT [--nodes=K] [--reach=div:K|mod:K] [--no-nccl]
