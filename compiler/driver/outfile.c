@@ -32,17 +32,22 @@ static bool write_and_close(FILE *f, out_writer write, const void *ctx) {
   return ok;
 }
 
-/* A device, FIFO or socket: open it as it is and write. */
-static int write_straight(const char *path, out_writer write, const void *ctx, char *err, size_t errlen) {
-  int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+/* A device, FIFO or socket: open it as it is and write. create: a dangling
+ * symbolic link, whose file is created through it (as open does) and
+ * removed again when the write fails. */
+static int write_straight(const char *path, bool create, out_writer write, const void *ctx, char *err,
+                          size_t errlen) {
+  int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | (create ? O_CREAT : 0), 0666);
   FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
   if (!f) {
-    snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+    snprintf(err, errlen, "cannot %s '%s': %s", create ? "write" : "open", path, strerror(errno));
     if (fd >= 0) close(fd);
     return -1;
   }
   if (!write_and_close(f, write, ctx)) {
     snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    char real[PATH_MAX];
+    if (create && realpath(path, real)) unlink(real);
     return -1;
   }
   return 0;
@@ -151,26 +156,6 @@ static int write_atomically(const char *path, out_writer write, const void *ctx,
   return ok ? 0 : -1;
 }
 
-/* A dangling symbolic link: the file it names is created through it (and
- * removed again when the write fails). */
-static int write_through_link(const char *path, out_writer write, const void *ctx, char *err, size_t errlen) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
-  if (fd < 0 && errno == EEXIST) fd = open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0666);
-  FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
-  if (!f) {
-    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-    if (fd >= 0) close(fd);
-    return -1;
-  }
-  if (!write_and_close(f, write, ctx)) {
-    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-    char real[PATH_MAX];
-    if (realpath(path, real)) unlink(real);
-    return -1;
-  }
-  return 0;
-}
-
 int out_write_file(const char *path, const char *input, out_writer write, const void *ctx, char *err,
                    size_t errlen) {
   if (!strcmp(path, "-")) {
@@ -182,7 +167,7 @@ int out_write_file(const char *path, const char *input, out_writer write, const 
   struct stat os, is, ls;
   if (stat(path, &os) != 0) {
     /* a symbolic link to nothing yet: create what it names, as open would */
-    if (lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode)) return write_through_link(path, write, ctx, err, errlen);
+    if (lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode)) return write_straight(path, true, write, ctx, err, errlen);
     return write_atomically(path, write, ctx, err, errlen); /* a new file */
   }
   if (input && stat(input, &is) == 0 && is.st_dev == os.st_dev && is.st_ino == os.st_ino) {
@@ -193,7 +178,7 @@ int out_write_file(const char *path, const char *input, out_writer write, const 
     snprintf(err, errlen, "cannot write '%s': %s", path, strerror(EISDIR));
     return -1;
   }
-  if (!S_ISREG(os.st_mode)) return write_straight(path, write, ctx, err, errlen);
+  if (!S_ISREG(os.st_mode)) return write_straight(path, false, write, ctx, err, errlen);
   /* a symbolic link to a regular file: replace the file, keep the link */
   char real[PATH_MAX];
   if (lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode) && realpath(path, real))
