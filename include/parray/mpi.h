@@ -81,10 +81,11 @@ PARRAY_API parray_status parray_mpi_copy(const parray_mpi_side *dst, const parra
  * where it holds none). parray_mpi_copy_dev is parray_mpi_copy where the
  * sides flagged dst_dev / src_dev are in device memory: a distributed device
  * array (its handle) or process 0's device buffer (handle < 0, ptr a device
- * pointer). Each process packs on its GPU, and what crosses processes moves
- * in pieces through pinned host buffers (or directly, with CUDA-aware MPI),
- * the transfers overlapping the exchange; a process's own part is copied on
- * its GPU. */
+ * pointer). Processes of a node that reach each other's GPUs write straight
+ * into the peer's block (CUDA IPC); other pairs pack on their GPUs and
+ * exchange over NCCL, or without it in pieces through pinned host buffers
+ * (or directly, with CUDA-aware MPI); a process's own part is copied on its
+ * GPU (parray_mpi_copy_execute). */
 PARRAY_API void parray_mpi_dev_service(void *ctx, parray_int64_t tid);
 PARRAY_API int parray_mpi_create_dev(int service, parray_size_t local_bytes, parray_int64_t nprocs, const char *file,
                                      int line, const char *what);
@@ -95,7 +96,8 @@ PARRAY_API parray_status parray_mpi_copy_dev(int service, int dst_dev, int src_d
                                              parray_size_t elem_size, const char *file, int line, const char *what);
 
 /* parray_mpi_copy_split where the sides flagged dst_dev / src_dev are in
- * device memory (as for parray_mpi_copy_dev). */
+ * device memory (as for parray_mpi_copy_dev): packed and unpacked on the
+ * GPUs, the messages over NCCL (parray_mpi_copy_split_execute). */
 PARRAY_API parray_status parray_mpi_copy_split_dev(int service, int dst_dev, int src_dev, const parray_mpi_side *dst,
                                                    const parray_int64_t *dshape, int dn, const parray_mpi_side *src,
                                                    const parray_int64_t *sshape, int sn, parray_size_t elem_size,
@@ -148,6 +150,14 @@ typedef struct parray_mpi_memory {
   /* With copy_peer: the copies given after it start when every copy given
    * before it (on every slot) has taken effect. */
   parray_status (*peer_fence)(void *ctx);
+  /* Optional (NULL: such copies stage their side through host memory).
+   * Copies by a list of element offsets, idx[0..n-1] in host memory (read
+   * before the call returns): gather dst[i] = src[idx[i]], scatter
+   * dst[idx[i]] = src[i], both dst and src in this memory. */
+  parray_status (*gather)(void *ctx, int lane, void *dst, const void *src, const parray_int64_t *idx,
+                          parray_int64_t n, parray_size_t elem_size);
+  parray_status (*scatter)(void *ctx, int lane, void *dst, const parray_int64_t *idx, const void *src,
+                           parray_int64_t n, parray_size_t elem_size);
 } parray_mpi_memory;
 
 /* The words of a copy's description. */
@@ -204,6 +214,26 @@ PARRAY_API parray_status parray_mpi_copy_execute(const parray_int64_t *words, in
 PARRAY_API parray_status parray_mpi_copy_split(const parray_mpi_side *dst, const parray_int64_t *dshape, int dn,
                                                const parray_mpi_side *src, const parray_int64_t *sshape, int sn,
                                                parray_size_t elem_size);
+
+/* The words of a split copy's description. */
+#define PARRAY_MPI_SPLIT_DESC_WORDS 101
+/* Process 0: check the copy parray_mpi_copy_split would do and describe it
+ * in words[PARRAY_MPI_SPLIT_DESC_WORDS] (*nwords of them; 0: nothing to
+ * copy); block_bytes as for parray_mpi_copy_describe. */
+PARRAY_API parray_status parray_mpi_copy_split_describe(const parray_mpi_side *dst, const parray_int64_t *dshape,
+                                                        int dn, const parray_mpi_side *src,
+                                                        const parray_int64_t *sshape, int sn,
+                                                        parray_size_t elem_size, const parray_int64_t *block_bytes,
+                                                        parray_int64_t *words, int *nwords);
+/* Every process of the job together, inside a detour body over all of them:
+ * run a described split copy. Each process lists the offsets of what it
+ * sends and receives; a side in a memory is packed and unpacked there by
+ * those lists (gather, scatter), the rest on the CPU; the messages go over
+ * the memory's exchange when every process has one (and run->path is not
+ * PARRAY_MPI_PATH_STAGED), else over MPI (through pinned host memory unless
+ * MPI reaches the memory). run's peers and chunk_bytes are not used. */
+PARRAY_API parray_status parray_mpi_copy_split_execute(const parray_int64_t *words, int nwords,
+                                                       const parray_mpi_copy_run *run);
 
 #ifdef __cplusplus
 }

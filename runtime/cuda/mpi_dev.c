@@ -34,22 +34,24 @@ typedef struct dev_block {
   int gpu;        /* the GPU it lives on */
 } dev_block;
 
-enum { OP_ALLOC = 1, OP_FREE, OP_D2H, OP_H2D, OP_COPY };
+enum { OP_ALLOC = 1, OP_FREE, OP_COPY, OP_SPLIT };
 
 /* the detour context of a service call: values only (it is copied to every
  * process); the .pc site travels as text so that any process can name it */
 typedef struct service_ctx {
-  int32_t op, handle, other, line;
+  int32_t op, handle, line;
   int64_t bytes;
   char file[128];
   char what[176];
-  /* OP_COPY: the described copy and its sides (handle < 0: process 0's
-   * buffer, whose address is meaningful on process 0 only) */
+  /* OP_COPY, OP_SPLIT: the described copy (a split one's in the longer
+   * description) and its sides (handle < 0: process 0's buffer, whose
+   * address is meaningful on process 0 only) */
   int32_t nwords, dst_h, src_h, dst_dev, src_dev, path, trace;
   uint64_t dst_ptr, src_ptr;
   int64_t chunk;
-  parray_int64_t words[PARRAY_MPI_COPY_DESC_WORDS];
+  parray_int64_t words[PARRAY_MPI_SPLIT_DESC_WORDS];
 } service_ctx;
+_Static_assert(PARRAY_MPI_SPLIT_DESC_WORDS >= PARRAY_MPI_COPY_DESC_WORDS, "room for both descriptions");
 
 /* Bytes per message piece of a copy (PARRAY_MPI_COPY_PIECE overrides). */
 #define PIECE_BYTES ((int64_t)8 << 20)
@@ -116,7 +118,8 @@ static struct {
   struct {
     void *p;
     size_t bytes;
-  } buf[4];                /* 0, 1: device scratch; 2, 3: pinned host */
+  } buf[4],                /* 0, 1: device scratch; 2, 3: pinned host */
+      idx[2];              /* per lane: the offsets of a copy by a list */
   const service_ctx *c;    /* the copy running: its .pc site */
 } mem;
 
@@ -207,6 +210,45 @@ static parray_status mem_copy(void *ctx, int lane, void *dst, const int64_t *ds,
   return strided(dst, d2, src, s2, sh, n, unit, lane < 0 ? mem.peer[-1 - lane] : mem.lane[lane], lane < 0);
 }
 
+/* copies by a list of offsets: the list goes to the lane's own device
+ * buffer (kept with the scratch), then the kernel runs on the lane */
+extern parray_status parray__copy_gather_cuda(void *dst, const void *src, const int64_t *idx, int64_t n, size_t es,
+                                              cudaStream_t s);
+extern parray_status parray__copy_scatter_cuda(void *dst, const int64_t *idx, const void *src, int64_t n, size_t es,
+                                               cudaStream_t s);
+
+static parray_status mem_indexed(int lane, void *dst, const void *src, const int64_t *idx, int64_t n, size_t es,
+                                 bool scatter) {
+  parray_status st = make_lanes();
+  if (st != PARRAY_OK || n <= 0) return st;
+  size_t bytes = (size_t)n * sizeof *idx;
+  if (mem.idx[lane].bytes < bytes) {
+    if (mem.idx[lane].p) cudaFree(mem.idx[lane].p);
+    mem.idx[lane].p = NULL, mem.idx[lane].bytes = 0;
+    cudaError_t e = cudaMalloc(&mem.idx[lane].p, bytes);
+    if (e != cudaSuccess) return cuda_fail(e, "cudaMalloc (a copy's offsets)");
+    mem.idx[lane].bytes = bytes;
+  }
+  /* from pageable memory: the list is read before the call returns */
+  cudaError_t e = cudaMemcpyAsync(mem.idx[lane].p, idx, bytes, cudaMemcpyHostToDevice, mem.lane[lane]);
+  if (e != cudaSuccess) return cuda_fail(e, "cudaMemcpyAsync (a copy's offsets)");
+  const int64_t *di = (const int64_t *)mem.idx[lane].p;
+  return scatter ? parray__copy_scatter_cuda(dst, di, src, n, es, mem.lane[lane])
+                 : parray__copy_gather_cuda(dst, src, di, n, es, mem.lane[lane]);
+}
+
+static parray_status mem_gather(void *ctx, int lane, void *dst, const void *src, const int64_t *idx, int64_t n,
+                                size_t es) {
+  (void)ctx;
+  return mem_indexed(lane, dst, src, idx, n, es, false);
+}
+
+static parray_status mem_scatter(void *ctx, int lane, void *dst, const int64_t *idx, const void *src, int64_t n,
+                                 size_t es) {
+  (void)ctx;
+  return mem_indexed(lane, dst, src, idx, n, es, true);
+}
+
 /* the direct path's round is over: every peer stream waits for all of them */
 static parray_status mem_peer_fence(void *ctx) {
   (void)ctx;
@@ -295,6 +337,10 @@ static void mem_release(void) {
     }
     mem.buf[w].p = NULL, mem.buf[w].bytes = 0;
   }
+  for (int l = 0; l < 2; l++) {
+    if (mem.idx[l].p) cudaFree(mem.idx[l].p);
+    mem.idx[l].p = NULL, mem.idx[l].bytes = 0;
+  }
   for (int64_t i = 0; i < mem.nev; i++) cudaEventDestroy(mem.ev[i]);
   free(mem.ev);
   mem.ev = NULL, mem.nev = mem.used = 0;
@@ -332,7 +378,8 @@ static parray_mpi_memory gpu_memory(void) {
                              .to_host = mem_to_host, .from_host = mem_from_host, .mark = mem_mark,
                              .reached = mem_reached, .finish = mem_finish,
                              .exchange = pdev_nccl_available() ? mem_exchange : NULL,
-                             .copy_peer = mem_copy_peer, .peer_fence = mem_peer_fence};
+                             .copy_peer = mem_copy_peer, .peer_fence = mem_peer_fence,
+                             .gather = mem_gather, .scatter = mem_scatter};
 }
 
 /* ---- the service: what every process does ----------------------------------- */
@@ -370,7 +417,7 @@ static void trace(const service_ctx *c, const int *used) {
 /* per process, its block of a distributed dmem side as this process
  * reaches it (NULL: not a distributed dmem side) */
 static void *const *side_peers(int32_t h, int32_t dev, void *mine, const service_ctx *c) {
-  if (h < 0 || !dev || c->path == PARRAY_MPI_PATH_STAGED || c->path == PARRAY_MPI_PATH_EXCHANGE) return NULL;
+  if (h < 0 || !dev || c->op == OP_SPLIT || c->path == PARRAY_MPI_PATH_STAGED || c->path == PARRAY_MPI_PATH_EXCHANGE) return NULL;
   void *const *p = pdev_peers(h, mine, chosen_gpu);
   if (!p) parray_fatal_at(c->file, c->line, c->what, "%s", parray_last_error());
   return p;
@@ -397,7 +444,8 @@ static void serve_copy(const service_ctx *c) {
                              .dst_peers = side_peers(c->dst_h, c->dst_dev, dst, c),
                              .src_peers = (const void *const *)side_peers(c->src_h, c->src_dev, src, c),
                              .chunk_bytes = c->chunk, .path = c->path, .used = used};
-  parray_status st = parray_mpi_copy_execute(c->words, c->nwords, &run);
+  parray_status st = c->op == OP_SPLIT ? parray_mpi_copy_split_execute(c->words, c->nwords, &run)
+                                       : parray_mpi_copy_execute(c->words, c->nwords, &run);
   mem.c = NULL;
   if (st != PARRAY_OK) parray_fatal_at(c->file, c->line, c->what, "%s", parray_last_error());
   if (used) trace(c, used);
@@ -426,21 +474,13 @@ static void serve_block(const service_ctx *c, dev_block *r) {
     r->dev = NULL;
     if (--mem.live == 0) mem_release();
     break;
-  case OP_D2H:
-  case OP_H2D: {
-    void *h = parray_mpi_local(c->other);
-    if (!h) return;
-    if (c->op == OP_D2H) check(cudaMemcpy(h, r->dev, r->bytes, cudaMemcpyDeviceToHost), c, "cudaMemcpy");
-    else check(cudaMemcpy(r->dev, h, r->bytes, cudaMemcpyHostToDevice), c, "cudaMemcpy");
-    break;
-  }
   }
 }
 
 void parray_mpi_dev_service(void *vctx, parray_int64_t tid) {
   const service_ctx *c = (const service_ctx *)vctx;
   (void)tid;
-  if (c->op == OP_COPY) {
+  if (c->op == OP_COPY || c->op == OP_SPLIT) {
     serve_copy(c);
     return;
   }
@@ -526,15 +566,25 @@ static parray_status transport_path(int32_t *path) {
   return PARRAY_ERR_INVALID;
 }
 
-parray_status parray_mpi_copy_dev(int service, int dst_dev, int src_dev, const parray_mpi_side *dst,
-                                  const parray_mpi_side *src, const parray_int64_t *shape, int nmodes,
-                                  parray_size_t elem_size, const char *file, int line, const char *what) {
+/* the copy's description, made by describe (0: a parray_mpi_copy, 1: a
+ * split one) */
+typedef struct copy_args {
+  const parray_mpi_side *dst, *src;
+  const int64_t *shape, *dshape, *sshape; /* shape for a copy, dshape/sshape for a split one */
+  int nmodes, dn, sn;
+  size_t es;
+} copy_args;
+
+/* Process 0: describe the copy, then run it on every process of the job
+ * (the service's OP_COPY or OP_SPLIT) */
+static parray_status submit(int service, int op, int dst_dev, int src_dev, const copy_args *a, const char *file,
+                            int line, const char *what) {
   if (parray_cuda_wait_pending) parray_cuda_wait_pending(file, line, what); /* process 0's detours, named */
-  if (!dst || !src) {
+  if (!a->dst || !a->src) {
     parray_set_error("#copy: null side");
     return PARRAY_ERR_INVALID;
   }
-  const parray_mpi_side *side[2] = {dst, src};
+  const parray_mpi_side *side[2] = {a->dst, a->src};
   int dev[2] = {dst_dev != 0, src_dev != 0};
   int64_t block[2] = {-1, -1};
   for (int k = 0; k < 2; k++) {
@@ -548,12 +598,15 @@ parray_status parray_mpi_copy_dev(int service, int dst_dev, int src_dev, const p
     parray_set_error("#copy: out of memory");
     return PARRAY_ERR_ALLOC;
   }
-  *c = make_ctx(OP_COPY, -1, file, line, what);
-  parray_status st = parray_mpi_copy_describe(dst, src, shape, nmodes, elem_size, block, c->words, &c->nwords);
+  *c = make_ctx(op, -1, file, line, what);
+  parray_status st = op == OP_SPLIT ? parray_mpi_copy_split_describe(a->dst, a->dshape, a->dn, a->src, a->sshape,
+                                                                     a->sn, a->es, block, c->words, &c->nwords)
+                                    : parray_mpi_copy_describe(a->dst, a->src, a->shape, a->nmodes, a->es, block,
+                                                               c->words, &c->nwords);
   if (st == PARRAY_OK && c->nwords > 0) {
-    c->dst_h = dst->handle < 0 ? -1 : dst->handle, c->src_h = src->handle < 0 ? -1 : src->handle;
+    c->dst_h = a->dst->handle < 0 ? -1 : a->dst->handle, c->src_h = a->src->handle < 0 ? -1 : a->src->handle;
     c->dst_dev = dev[0], c->src_dev = dev[1];
-    c->dst_ptr = (uint64_t)(uintptr_t)dst->ptr, c->src_ptr = (uint64_t)(uintptr_t)src->ptr;
+    c->dst_ptr = (uint64_t)(uintptr_t)a->dst->ptr, c->src_ptr = (uint64_t)(uintptr_t)a->src->ptr;
     const char *v = getenv("PARRAY_MPI_COPY_PIECE");
     c->chunk = v && atoll(v) > 0 ? atoll(v) : PIECE_BYTES;
     v = getenv("PARRAY_MPI_TRACE");
@@ -565,75 +618,19 @@ parray_status parray_mpi_copy_dev(int service, int dst_dev, int src_dev, const p
   return st;
 }
 
-/* ---- copies planned at run time: staged through host memory ------------------ */
-
-/* a host copy of a device side: a distributed host array holding each
- * block (its handle replaces the side's) or, for process 0's device buffer,
- * a host buffer on process 0 (its pointer replaces the side's) */
-typedef struct staged_side {
-  int host_h;
-  void *host;
-  size_t bytes;
-} staged_side;
-
-static parray_status stage_in(int service, parray_mpi_side *s, const int64_t *shape, int n, size_t es,
-                              staged_side *g, const char *file, int line, const char *what) {
-  if (s->handle >= 0) {
-    const dev_block *r = record(s->handle);
-    if (!r) return PARRAY_ERR_INVALID;
-    if ((g->host_h = parray_mpi_create(r->bytes, r->nprocs)) < 0) return PARRAY_ERR_ALLOC;
-    service_ctx c = make_ctx(OP_D2H, s->handle, file, line, what);
-    c.other = g->host_h;
-    parray_status st = parray_mpi_detour(service, &c, sizeof c, r->nprocs);
-    s->handle = g->host_h;
-    return st;
-  }
-  int64_t last = 0;
-  for (int k = 0; k < n; k++) last += shape[k] > 0 ? (shape[k] - 1) * (s->local[k] < 0 ? 0 : s->local[k]) : 0;
-  g->bytes = (size_t)(last + 1) * es;
-  if (!(g->host = malloc(g->bytes))) {
-    parray_set_error("#copy: process 0 cannot allocate %zu bytes to stage its device buffer", g->bytes);
-    return PARRAY_ERR_ALLOC;
-  }
-  cudaError_t e = cudaMemcpy(g->host, s->ptr, g->bytes, cudaMemcpyDeviceToHost);
-  if (e != cudaSuccess) return cuda_fail(e, "cudaMemcpy (device to host)");
-  s->ptr = g->host;
-  return PARRAY_OK;
+parray_status parray_mpi_copy_dev(int service, int dst_dev, int src_dev, const parray_mpi_side *dst,
+                                  const parray_mpi_side *src, const parray_int64_t *shape, int nmodes,
+                                  parray_size_t elem_size, const char *file, int line, const char *what) {
+  copy_args a = {.dst = dst, .src = src, .shape = shape, .nmodes = nmodes, .es = elem_size};
+  return submit(service, OP_COPY, dst_dev, src_dev, &a, file, line, what);
 }
 
-static parray_status stage_out(int service, int handle, void *dev_ptr, const staged_side *g, const char *file,
-                               int line, const char *what) {
-  if (g->host) {
-    cudaError_t e = cudaMemcpy(dev_ptr, g->host, g->bytes, cudaMemcpyHostToDevice);
-    return e == cudaSuccess ? PARRAY_OK : cuda_fail(e, "cudaMemcpy (host to device)");
-  }
-  const dev_block *r = record(handle);
-  if (!r) return PARRAY_ERR_INVALID;
-  service_ctx c = make_ctx(OP_H2D, handle, file, line, what);
-  c.other = g->host_h;
-  return parray_mpi_detour(service, &c, sizeof c, r->nprocs);
-}
-
+/* copies planned at run time: packed and unpacked on the GPUs by lists of
+ * offsets, the messages over NCCL (else MPI) */
 parray_status parray_mpi_copy_split_dev(int service, int dst_dev, int src_dev, const parray_mpi_side *dst,
                                         const parray_int64_t *dshape, int dn, const parray_mpi_side *src,
                                         const parray_int64_t *sshape, int sn, parray_size_t elem_size,
                                         const char *file, int line, const char *what) {
-  if (parray_cuda_wait_pending) parray_cuda_wait_pending(file, line, what); /* process 0's detours, named */
-  if (!dst || !src || dn < 0 || sn < 0 || dn > 16 || sn > 16 || !elem_size) {
-    parray_set_error("#copy: bad arguments");
-    return PARRAY_ERR_INVALID;
-  }
-  parray_mpi_side d = *dst, s = *src;
-  staged_side gd = {.host_h = -1}, gs = {.host_h = -1};
-  parray_status st = PARRAY_OK;
-  /* the destination is loaded too: the copy may write only part of it */
-  if (dst_dev) st = stage_in(service, &d, dshape, dn, elem_size, &gd, file, line, what);
-  if (st == PARRAY_OK && src_dev) st = stage_in(service, &s, sshape, sn, elem_size, &gs, file, line, what);
-  if (st == PARRAY_OK) st = parray_mpi_copy_split(&d, dshape, dn, &s, sshape, sn, elem_size);
-  if (st == PARRAY_OK && dst_dev) st = stage_out(service, dst->handle, dst->ptr, &gd, file, line, what);
-  if (gd.host_h >= 0) parray_mpi_destroy(gd.host_h);
-  if (gs.host_h >= 0) parray_mpi_destroy(gs.host_h);
-  free(gd.host);
-  free(gs.host);
-  return st;
+  copy_args a = {.dst = dst, .src = src, .dshape = dshape, .dn = dn, .sshape = sshape, .sn = sn, .es = elem_size};
+  return submit(service, OP_SPLIT, dst_dev, src_dev, &a, file, line, what);
 }

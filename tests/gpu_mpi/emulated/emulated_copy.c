@@ -3,7 +3,8 @@
  * device engine's contract (at most 16 modes, elements of 1 to 16 bytes),
  * so that the distributed copy's packing is checked without a GPU; the
  * direct path's copies between two GPUs; process 0's dmem arrays in the
- * emulated device memory; the wait for pending detours. */
+ * emulated device memory; the wait for pending detours; the copies by a
+ * list of offsets. */
 #include "parray/cuda.h"
 
 #include <string.h>
@@ -34,6 +35,38 @@ parray_status parray__copy_strided_cuda_opts(void *dst, const int64_t *dst_strid
     return PARRAY_ERR_INVALID;
   }
   return parray_copy_strided_cuda(dst, dst_stride, src, src_stride, shape, ndim, elem_size, s);
+}
+
+/* copies by a list of offsets (runtime/cuda/copy_indexed.cu), on the CPU;
+ * the list is in emulated device memory like the GPU's */
+parray_status parray__copy_gather_cuda(void *dst, const void *src, const int64_t *idx, int64_t n, size_t es,
+                                       struct CUstream_st *s);
+parray_status parray__copy_scatter_cuda(void *dst, const int64_t *idx, const void *src, int64_t n, size_t es,
+                                        struct CUstream_st *s);
+int emulated_cuda_device_range(const void *p, size_t bytes);
+static parray_status indexed(char *dst, const char *src, const int64_t *idx, int64_t n, size_t es, int scatter) {
+  if (n <= 0) return PARRAY_OK;
+  if (!dst || !src || !idx || !es || !emulated_cuda_device_range(idx, (size_t)n * sizeof *idx)) {
+    parray_set_error("copy by index (emulated): null pointer, element size 0 or offsets not in device memory");
+    return PARRAY_ERR_INVALID;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    if (scatter) memcpy(dst + (size_t)idx[i] * es, src + (size_t)i * es, es);
+    else memcpy(dst + (size_t)i * es, src + (size_t)idx[i] * es, es);
+  }
+  return PARRAY_OK;
+}
+
+parray_status parray__copy_gather_cuda(void *dst, const void *src, const int64_t *idx, int64_t n, size_t es,
+                                       struct CUstream_st *s) {
+  (void)s;
+  return indexed(dst, src, idx, n, es, 0);
+}
+
+parray_status parray__copy_scatter_cuda(void *dst, const int64_t *idx, const void *src, int64_t n, size_t es,
+                                        struct CUstream_st *s) {
+  (void)s;
+  return indexed(dst, src, idx, n, es, 1);
 }
 
 /* process 0's dmem arrays (#create, #destroy, #copy between two of its
