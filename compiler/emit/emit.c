@@ -35,6 +35,24 @@ char *emit_site(emitter *e, const plan_site *s) {
   return r;
 }
 
+char *emit_site_decl(emitter *e, const plan_site *s, const char *name) {
+  return arena_printf(e->ar, "static const parray_loc %s = {%s};", name, emit_site(e, s));
+}
+
+char *emit_guarded(emitter *e, const plan_site *s, const char *code) {
+  if (!s->host) return arena_strdup(e->ar, code);
+  return arena_printf(e->ar, "{ %s const parray_loc *parray__site_prev = parray_site_enter(&parray__site); %s "
+                      "parray_site_restore(parray__site_prev); }", emit_site_decl(e, s, "parray__site"), code);
+}
+
+char *emit_copy(emitter *e, const plan_copy *p) { return emit_guarded(e, &p->site, e->ops->copy(e, p)); }
+
+/* a kernel launch is not guarded: its faults come back as CUDA errors, which name the site */
+char *emit_detour(emitter *e, const plan_detour *p) {
+  char *code = e->ops->detour(e, p);
+  return p->kind == PK_CUDA ? code : emit_guarded(e, &p->site, code);
+}
+
 char *emit_decl(emitter *e, plan_decl d, const char *name) { return arena_printf(e->ar, "%s%s%s", d.pre, name, d.post); }
 
 const char *emit_memkind(int mem) {
@@ -88,7 +106,28 @@ void emit_int64_array(emitter *e, sbuf *b, const char *name, ex **v, int n) {
   sb_puts(b, "}");
 }
 
+/* s as the text of a C string literal (quotes included) */
+static const char *c_string(emitter *e, const char *s) {
+  char b_buf[256];
+  sbuf b;
+  sb_init_in(&b, b_buf, sizeof b_buf);
+  sb_putc(&b, '"');
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') sb_putc(&b, '\\');
+    sb_putc(&b, *s == '\n' ? ' ' : *s);
+  }
+  sb_putc(&b, '"');
+  char *r = arena_strdup(e->ar, b.s);
+  sb_free(&b);
+  return r;
+}
+
 void emit_copy_check(emitter *e, sbuf *b, const plan_copy *p, const char *site) {
+  for (int k = 0; k < p->nfit; k++) {
+    const char *need = emit_ex(e, p->fit[k].need), *have = emit_ex(e, p->fit[k].have);
+    sb_printf(b, "if ((long long)(%s) > (long long)(%s)) parray_fatal_at(%s, %s, (long long)(%s), (long long)(%s));\n",
+              need, have, site, c_string(e, p->fit[k].msg), need, have);
+  }
   if (!p->check_src) return;
   const char *s = emit_ex(e, p->check_src), *d = emit_ex(e, p->check_dst);
   if (p->check_in_kernel) {

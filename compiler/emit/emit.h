@@ -40,9 +40,20 @@ void emit_init(emitter *e, bool cuda, printer *pr, srcfile *src, exctx *ex, aren
 /* #mainhost: what replaces the keyword, what opens its body, what ends it */
 extern const char *const emit_mainhost_head, *const emit_mainhost_open, *const emit_mainhost_close;
 
+/* A #copy or #detour through the target's emitter; code that runs on a
+ * host thread records its site around it (emit_guarded). */
+char *emit_copy(emitter *e, const plan_copy *p);
+char *emit_detour(emitter *e, const plan_detour *p);
+
 /* ---- shared by the emitters (emit.c) ---- */
 /* file, line, "what": the arguments of the runtime's error calls */
 char *emit_site(emitter *e, const plan_site *s);
+/* "static const parray_loc NAME = {file, line, what};" */
+char *emit_site_decl(emitter *e, const plan_site *s, const char *name);
+/* code as one block that records its site while it runs (parray_site_enter
+ * and parray_site_restore: a fault names the .pc line); code unchanged
+ * where the site is not on a host thread */
+char *emit_guarded(emitter *e, const plan_site *s, const char *code);
 /* a declaration of name */
 char *emit_decl(emitter *e, plan_decl d, const char *name);
 /* e as C, 64-bit when it may need it */

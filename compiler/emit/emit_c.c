@@ -42,8 +42,9 @@ static void ctx_init(const plan_detour *p, const char *st, sbuf *call) {
   sb_puts(call, "};\n  ");
 }
 
-/* the outlined body: parray__ctx, parray__tid (and parray__team) as the body uses them */
-static void host_function(const plan_detour *p, const char *st, sbuf *h) {
+/* the outlined body: parray__ctx, parray__tid (and parray__team) as the body
+ * uses them; the thread records the detour's site while the body runs */
+static void host_function(emitter *e, const plan_detour *p, const char *st, sbuf *h) {
   bool pthd = p->kind == PK_PTHD;
   if (pthd)
     sb_printf(h, "static void %s(void *parray__vctx, parray_team *parray__team, parray_int64_t parray__tid64) {\n",
@@ -62,8 +63,10 @@ static void host_function(const plan_detour *p, const char *st, sbuf *h) {
       sb_printf(h, "  %s *const parray__l_%s = (%s *)parray_mpi_%slocal(parray__ctx->%s);\n", el, f, el,
                 p->caps[i].device ? "dev_" : "", f);
     }
+  sb_printf(h, "  %s const parray_loc *const parray__site_body = parray_site_enter(&parray__site);\n",
+            emit_site_decl(e, &p->site, "parray__site"));
   sb_puts(h, p->body);
-  sb_puts(h, "\n}\n");
+  sb_puts(h, "\n  parray_site_restore(parray__site_body);\n}\n");
 }
 
 char *emit_c_detour(emitter *e, const plan_detour *p) {
@@ -72,7 +75,7 @@ char *emit_c_detour(emitter *e, const plan_detour *p) {
   sb_init(&h);
   sb_init(&call);
   const char *st = ctx_struct(e, p, &h);
-  host_function(p, st, &h);
+  host_function(e, p, st, &h);
   pr_hoist(e->pr, h.s);
   const char *site = emit_site(e, &p->site), *count = ex_str(e->ex, p->count, p->wide);
   sb_puts(&call, "{ ");

@@ -16,6 +16,8 @@
 typedef struct plan_site {
   uint32_t at;      /* offset of the directive in the source */
   const char *what; /* the directive (or a short description), on one line */
+  bool host;        /* it runs on a host thread: its code records the site
+                       for the run-time fault handler (emit_guarded) */
 } plan_site;
 
 typedef enum { PK_PTHD, PK_MPI, PK_CUDA } plan_kind;
@@ -185,6 +187,14 @@ typedef struct plan_side {
 } plan_side;
 
 /* #copy: dst[f_dst(i)] = src[f_src(i)] for every i */
+/* A side of a #copy whose variable was created (#create) with another
+ * type, the footprints known only at run time: the copy stops, naming its
+ * line, when it would reach past what was allocated (need > have). */
+typedef struct plan_fit {
+  ex *need, *have; /* elements */
+  const char *msg; /* the message, a printf format taking need and have (long long) */
+} plan_fit;
+
 typedef struct plan_copy {
   plan_copy_method method;
   plan_side src, dst;
@@ -193,6 +203,8 @@ typedef struct plan_copy {
   ex *count;            /* elements */
   ex *check_src, *check_dst; /* sizes compared at run time (NULL: proved equal) */
   bool check_in_kernel;      /* the comparison runs in a kernel: a message and a trap, seen at the next wait */
+  plan_fit fit[2];           /* sides checked against their #create (host code only) */
+  int nfit;
   int nmodes;
   ex **shape;           /* CP_STRIDED, CP_DIST: merged shape, outermost first */
   bool unroll;          /* CP_LOOP: a constant trip count in a kernel */

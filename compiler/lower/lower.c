@@ -224,8 +224,7 @@ int lw_split_args(lw *w, items *args, items **out) {
 }
 
 plan_site lw_site(lw *w, loc at, const char *what) {
-  (void)w;
-  return (plan_site){at.b, what};
+  return (plan_site){at.b, what, !w->rg || w->rg->kind != RG_CUDA};
 }
 
 char *lw_comment(lw *w, loc l) {

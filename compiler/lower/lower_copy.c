@@ -265,7 +265,7 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
     }
     w->entry.uses_mpi = true;
     p.site = lw_site(w, d->loc, lw_dir_text(w, it));
-    lw_replace_dir(w, it, w->em.ops->copy(&w->em, &p));
+    lw_replace_dir(w, it, emit_copy(&w->em, &p));
     return;
   }
   w->entry.uses_mpi = true;
@@ -277,7 +277,7 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
     for (int j = 0; j < 4; j++) v[(j + 1) * nm + m] = lw_localize(w, st[m * 4 + j], w->rg->at);
   }
   p.site = lw_site(w, d->loc, lw_dir_text(w, it));
-  lw_replace_dir(w, it, w->em.ops->copy(&w->em, &p));
+  lw_replace_dir(w, it, emit_copy(&w->em, &p));
 }
 
 /* A #copy through type n of a variable created with another type must stay
@@ -296,6 +296,23 @@ static bool copy_fits(lw *w, dnode *n, items *arg, const char *verb) {
              (long long)have);
   diag_note(w->dg, s->created_at, "created here");
   return false;
+}
+
+/* The same when a footprint is known only at run time: the copy checks it
+ * (host code; a side checked is added to p->fit). */
+static void copy_fits_at_run_time(lw *w, dnode *n, items *arg, const char *verb, plan_copy *p) {
+  loc vl;
+  if (!lw_single_ident(arg, &vl) || w->rg->kind == RG_CUDA) return;
+  sym *s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);
+  if (!s || !s->created || s->created == n) return;
+  ex *need = ty_footprint(&w->ty, n), *have = ty_footprint(&w->ty, s->created);
+  int64_t k1, k2;
+  if (ex_is_const(need, &k1) && ex_is_const(have, &k2)) return; /* checked by copy_fits */
+  plan_fit *f = &p->fit[p->nfit++];
+  f->need = lw_localize(w, need, w->rg->at), f->have = lw_localize(w, have, w->rg->at);
+  f->msg = arena_printf(w->ar, "#copy %s %%lld elements of '%.*s' through '%s', but it was created as '%s' (line %d) "
+                        "with room for %%lld", verb, (int)(vl.e - vl.b), w->src->text + vl.b, n->path,
+                        s->created->path, src_line(w->src, s->created_at.b));
 }
 
 bool lw_copy_elems_agree(lw *w, directive *d, dnode *ns, dnode *nd) {
@@ -390,6 +407,8 @@ void lw_copy(lw *w, item *it) {
       p.check_src = p.check_dst = NULL; /* the same size, written the same way */
   }
   p.check_in_kernel = w->rg->kind == RG_CUDA;
+  copy_fits_at_run_time(w, ns, &sa[0], "reads", &p);
+  copy_fits_at_run_time(w, nd, &da[0], "writes", &p);
   if (w->rg->kind == RG_CUDA) { /* per thread, in a kernel: over the modes, in packs where it can */
     if (!plan_modes(w, ns, nd, &p)) plan_loop(w, ns, nd, k1, &p);
   } else if (per_thread) { /* per thread, in a pthd or mpi body */
@@ -402,5 +421,5 @@ void lw_copy(lw *w, item *it) {
     }
     if (!plan_host_copy(w, d, ns, nd, &p)) return;
   }
-  lw_replace_dir(w, it, w->em.ops->copy(&w->em, &p));
+  lw_replace_dir(w, it, emit_copy(&w->em, &p));
 }

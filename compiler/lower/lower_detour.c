@@ -220,7 +220,7 @@ static void detour_host_threads(lw *w, item *it, region *r) {
     nb[p.mpi_body] = p.fname;
     en->mpi_bodies = nb;
   }
-  const char *code = w->em.ops->detour(&w->em, &p);
+  const char *code = emit_detour(&w->em, &p);
   if (w->target == TARGET_CUDA && !thread_region(w)) {
     /* the threads' own waits must not find (and claim) an error of a kernel this thread launched */
     plan_site site = lw_site(w, d->loc, p.site.what);
@@ -470,7 +470,7 @@ static void detour_cuda(lw *w, item *it, region *r) {
   if (p.grid_sync) coop_params(w, &ps, &p);
   home_checks(w, &ps, args, &p);
   p.wait = launch_waits(w, d, cl, &ps, args, r);
-  lw_replace_dir(w, it, w->em.ops->detour(&w->em, &p));
+  lw_replace_dir(w, it, emit_detour(&w->em, &p));
 }
 
 void lw_detour(lw *w, item *it) {

@@ -276,5 +276,5 @@ void lw_copy_tma(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da) {
   for (int j = 0; j < rank; j++) m->dims[j] = ext[perm[j]], m->strides[j] = st[perm[j]], m->box[j] = box[perm[j]];
   p.tma_map = m->name;
   w->entry.uses_tma = true;
-  lw_replace_dir(w, it, w->em.ops->copy(&w->em, &p));
+  lw_replace_dir(w, it, emit_copy(&w->em, &p));
 }

@@ -71,6 +71,20 @@ PARRAY_API void parray_fatal_at(const char *file, int line, const char *what, co
 #endif
     ;
 
+/* The .pc directive the calling thread runs, for the message of a fault:
+ * generated code records the site of every host #copy and #detour while it
+ * runs, and each host detour body its #detour's, with parray_site_enter
+ * (which returns the site it replaces) and parray_site_restore (given that
+ * site back). The first call installs handlers of SIGSEGV, SIGBUS and
+ * SIGFPE (unless the program or a sanitizer installed one first, or the
+ * environment has PARRAY_FAULT_HANDLER=0) that print
+ *   file.pc:LINE: error: the program received SIGSEGV, ... (in <what>)
+ * (or, outside any directive, the last one the thread ran) before the
+ * process dies of the signal as it would have. site must stay valid (a
+ * static object). */
+PARRAY_API const parray_loc *parray_site_enter(const parray_loc *site);
+PARRAY_API void parray_site_restore(const parray_loc *prev);
+
 /* Called by parray_fatal/parray_fatal_at before the process exits (the MPI
  * runtime uses it to end every process of the job, never leaving a hang). */
 PARRAY_API void parray_set_fatal_hook(void (*hook)(int status));

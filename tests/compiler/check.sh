@@ -4,6 +4,8 @@
 #   check.sh diag   BIN_DIR CASE.pc                 pac fails, stderr equals CASE.expected, no output left
 #   check.sh run    BIN_DIR CASE.pc [pacc options]  the program's stdout equals CASE.expected
 #   check.sh fail   BIN_DIR CASE.pc [pacc options]  the program stops with status 1, stderr equals CASE.expected
+#   check.sh fault  BIN_DIR CASE.pc [pacc options]  the program dies of a signal, each line of CASE.expected
+#                                                   on its stderr (the runtime's fault message)
 # Cases run from their own directory with relative names, so that expected
 # texts carry no absolute paths.
 set -u
@@ -39,6 +41,12 @@ fail)
   rc=$?
   [ "$rc" -eq 1 ] || { echo "exit status $rc, expected 1"; cat "$tmp/err"; exit 1; }
   diff -u "$expected" "$tmp/err" ;;
+fault)
+  "$bin/pacc" "$@" "$name" -o "$tmp/prog" || exit 1
+  "$tmp/prog" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ "$rc" -gt 128 ] || { echo "exit status $rc, expected the death by a signal"; cat "$tmp/err"; exit 1; }
+  sh "$dir/../../expect_failure.sh" "$rc" "$tmp/err" "$expected" ;;
 *)
   echo "unknown mode $mode"; exit 2 ;;
 esac
