@@ -296,15 +296,19 @@ static void walk_group_body(lw *w, item *g) {
 }
 
 void lw_walk_block(lw *w, item *group) {
-  sc_push(&w->sc);
+  const item *prev = w->kb.prev, *prev2 = w->kb.prev2, *prev3 = w->kb.prev3, *prev4 = w->kb.prev4;
+  bool sw = w->kb.in_switch_block;
+  lw_scope_push(w);
+  lw_kinds_block(w, group, prev, prev2);
   lw_walk_items(w, &group->grp->body, false);
-  sc_pop(&w->sc);
+  lw_scope_pop(w);
+  w->kb.in_switch_block = sw, w->kb.prev = prev, w->kb.prev2 = prev2, w->kb.prev3 = prev3, w->kb.prev4 = prev4;
 }
 
 static void walk_function(lw *w, cd_stmt *st) {
   /* the name is visible in its own body (recursion) */
   add_decl(w, &st->decls[0], false);
-  sc_push(&w->sc);
+  lw_scope_push(w);
   int saved = w->fn_depth;
   w->fn_depth = w->sc.depth;
   if (st->params) {
@@ -313,7 +317,7 @@ static void walk_function(lw *w, cd_stmt *st) {
   }
   lw_walk_block(w, st->body);
   w->fn_depth = saved;
-  sc_pop(&w->sc);
+  lw_scope_pop(w);
 }
 
 static void walk_item(lw *w, item *it, item *prev) {
@@ -355,12 +359,17 @@ static void walk_item(lw *w, item *it, item *prev) {
 }
 
 void lw_walk_items(lw *w, items *list, bool file_scope) {
-  item *prev = NULL;
+  item *prev = NULL, *prev2 = NULL, *prev3 = NULL, *prev4 = NULL;
   cd_stmt st = {0};
   bool in_stmt = false;
   int pending_pops = 0;
   lw_dtrack destroyed = {.n = 0};
-  for (item *it = list->first; it; prev = it, it = it->next) {
+  for (item *it = list->first; it; prev4 = prev3, prev3 = prev2, prev2 = prev, prev = it, it = it->next) {
+    w->kb.prev = prev, w->kb.prev2 = prev2, w->kb.prev3 = prev3, w->kb.prev4 = prev4;
+    /* an if's then-block not followed by an else-block: it joins the state before */
+    if (w->kb.npending && w->kb.pending_depth == w->sc.depth && !word_is(w, it, "else") &&
+        !(word_is(w, prev, "else") && it->kind == IT_GROUP && it->grp->open == '{'))
+      lw_kinds_settle(w);
     bool destroy = it->kind == IT_DIR && it->dir->kind == D_DESTROY;
     if ((destroyed.n || destroy) && lw_destroy_twice(w, &destroyed, it, prev)) continue;
     if (!in_stmt && (it->kind == IT_TOK || it->kind == IT_GROUP || it->kind == IT_DOLLAR)) {
@@ -384,7 +393,7 @@ void lw_walk_items(lw *w, items *list, bool file_scope) {
     }
     /* for (declaration; ...): the declared names live in the loop */
     if (word_is(w, it, "for") && it->next && it->next->kind == IT_GROUP && it->next->grp->open == '(') {
-      sc_push(&w->sc);
+      lw_scope_push(w);
       pending_pops++;
       if (destroyed.n) lw_destroy_twice(w, &destroyed, it->next, it);
       cd_stmt fs = cd_statement(&w->cd, it->next->grp->body.first, false);
@@ -405,13 +414,14 @@ void lw_walk_items(lw *w, items *list, bool file_scope) {
     if (it->kind == IT_DIR || it->kind == IT_PPLINE) ends = !in_stmt || ends;
     if (ends && in_stmt) {
       if (st.is_decl) add_stmt_decls(w, &st);
-      while (pending_pops > 0) sc_pop(&w->sc), pending_pops--;
+      while (pending_pops > 0) lw_scope_pop(w), pending_pops--;
       in_stmt = false;
       st = (cd_stmt){0};
       w->ndecl_names = 0;
     }
   }
-  while (pending_pops > 0) sc_pop(&w->sc), pending_pops--;
+  while (pending_pops > 0) lw_scope_pop(w), pending_pops--;
+  if (w->kb.npending && w->kb.pending_depth == w->sc.depth) lw_kinds_settle(w);
 }
 
 int lw_file(lw *w, items *file) {

@@ -94,6 +94,33 @@ typedef struct lw_pcfiles {
   items *seg_items;
 } lw_pcfiles;
 
+/* lower_kinds.c: the memory kinds a variable may have along the paths */
+typedef struct lw_kframe lw_kframe;
+#define LW_NKINDS 5                /* MK_PAGED .. MK_RMEM */
+#define LW_KIND_UNKNOWN (1u << 7)  /* not created here, destroyed, assigned, or its address taken */
+typedef struct lw_kpending {
+  sym *s;
+  lw_kframe *f;
+} lw_kpending;
+typedef struct lw_kblocks {
+  int *id, *mark, *kind, cap; /* per scope depth: the live block's serial, its first entry in touch, then/else */
+  int serial;
+  sym **touch;           /* variables given a frame, block by block */
+  int ntouch, captouch;
+  const item *prev, *prev2, *prev3, *prev4; /* the items before the one being walked in its block */
+  bool in_switch_block;  /* the block being walked has case labels */
+  bool if_cond;          /* the if of the then-block being walked runs only sometimes */
+  lw_kpending *pending;  /* a then-block's states, kept for its else-block */
+  int npending, cappending, pending_depth;
+  bool pending_cond;
+  const char **key;      /* per scope depth: the condition of the if whose then-block it is (NULL: none) */
+  struct cond_rec **key_ids; /* ... and the variables it reads, as they were */
+  const char *pending_key;
+  struct cond_rec *pending_ids;
+  struct cond_rec *conds; /* the branches' states of ifs seen, by condition */
+  int nconds, capconds;
+} lw_kblocks;
+
 typedef struct lw {
   /* given by the translation */
   srcfile *src;
@@ -130,6 +157,7 @@ typedef struct lw {
   int fn_depth;     /* scope depth of the current function body (0: not in a function) */
   item *decl_names[64]; /* declarator names of the statement being walked */
   int ndecl_names;
+  lw_kblocks kb;    /* lower_kinds.c */
 } lw;
 
 /* How names of variables of the enclosing code are rendered inside a
@@ -137,6 +165,24 @@ typedef struct lw {
  * as written, nothing captured (the text of an #insert argument that a
  * detour inside the instance captures itself) */
 typedef enum { LW_CAPTURE, LW_AS_WRITTEN } lw_names;
+
+/* lower_kinds.c. Scopes go through these (block serials, the joins at a
+ * block's end). */
+void lw_scope_push(lw *w);
+void lw_scope_pop(lw *w);
+/* a '{' block is entered after prev2 prev (a loop body starts from what it creates and forgets) */
+void lw_kinds_block(lw *w, item *group, const item *prev, const item *prev2);
+/* the items walked reached something other than an else-block: a pending
+ * then-block joins the state before it */
+void lw_kinds_settle(lw *w);
+/* s is created as n here (at the directive at); its memory is forgotten
+ * (destroyed, assigned; maybe: only possibly, as when its address is taken) */
+void lw_kinds_create(lw *w, sym *s, dnode *n, loc at);
+void lw_kinds_forget(lw *w, sym *s, bool maybe);
+/* the kinds s may have here (1 << MK_*, LW_KIND_UNKNOWN) */
+unsigned lw_kinds_of(lw *w, sym *s);
+/* the #create that gave s the kind here (NULL: none), and where it is */
+dnode *lw_kinds_node(lw *w, sym *s, int kind, loc *at);
 
 /* lower.c */
 int lw_file(lw *w, items *file);

@@ -165,7 +165,7 @@ static char *walk_body(lw *w, item *it, region *r, cd_stmt *params) {
   pr_outline_begin(&w->pr, &o, it->loc.b, blk->loc.b);
   region *saved = w->rg;
   w->rg = r;
-  sc_push(&w->sc);
+  lw_scope_push(w);
   r->depth = w->sc.depth;
   if (params)
     for (int i = 0; i < params->ndecls; i++) {
@@ -174,7 +174,7 @@ static char *walk_body(lw *w, item *it, region *r, cd_stmt *params) {
       s->decl = *d, s->has_decl = true, s->is_param = true, s->is_pointer = d->is_pointer, s->region = r->id;
     }
   lw_walk_block(w, blk);
-  sc_pop(&w->sc);
+  lw_scope_pop(w);
   w->rg = saved;
   return pr_outline_end(&w->pr, &o, blk->loc.e, w->ar);
 }

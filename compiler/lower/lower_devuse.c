@@ -5,7 +5,9 @@
  * detour would touch GPU memory from the CPU and crash at run time; it is
  * reported at the use. Passing the pointer along (to a function, a cuda
  * detour, #copy, pointer arithmetic, &r[k], sizeof) stays allowed. The
- * same knowledge answers lw_names_dmem, for the launches of cuda detours. */
+ * same knowledge answers lw_names_dmem, for the launches of cuda detours;
+ * a write to a variable (assigned, its address taken) makes its memory
+ * unknown (lower_kinds.c). */
 #include "lower.h"
 
 static bool tok_is(const item *it, int kind) { return it && it->kind == IT_TOK && it->tk == kind; }
@@ -51,11 +53,11 @@ static bool ends_operand(lw *w, const item *it) {
   }
 }
 
-/* the variable the identifier `it` names here, when its last #create was of a
- * dmem type (NULL otherwise) */
+/* the variable the identifier `it` names here, when every path makes it
+ * the memory of a dmem #create (NULL otherwise) */
 static sym *dmem_var(lw *w, const item *it) {
   sym *s = sc_find(&w->sc, w->src->text + it->loc.b, it->loc.e - it->loc.b);
-  return s && s->kind == SYM_VAR && s->created && s->created->type->mem == MK_DMEM ? s : NULL;
+  return s && s->kind == SYM_VAR && s->created && lw_kinds_of(w, s) == 1u << MK_DMEM ? s : NULL;
 }
 
 bool lw_names_dmem(lw *w, const item *it) {
@@ -84,6 +86,25 @@ static void check_use(lw *w, item *it, item *prev, item *prev2, item *next) {
   diag_note(w->dg, s->created_at, "created here");
 }
 
+/* A write to the variable `it` names (v = ..., v += ...), or its address
+ * taken (&v, which lets anything change it): what its memory is becomes
+ * unknown (lower_kinds.c). */
+static void note_write(lw *w, item *it, item *prev, item *prev2, item *next) {
+  if (punct_is(prev, '.') || punct_is(prev, P_ARROW)) return;
+  for (int i = 0; i < w->ndecl_names; i++)
+    if (w->decl_names[i] == it) return; /* a name being declared */
+  bool assigned = punct_is(next, '=') || punct_is(next, P_ASSIGNOP);
+  bool stepped = punct_is(next, P_INC) || punct_is(next, P_DEC) || punct_is(prev, P_INC) || punct_is(prev, P_DEC);
+  bool address = punct_is(prev, '&') && !ends_operand(w, prev2) && !group_is(next, '[') && !punct_is(next, P_ARROW) &&
+                 !punct_is(next, '.');
+  if (!assigned && !address && !stepped) return;
+  sym *s = sc_find(&w->sc, w->src->text + it->loc.b, it->loc.e - it->loc.b);
+  if (!s || s->kind != SYM_VAR) return;
+  s->writes++;
+  if (address) s->addr_taken = true;
+  if (assigned || address) lw_kinds_forget(w, s, address); /* ++ and -- stay in the same memory */
+}
+
 /* the items from first on (through last, or at statement level up to the
  * first ';' or block when last is NULL), their ( ) and [ ] groups included;
  * a { } group is walked as a block of statements of its own (a body, an
@@ -93,7 +114,10 @@ static void scan(lw *w, item *first, item *last, bool stmt, bool uneval) {
   for (item *it = first; it; prev2 = prev, prev = it, it = it->next) {
     if (stmt && !last && (punct_is(it, ';') || group_is(it, '{'))) return;
     bool paren = group_is(it, '(');
-    if (tok_is(it, T_IDENT) && !uneval) check_use(w, it, prev, prev2, it->next);
+    if (tok_is(it, T_IDENT) && !uneval) {
+      check_use(w, it, prev, prev2, it->next);
+      note_write(w, it, prev, prev2, it->next);
+    }
     else if (paren && it->grp->body.n == 1 && tok_is(it->grp->body.first, T_IDENT) && !ends_operand(w, prev)) {
       if (!uneval) check_use(w, it->grp->body.first, prev, prev2, it->next); /* *(r), (r)[k] */
     } else if (paren || group_is(it, '['))

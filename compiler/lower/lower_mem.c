@@ -157,6 +157,7 @@ static void create_distributed(lw *w, item *it, dnode *n, items *arg) {
     s = sc_find(&w->sc, name, strlen(name));
   }
   s->created = n, s->created_at = d->loc;
+  lw_kinds_create(w, s, n, d->loc);
   if (p.mem == MK_DMEM && w->target != TARGET_CUDA) { /* reported once: its uses are not errors again */
     diag_error(w->dg, d->name, "'%s' is distributed dmem (GPU) memory, which needs the CUDA target (--emit=cuda)",
                n->path);
@@ -231,6 +232,7 @@ static void create_array(lw *w, item *it, dnode *n, items *arg, plan_alloc *p) {
                  false);
   sym *s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);
   s->is_array = true, s->created = n, s->created_at = d->loc;
+  lw_kinds_create(w, s, n, d->loc);
   lw_replace_dir(w, it, w->em.ops->alloc(&w->em, p));
 }
 
@@ -292,6 +294,7 @@ void lw_create(lw *w, item *it) {
     s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);
   }
   if (s) s->created = n, s->created_at = d->loc;
+  lw_kinds_create(w, s, n, d->loc);
   lw_replace_dir(w, it, w->em.ops->alloc(&w->em, &p));
 }
 
@@ -312,15 +315,24 @@ void lw_destroy(lw *w, item *it) {
                w->src->text + vl.b);
     return;
   }
-  int mem = n->type->mem, cmem = s->created->type->mem;
-  if (mem != cmem) {
-    diag_error(w->dg, d->name, "'%.*s' was created as %s memory but is destroyed as %s memory ('%s')",
-               (int)(vl.e - vl.b), w->src->text + vl.b, ty_mem_name(cmem), ty_mem_name(mem), n->path);
-    diag_note(w->dg, s->created_at, "created here");
+  /* every kind a #create may have given it on the way here must be this one */
+  int mem = n->type->mem;
+  unsigned kinds = lw_kinds_of(w, s);
+  for (int k = 0; k < LW_NKINDS; k++) {
+    loc at;
+    dnode *c = k != mem ? lw_kinds_node(w, s, k, &at) : NULL;
+    if (!c) continue;
+    diag_error(w->dg, d->name, "'%.*s' %s created as %s memory but is destroyed as %s memory ('%s')",
+               (int)(vl.e - vl.b), w->src->text + vl.b, kinds & ~(1u << k) ? "may have been" : "was",
+               ty_mem_name(k), ty_mem_name(mem), n->path);
+    diag_note(w->dg, at, "created here");
     return;
   }
+  dnode *created = lw_kinds_node(w, s, mem, NULL);
+  if (!created) created = s->created;
+  lw_kinds_forget(w, s, false);
   plan_destroy p = {.mem = mem, .target = lw_list_text(w, &args[0])};
-  if (s->created->type->mpi_ref) {
+  if (created->type->mpi_ref) {
     p.kind = AL_DIST;
     if (mem == MK_DMEM) p.service = lw_dev_service(w), p.site = lw_site(w, d->loc, lw_dir_text(w, it));
   } else if (mem == MK_SMEM || mem == MK_RMEM) {
@@ -331,8 +343,8 @@ void lw_destroy(lw *w, item *it) {
     p.site = lw_site(w, d->loc, lw_dir_text(w, it));
   } else {
     p.kind = AL_HOST;
-    p.bytes = (plan_bytes){.elems = lw_localize(w, ty_footprint(&w->ty, s->created), w->rg->at),
-                           .elem = s->created->type->elem};
+    p.bytes = (plan_bytes){.elems = lw_localize(w, ty_footprint(&w->ty, created), w->rg->at),
+                           .elem = created->type->elem};
   }
   lw_replace_dir(w, it, w->em.ops->destroy(&w->em, &p));
 }

@@ -83,14 +83,14 @@ void lw_mainhost(lw *w, item *it) {
   pr_replace(&w->pr, d->kw.b, d->kw.e, emit_mainhost_head);
   pr_src_to(&w->pr, blk->loc.b + 1);
   pr_gen(&w->pr, emit_mainhost_open);
-  sc_push(&w->sc);
+  lw_scope_push(w);
   int saved = w->fn_depth;
   w->fn_depth = w->sc.depth;
   lw_declare_var(w, "argc", 4, "int", "@", false);
   lw_declare_var(w, "argv", 4, "char", "**@", true);
   lw_walk_block(w, blk);
   w->fn_depth = saved;
-  sc_pop(&w->sc);
+  lw_scope_pop(w);
   pr_src_to(&w->pr, blk->grp->close.b);
   if (w->target == TARGET_CUDA) {
     /* the detours launched without a wait end (and report) before the program does */
@@ -250,7 +250,7 @@ void lw_insert(lw *w, item *it) {
   strmap_init(&in->raw);
   strmap_init(&in->renames);
   in->rg = w->rg;
-  sc_push(&w->sc);
+  lw_scope_push(w);
   in->depth = w->sc.depth;
   for (int i = 0; i < n; i++) {
     arg_texts(w, in, sp->params[i], &args[i]);
@@ -278,7 +278,7 @@ void lw_insert(lw *w, item *it) {
 
   diag_pop_context(w->dg);
   w->inst = in->outer;
-  sc_pop(&w->sc);
+  lw_scope_pop(w);
   strmap_free(&in->vals);
   strmap_free(&in->raw);
   strmap_free(&in->renames);

@@ -26,6 +26,10 @@ struct sym {
   int handle_of;    /* distributed array: its handle variable is parray__h_<name> */
   dnode *created;   /* the type of its last #create, if any */
   loc created_at;
+  struct lw_kframe *kinds; /* the lowering's: where its memory may be (lower_kinds.c) */
+  int writes;       /* the lowering's: writes seen so far (assignments, ++, --) */
+  int kver;         /* the lowering's: #create / #destroy / writes that changed its kinds */
+  bool addr_taken;  /* the lowering's: &name seen */
   sym *prev;        /* the binding it shadows */
 };
 
