@@ -9,6 +9,7 @@
  * process layouts of both sides (planned at run time when their splits do
  * not nest). A #copy with tma(...) is a bulk tensor copy (lower_tma.c). */
 #include "lower.h"
+#include "ctype.h"
 
 #include <string.h>
 
@@ -316,7 +317,9 @@ static void copy_fits_at_run_time(lw *w, dnode *n, items *arg, const char *verb,
 }
 
 bool lw_copy_elems_agree(lw *w, directive *d, dnode *ns, dnode *nd) {
-  if (same_elem(ns->type->elem, nd->type->elem)) return true;
+  /* by meaning: typedefs expanded, one spelling per arithmetic type */
+  if (same_elem(ns->type->elem, nd->type->elem) || ct_same(&w->sc, w->src->text, ns->type->elem, nd->type->elem, w->ar))
+    return true;
   diag_error(w->dg, loc_span(d->name, d->name2), "#copy between different element types: '%s' has %s, '%s' has %s",
              ns->path, ns->type->elem, nd->path, nd->type->elem);
   return false;
