@@ -76,6 +76,7 @@ static item *skip_attrs(const cdctx *c, item *it) {
 
 typedef struct specs {
   bool saw_type, any;
+  bool param; /* a parameter: an unknown name followed by a declarator is its type (a header's __half, say) */
   bool is_typedef, is_extern, is_static, is_register;
   item *first, *last;
   item *enum_body;
@@ -124,6 +125,8 @@ static item *read_specs(cdctx *c, item *it, specs *sp) {
     } else if (!sp->saw_type && ((c->is_typedef && c->is_typedef(c->env, s, n)) ||
                                  (c->is_type_macro && c->is_type_macro(c->env, s, n)))) {
       sp->saw_type = true;
+    } else if (sp->param && !sp->saw_type && (is_ident(it->next) || is_punct(it->next, '*'))) {
+      sp->saw_type = true; /* a type name this translation does not know */
     } else {
       break;
     }
@@ -341,7 +344,7 @@ cd_stmt cd_params(cdctx *c, item *group) {
   decl_vec ds = {0};
   item *it = group->grp->body.first;
   while (it) {
-    specs sp = {0};
+    specs sp = {.param = true};
     item *p = read_specs(c, it, &sp);
     if (!sp.any) { /* K&R identifier list or garbage: skip to next comma */
       while (it && !is_punct(it, ',')) it = it->next;
