@@ -9,7 +9,7 @@
  * process layouts of both sides (planned at run time when their splits do
  * not nest). A #copy with tma(...) is a bulk tensor copy (lower_tma.c). */
 #include "lower.h"
-#include "ctype.h"
+#include "ctcanon.h"
 
 #include <string.h>
 

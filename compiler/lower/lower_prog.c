@@ -185,7 +185,13 @@ static bool is_type_name(lw *w, items *arg) {
     if (t->kind != IT_TOK) return false;
     const char *s = w->src->text + t->loc.b;
     size_t n = t->loc.e - t->loc.b;
-    if (!(t->tk == T_IDENT && lw_is_type_name(w, s, n)) && !(n == 1 && *s == '*')) return false;
+    bool tagged = t->tk == T_IDENT && (str_eq(s, n, "struct") || str_eq(s, n, "union") || str_eq(s, n, "enum"));
+    if (tagged) { /* struct pair: the tag is part of the type */
+      if (t == arg->last || t->next->kind != IT_TOK || t->next->tk != T_IDENT) return false;
+      t = t->next;
+    } else if (!(t->tk == T_IDENT && lw_is_type_name(w, s, n)) && !(n == 1 && *s == '*')) {
+      return false;
+    }
     if (t == arg->last) return true;
   }
 }

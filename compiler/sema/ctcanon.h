@@ -1,8 +1,8 @@
-/* ctype.h - C types by meaning (ctype.c): one canonical spelling per type,
+/* ctcanon.h - C types by meaning (ctcanon.c): one canonical spelling per type,
  * typedefs of the scopes expanded, for every comparison of C types the
  * translator makes. */
-#ifndef PAC_CTYPE_H
-#define PAC_CTYPE_H
+#ifndef PAC_CTCANON_H
+#define PAC_CTCANON_H
 
 #include "scope.h"
 

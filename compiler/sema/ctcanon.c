@@ -1,4 +1,4 @@
-/* ctype.c - C types by meaning: the canonical spelling of a type written as
+/* ctcanon.c - C types by meaning: the canonical spelling of a type written as
  * text (an element type of a #parray, say), so that two spellings of one
  * type compare equal. Typedefs visible in the scopes are expanded (a
  * typedef of a plain or pointer declarator; others stay as their name),
@@ -7,7 +7,7 @@
  * "long", "signed" is "int" (but "signed char" stays apart from "char").
  * Names the translator does not know (header types such as __half) stay as
  * they are. */
-#include "ctype.h"
+#include "ctcanon.h"
 
 #include <string.h>
 
