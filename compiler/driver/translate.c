@@ -23,6 +23,7 @@
 
 extern ex *lw_eval_size_cb(void *env, items *expr, loc where, const char *what);
 extern const char *lw_macro_body_cb(void *env, const char *name, size_t len);
+extern bool lw_is_type_word_cb(void *env, const char *name, size_t len);
 extern const char *lw_macro_cb(void *env, const char *name, size_t len, bool *funclike);
 
 /* Everything one translation holds. */
@@ -310,6 +311,7 @@ static int lower_all(tstate *t) {
   pr_init(&w->pr, &t->src, t->opt.lines);
   w->ty.eval_size = lw_eval_size_cb;
   w->ty.macro_body = lw_macro_body_cb;
+  w->ty.is_type_word = lw_is_type_word_cb;
   w->cx.macro = lw_macro_cb;
   strmap_init(&w->all_types);
   items file = w->pc.seg_items[0];

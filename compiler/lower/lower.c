@@ -70,6 +70,11 @@ static bool cd_is_type_macro(void *env, const char *name, size_t len) {
   return lw_is_type_word(w, b, n) || strmap_get(&w->hdr->typedefs, b, n) != NULL;
 }
 
+bool lw_is_type_word_cb(void *env, const char *name, size_t len) {
+  lw *w = env;
+  return lw_is_type_name(w, name, len) || lw_is_type_word(w, name, len);
+}
+
 const char *lw_macro_body_cb(void *env, const char *name, size_t len) {
   lw *w = env;
   macro *m = w->hdr ? strmap_get(&w->hdr->macros, name, len) : NULL;

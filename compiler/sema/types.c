@@ -241,16 +241,29 @@ static dnode *first_data_ref(dnode *n) {
 
 /* The element type's text, or NULL when there is none. Without a memory
  * kind, a first word that is a macro expanding to one ({MEM float [4]},
- * #define MEM dmem) gives it, as the C preprocessor would have. */
+ * #define MEM dmem; through as many macros as the C preprocessor would
+ * expand) gives it. A first word that is a macro expanding to another lone
+ * word which is neither a memory kind nor a type, before an element type,
+ * is an error: it was meant as a memory kind ({MEM float [4]}, #define MEM
+ * dram). */
 static const char *elem_text(tyctx *t, const tbody *b, int *mem) {
   if (!b->has_elem) return NULL;
   const char *e = text(t, b->elem);
   if (*mem != MK_NONE || !t->macro_body) return e;
   size_t n = 0;
   while (e[n] && e[n] != ' ' && e[n] != '\t' && e[n] != '*') n++;
-  const char *body = n ? t->macro_body(t->env, e, n) : NULL;
+  const char *word = e, *body = NULL;
+  size_t wn = n;
+  for (int depth = 0; depth < 64 && wn; depth++) { /* the first word, expanded while it is a macro */
+    const char *nb = t->macro_body(t->env, word, wn);
+    if (!nb) break;
+    while (*nb == ' ' || *nb == '\t') nb++;
+    body = nb;
+    word = nb, wn = 0;
+    while (word[wn] && word[wn] != ' ' && word[wn] != '\t' && word[wn] != '*' && word[wn] != '(') wn++;
+    if (word[wn] && word[wn] != ' ' && word[wn] != '\t') break; /* more than a word: stop here */
+  }
   if (!body) return e;
-  while (*body == ' ' || *body == '\t') body++;
   static const char *const kinds[] = {"paged", "pinned", "dmem", "smem", "rmem"};
   static const memkind_t mk[] = {MK_PAGED, MK_PINNED, MK_DMEM, MK_SMEM, MK_RMEM};
   for (int k = 0; k < 5; k++) {
@@ -260,6 +273,14 @@ static const char *elem_text(tyctx *t, const tbody *b, int *mem) {
     const char *rest = arena_printf(t->ar, "%s%s", body + m, e + n);
     while (*rest == ' ' || *rest == '\t') rest++;
     return *rest ? rest : NULL;
+  }
+  /* MEM float with MEM a lone word that no type starts with: a misspelt kind */
+  bool lone = body[wn] == 0 || (body[wn] == ' ' && !body[wn + 1]);
+  bool more = e[n] == ' ' || e[n] == '\t';
+  if (lone && more && wn && t->is_type_word && !t->is_type_word(t->env, body, wn)) {
+    diag_error(t->dg, b->elem, "'%.*s' (from the macro '%.*s') is no memory kind (paged, pinned, dmem, smem, rmem)",
+               (int)wn, body, (int)n, e);
+    return e; /* reported once: the type goes on with the words as written */
   }
   return e;
 }

@@ -74,6 +74,8 @@ typedef struct tyctx {
   /* the body of an object-like macro (NULL: none), so that a memory kind
    * given by a macro ({MEM float [4]} with #define MEM dmem) is seen */
   const char *(*macro_body)(void *env, const char *name, size_t len);
+  /* a C type word, qualifier or type name visible here (NULL: not asked) */
+  bool (*is_type_word)(void *env, const char *name, size_t len);
   /* resolve a type path name to a node (scopes, subprogram parameters) */
   dnode *(*lookup)(void *env, const char *name, size_t len, loc where, bool report);
   void *env;
