@@ -184,6 +184,11 @@ unsigned lw_kinds_of(lw *w, sym *s);
 /* the #create that gave s the kind here (NULL: none), and where it is */
 dnode *lw_kinds_node(lw *w, sym *s, int kind, loc *at);
 
+/* lower_prog.c: the conditional lines (#if ... #endif) of a block that
+ * moves (a detour body, #mainhost, #global, a #subprog body) open and close
+ * inside it; false after reporting the line that crosses its edge */
+bool lw_block_conditionals(lw *w, items *body, const char *what, loc at);
+
 /* lower.c */
 int lw_file(lw *w, items *file);
 void lw_walk_items(lw *w, items *list, bool file_scope);

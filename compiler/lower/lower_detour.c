@@ -161,6 +161,7 @@ static const char *capture_init(lw *w, region *r, capture *c) {
 /* Walk the body with region r into a buffer; returns the body text. */
 static char *walk_body(lw *w, item *it, region *r, cd_stmt *params) {
   item *blk = it->dir->block;
+  lw_block_conditionals(w, &blk->grp->body, "the block of this #detour", it->dir->kw);
   pr_outline o;
   pr_outline_begin(&w->pr, &o, it->loc.b, blk->loc.b);
   region *saved = w->rg;

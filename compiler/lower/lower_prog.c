@@ -80,6 +80,7 @@ void lw_mainhost(lw *w, item *it) {
   }
   w->has_mainhost = true;
   item *blk = d->block;
+  lw_block_conditionals(w, &blk->grp->body, "the block of #mainhost", d->kw);
   pr_replace(&w->pr, d->kw.b, d->kw.e, emit_mainhost_head);
   pr_src_to(&w->pr, blk->loc.b + 1);
   pr_gen(&w->pr, emit_mainhost_open);
@@ -108,6 +109,7 @@ void lw_subprog(lw *w, item *it) {
     diag_error(w->dg, d->kw, "#subprog must be at file scope");
     return;
   }
+  if (!lw_block_conditionals(w, &d->sub, "the body of this #subprog", d->kw)) return;
   subprog *sp = arena_alloc(w->ar, sizeof *sp);
   sp->d = d;
   items *ps;
@@ -160,6 +162,7 @@ static void prescan_globals(lw *w, instance *in, items *body) {
 void lw_global(lw *w, item *it) {
   directive *d = it->dir;
   item *blk = d->block;
+  lw_block_conditionals(w, &blk->grp->body, "the block of this #global", d->kw);
   /* walk the contents at the current scope (types declared there stay
    * visible), into a buffer that goes to file scope */
   pr_outline o;
@@ -288,6 +291,55 @@ void lw_insert(lw *w, item *it) {
   strmap_free(&in->vals);
   strmap_free(&in->raw);
   strmap_free(&in->renames);
+}
+
+/* ---- conditionals inside a block that moves ------------------------------------ */
+
+/* the conditional keyword of a preprocessor line: 1 opens (#if...), 2 goes on
+ * (#elif..., #else), 3 closes (#endif), 0 none */
+static int cond_kind(lw *w, const item *it) {
+  const char *t = w->src->text + it->loc.b, *e = w->src->text + it->loc.e;
+  while (t < e && (*t == ' ' || *t == '\t')) t++;
+  if (t < e && *t == '#') t++;
+  while (t < e && (*t == ' ' || *t == '\t')) t++;
+  size_t n = 0;
+  while (t + n < e && ((t[n] >= 'a' && t[n] <= 'z'))) n++;
+  if (str_eq(t, n, "if") || str_eq(t, n, "ifdef") || str_eq(t, n, "ifndef")) return 1;
+  if (str_eq(t, n, "elif") || str_eq(t, n, "elifdef") || str_eq(t, n, "elifndef") || str_eq(t, n, "else")) return 2;
+  return str_eq(t, n, "endif") ? 3 : 0;
+}
+
+static void cond_scan(lw *w, items *list, int *depth, item **open, const char *what, loc at, bool *bad) {
+  ITEMS_FOREACH(it, *list) {
+    if (*bad) return;
+    if (it->kind == IT_GROUP) {
+      cond_scan(w, &it->grp->body, depth, open, what, at, bad);
+      continue;
+    }
+    if (it->kind != IT_PPLINE) continue;
+    int k = cond_kind(w, it);
+    if (k == 1 && (*depth)++ == 0) *open = it;
+    if ((k == 2 && *depth == 0) || (k == 3 && (*depth)-- == 0)) {
+      diag_error(w->dg, it->loc, "this conditional line continues one opened outside %s: a conditional must open "
+                 "and close inside it", what);
+      diag_note(w->dg, at, "the construct is here");
+      *bad = true;
+    }
+  }
+}
+
+bool lw_block_conditionals(lw *w, items *body, const char *what, loc at) {
+  int depth = 0;
+  item *open = NULL;
+  bool bad = false;
+  cond_scan(w, body, &depth, &open, what, at, &bad);
+  if (!bad && depth > 0) {
+    diag_error(w->dg, open->loc, "this conditional is not closed inside %s: a conditional must open and close "
+               "inside it", what);
+    diag_note(w->dg, at, "the construct is here");
+    bad = true;
+  }
+  return !bad;
 }
 
 void lw_ppline(lw *w, item *it) {
