@@ -342,7 +342,36 @@ bool lw_block_conditionals(lw *w, items *body, const char *what, loc at) {
   return !bad;
 }
 
+/* A #define whose body holds a $...$: pac translates the program before the
+ * C preprocessor expands macros, so the dollar expression would reach the C
+ * compiler untranslated; it is an error at the '$' (docs/language.md). */
+static void define_dollar(lw *w, const item *it) {
+  const char *t = w->src->text + it->loc.b, *e = w->src->text + it->loc.e;
+  while (t < e && (*t == ' ' || *t == '\t')) t++;
+  if (t == e || *t != '#') return;
+  for (t++; t < e && (*t == ' ' || *t == '\t'); t++) {}
+  if (e - t < 6 || strncmp(t, "define", 6) != 0) return;
+  char quote = 0;
+  for (const char *p = t + 6; p < e; p++) {
+    if (quote) {
+      if (*p == '\\' && p + 1 < e) p++;
+      else if (*p == quote) quote = 0;
+    } else if (*p == '"' || *p == '\'') {
+      quote = *p;
+    } else if (*p == '/' && p + 1 < e && p[1] == '*') {
+      const char *c = strstr(p + 2, "*/");
+      p = c && c < e ? c + 1 : e;
+    } else if (*p == '$') {
+      uint32_t at = (uint32_t)(p - w->src->text);
+      diag_error(w->dg, (loc){at, at + 1}, "a $...$ expression in a #define is not translated (pac translates before "
+                 "macros are expanded): write it where the macro is used, or make the macro a #subprog");
+      return;
+    }
+  }
+}
+
 void lw_ppline(lw *w, item *it) {
+  define_dollar(w, it);
   for (int i = 0; i < w->pc.ninc; i++) {
     if (w->pc.inc[i].at != it->loc.b) continue;
     srcseg *sg = &w->src->segs[w->pc.inc[i].seg];
