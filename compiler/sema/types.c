@@ -4,6 +4,7 @@
 #include "types.h"
 
 #include <limits.h>
+#include <ctype.h>
 #include <string.h>
 
 static dnode *new_node(tyctx *t, dn_kind k, ptype *ty, loc l) {
@@ -239,6 +240,26 @@ static dnode *first_data_ref(dnode *n) {
   return NULL;
 }
 
+/* where the source text defines the macro name (false: not in this text,
+ * as for a header's) */
+static bool find_define(const tyctx *t, const char *name, size_t n, loc *at) {
+  const char *x = t->src->text, *end = x + t->src->len;
+  for (const char *p = x; p < end; p++) {
+    if (p != x && p[-1] != '\n') continue;
+    const char *q = p;
+    while (q < end && (*q == ' ' || *q == '\t')) q++;
+    if (q == end || *q != '#') continue;
+    for (q++; q < end && (*q == ' ' || *q == '\t'); q++) {}
+    if (end - q < 7 || strncmp(q, "define", 6) != 0 || (q[6] != ' ' && q[6] != '\t')) continue;
+    for (q += 6; q < end && (*q == ' ' || *q == '\t'); q++) {}
+    if ((size_t)(end - q) > n && !strncmp(q, name, n) && !(isalnum((unsigned char)q[n]) || q[n] == '_')) {
+      *at = (loc){(uint32_t)(p - x), (uint32_t)(q + n - x)};
+      return true;
+    }
+  }
+  return false;
+}
+
 /* The element type's text, or NULL when there is none. Without a memory
  * kind, a first word that is a macro expanding to one ({MEM float [4]},
  * #define MEM dmem; through as many macros as the C preprocessor would
@@ -280,6 +301,8 @@ static const char *elem_text(tyctx *t, const tbody *b, int *mem) {
   if (lone && more && wn && t->is_type_word && !t->is_type_word(t->env, body, wn)) {
     diag_error(t->dg, b->elem, "'%.*s' (from the macro '%.*s') is no memory kind (paged, pinned, dmem, smem, rmem)",
                (int)wn, body, (int)n, e);
+    loc at;
+    if (find_define(t, e, n, &at)) diag_note(t->dg, at, "the macro is defined here");
     return e; /* reported once: the type goes on with the words as written */
   }
   return e;
