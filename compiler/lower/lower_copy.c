@@ -238,6 +238,23 @@ static bool dist_sides(lw *w, directive *d, plan_copy *p, dnode *const *side_n, 
   return true;
 }
 
+/* n is a side that spans processes. Inside an mpi detour a sub-array of a
+ * distributed type whose every index is in one process's block (FIRST_1 of
+ * [#P][4]: the process index does not vary over it) is that process's own
+ * data: a copy through it is the process's own, over its local offsets. */
+static bool dist_side(lw *w, dnode *n) {
+  if (!n->type->mpi_ref) return false;
+  if (w->rg->kind != RG_MPI) return true;
+  layout *l = ty_proc_layout(&w->ty, n);
+  if (!l) return true;
+  for (int k = 0; k < l->nm; k++) {
+    int64_t step, ext;
+    bool still = ex_is_const(l->m[k].d, &step) && step == 0;
+    if (!still && !(ex_is_const(l->m[k].n, &ext) && ext == 1)) return true;
+  }
+  return false;
+}
+
 /* #copy where a side is distributed: scatter, gather or redistribution */
 static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da) {
   directive *d = it->dir;
@@ -393,7 +410,7 @@ void lw_copy(lw *w, item *it) {
                "or one involving device or distributed memory from a pthd or mpi body)");
     return;
   }
-  if (ns->type->mpi_ref || nd->type->mpi_ref) {
+  if (dist_side(w, ns) || dist_side(w, nd)) {
     copy_distributed(w, it, ns, &sa[0], nd, &da[0]);
     return;
   }
