@@ -118,6 +118,10 @@ const char *lw_ident_replacement(lw *w, item *it, lw_names names) {
       if (r) return r;
     }
   }
+  /* __func__ in a body that moves to a function of its own: the name of the
+   * function it was written in */
+  if (w->rg->kind != RG_HOST && w->fn_name && str_eq(name, len, "__func__") && !sc_find(&w->sc, name, len))
+    return arena_printf(w->ar, "\"%s\"", w->fn_name);
   if (w->rg->kind != RG_HOST && names == LW_CAPTURE) {
     sym *s = sc_find(&w->sc, name, len);
     if (s && s->kind == SYM_VAR && s->depth > 0 && s->depth < w->rg->depth)
@@ -315,13 +319,15 @@ static void walk_function(lw *w, cd_stmt *st) {
   add_decl(w, &st->decls[0], false);
   lw_scope_push(w);
   int saved = w->fn_depth;
+  const char *saved_name = w->fn_name;
   w->fn_depth = w->sc.depth;
+  w->fn_name = st->decls[0].name ? lw_text(w, st->decls[0].name->loc) : NULL;
   if (st->params) {
     cd_stmt ps = cd_params(&w->cd, st->params);
     for (int i = 0; i < ps.ndecls; i++) add_decl(w, &ps.decls[i], true);
   }
   lw_walk_block(w, st->body);
-  w->fn_depth = saved;
+  w->fn_depth = saved, w->fn_name = saved_name;
   lw_scope_pop(w);
 }
 
@@ -366,6 +372,7 @@ static void walk_item(lw *w, item *it, item *prev) {
 void lw_walk_items(lw *w, items *list, bool file_scope) {
   item *prev = NULL, *prev2 = NULL, *prev3 = NULL, *prev4 = NULL;
   cd_stmt st = {0};
+  item *stmt_first = NULL;
   bool in_stmt = false;
   int pending_pops = 0;
   lw_dtrack destroyed = {.n = 0};
@@ -381,6 +388,7 @@ void lw_walk_items(lw *w, items *list, bool file_scope) {
       in_stmt = true;
       if (file_scope) pr_toplevel(&w->pr, it->loc.b);
       st = cd_statement(&w->cd, it, file_scope);
+      stmt_first = it;
       w->ndecl_names = 0;
       for (int i = 0; i < st.ndecls && i < 64; i++) w->decl_names[w->ndecl_names++] = st.decls[i].name;
       if (!st.is_fundef) lw_check_device_uses(w, it, st.is_decl ? st.last : NULL);
@@ -418,7 +426,7 @@ void lw_walk_items(lw *w, items *list, bool file_scope) {
     else if (in_stmt) ends = is_punct(it, ';') || (it->kind == IT_GROUP && it->grp->open == '{');
     if (it->kind == IT_DIR || it->kind == IT_PPLINE) ends = !in_stmt || ends;
     if (ends && in_stmt) {
-      if (st.is_decl) add_stmt_decls(w, &st);
+      if (st.is_decl) add_stmt_decls(w, &st), lw_local_type_note(w, &st, stmt_first);
       while (pending_pops > 0) lw_scope_pop(w), pending_pops--;
       in_stmt = false;
       st = (cd_stmt){0};

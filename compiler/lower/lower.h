@@ -155,9 +155,12 @@ typedef struct lw {
   strmap all_types; /* every type declared, by name (for --layout) */
   bool has_mainhost;
   int fn_depth;     /* scope depth of the current function body (0: not in a function) */
+  const char *fn_name; /* its name (#mainhost: "main"), for __func__ in bodies that move */
   item *decl_names[64]; /* declarator names of the statement being walked */
   int ndecl_names;
   lw_kblocks kb;    /* lower_kinds.c */
+  struct lw_ltype *ltypes; /* lower_localtypes.c: the local type declarations seen */
+  int nltypes, capltypes;
 } lw;
 
 /* How names of variables of the enclosing code are rendered inside a
@@ -183,6 +186,12 @@ void lw_kinds_forget(lw *w, sym *s, bool maybe);
 unsigned lw_kinds_of(lw *w, sym *s);
 /* the #create that gave s the kind here (NULL: none), and where it is */
 dnode *lw_kinds_node(lw *w, sym *s, int kind, loc *at);
+
+/* lower_localtypes.c: a statement that declares only types, in a function,
+ * is remembered; the text of those a moved body uses (NULL: none) */
+typedef struct lw_ltype lw_ltype;
+void lw_local_type_note(lw *w, const cd_stmt *st, item *first);
+char *lw_local_types_for(lw *w, item *body);
 
 /* lower_prog.c: the conditional lines (#if ... #endif) of a block that
  * moves (a detour body, #mainhost, #global, a #subprog body) open and close

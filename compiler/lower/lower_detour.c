@@ -177,7 +177,10 @@ static char *walk_body(lw *w, item *it, region *r, cd_stmt *params) {
   lw_walk_block(w, blk);
   lw_scope_pop(w);
   w->rg = saved;
-  return pr_outline_end(&w->pr, &o, blk->loc.e, w->ar);
+  char *text = pr_outline_end(&w->pr, &o, blk->loc.e, w->ar);
+  /* the enclosing function's local types the body uses go with it */
+  char *types = lw_local_types_for(w, blk);
+  return types ? arena_printf(w->ar, "{ %s\n%s }", types, text) : text;
 }
 
 /* The region's captures, for the plan. With decls, every declaration comes

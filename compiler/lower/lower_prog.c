@@ -86,11 +86,12 @@ void lw_mainhost(lw *w, item *it) {
   pr_gen(&w->pr, emit_mainhost_open);
   lw_scope_push(w);
   int saved = w->fn_depth;
-  w->fn_depth = w->sc.depth;
+  const char *saved_name = w->fn_name;
+  w->fn_depth = w->sc.depth, w->fn_name = "main"; /* #mainhost is the program's main */
   lw_declare_var(w, "argc", 4, "int", "@", false);
   lw_declare_var(w, "argv", 4, "char", "**@", true);
   lw_walk_block(w, blk);
-  w->fn_depth = saved;
+  w->fn_depth = saved, w->fn_name = saved_name;
   lw_scope_pop(w);
   pr_src_to(&w->pr, blk->grp->close.b);
   if (w->target == TARGET_CUDA) {
