@@ -24,6 +24,7 @@ typedef struct capture {
   sym *s;
   cap_mode mode;      /* by reference, array as pointer, by value, distributed handle */
   const char *field;  /* member name in the capture struct / kernel parameter */
+  const char *use;    /* how the body refers to it, when not by the emitter's rule (a variable-length array) */
 } capture;
 
 typedef struct region region;

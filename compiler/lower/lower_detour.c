@@ -98,7 +98,47 @@ static plan_kind kind_of(region *r) { return r->kind == RG_PTHD ? PK_PTHD : r->k
 
 /* how the body refers to a capture: the emitter names what it defines */
 static const char *capture_use(lw *w, region *r, capture *c) {
-  return emit_capture_ref(&w->em, kind_of(r), c->mode, c->field);
+  return c->use ? c->use : emit_capture_ref(&w->em, kind_of(r), c->mode, c->field);
+}
+
+/* A variable-length array (int v[n][k]) captured as a pointer: its inner
+ * bounds are not constants, so the capture struct at file scope holds a
+ * void pointer and each use in the body casts it to the array's type with
+ * the bounds as the body sees them (captured too): ((int (*)[k'])p). NULL
+ * when s is no such array. */
+static const char *vla_use(lw *w, region *r, sym *s, const char *ref) {
+  if (!s->has_decl || !s->decl.name || s->is_param) return NULL;
+  sbuf b;
+  sb_init(&b);
+  bool first = true, variable = false;
+  for (item *it = s->decl.name->next; it && it->kind == IT_GROUP && it->grp->open == '['; it = it->next) {
+    if (first) {
+      first = false;
+      continue;
+    }
+    for (item *t = it->grp->body.first; t; t = t->next) {
+      sym *v = t->kind == IT_TOK && t->tk == T_IDENT ? sc_find(&w->sc, w->src->text + t->loc.b, t->loc.e - t->loc.b) : NULL;
+      if (v && v->kind == SYM_VAR) variable = true;
+      if (t->kind != IT_TOK) variable = true;
+    }
+    sb_puts(&b, lw_items_text(w, it, it));
+    if (it == s->decl.decl_last) break;
+  }
+  const char *r2 = NULL;
+  if (variable && b.s) {
+    sbuf sp;
+    sb_init(&sp);
+    for (item *it = s->decl.spec_first; it; it = it->next) {
+      if (sp.len) sb_putc(&sp, ' ');
+      sb_puts(&sp, lw_items_text(w, it, it));
+      if (it == s->decl.spec_last) break;
+    }
+    r2 = arena_printf(w->ar, "((%s (*)%s)%s)", sp.s ? sp.s : "int", b.s, ref);
+    sb_free(&sp);
+  }
+  sb_free(&b);
+  (void)r;
+  return r2;
 }
 
 /* the mode of a capture of s by a detour of r's kind; reports what cannot be captured */
@@ -139,8 +179,13 @@ const char *lw_capture_ref(lw *w, region *r, sym *s, loc use) {
     if (r->ncaps) memcpy(nc, r->caps, sizeof *nc * (size_t)r->ncaps);
     r->caps = nc;
   }
+  int at = r->ncaps;
   r->caps[r->ncaps++] = c;
-  return capture_use(w, r, &c);
+  if (c.mode == CAP_DECAY && r->kind == RG_PTHD) { /* its bounds may capture more: r->caps may move */
+    const char *use = vla_use(w, r, s, emit_capture_ref(&w->em, kind_of(r), CAP_DECAY, c.field));
+    if (use) r->caps[at].use = use;
+  }
+  return capture_use(w, r, &r->caps[at]);
 }
 
 /* The value a capture starts from, as written in the enclosing code (a
@@ -194,6 +239,7 @@ static plan_capture *plan_captures(lw *w, region *r, bool decls, ex **localize) 
     pc[i] = (plan_capture){.mode = c->mode, .field = c->field};
     if (c->mode == CAP_HANDLE)
       pc[i].elem = c->s->created->type->elem, pc[i].device = c->s->created->type->mem == MK_DMEM;
+    else if (c->use && decls) pc[i].decl = (plan_decl){"void *", ""}; /* a variable-length array */
     else if (c->mode != CAP_ERROR && decls) pc[i].decl = field_decl(w, c->s, c->mode);
   }
   if (localize) *localize = lw_localize(w, *localize, r->at);
