@@ -50,6 +50,7 @@ char *emit_copy(emitter *e, const plan_copy *p) { return emit_guarded(e, &p->sit
 /* a kernel launch is not guarded: its faults come back as CUDA errors, which name the site */
 char *emit_detour(emitter *e, const plan_detour *p) {
   char *code = e->ops->detour(e, p);
+  if (p->typedefs_used) code = arena_printf(e->ar, "%s%s", p->typedefs_used, code);
   return p->kind == PK_CUDA ? code : emit_guarded(e, &p->site, code);
 }
 

@@ -97,6 +97,8 @@ typedef struct plan_detour {
   int ntmaps;
   int64_t smem_bytes;     /* > 0: the dynamic shared memory its smem arrays need (past the 48 KB a kernel
                              may declare statically), asked for at the launch */
+  const char *typedefs_used; /* "(void)sizeof(T); " for local typedefs the body took along (NULL: none):
+                                they stay used where they were written */
 } plan_detour;
 
 /* #sync: which threads meet. (#sync in the host code of a CUDA program is a

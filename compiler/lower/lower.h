@@ -162,6 +162,7 @@ typedef struct lw {
   lw_kblocks kb;    /* lower_kinds.c */
   struct lw_ltype *ltypes; /* lower_localtypes.c: the local type declarations seen */
   int nltypes, capltypes;
+  const char *ltypes_used; /* after lw_local_types_for: "(void)sizeof(T); " for the typedefs copied (NULL: none) */
 } lw;
 
 /* How names of variables of the enclosing code are rendered inside a
@@ -192,7 +193,7 @@ dnode *lw_kinds_node(lw *w, sym *s, int kind, loc *at);
  * is remembered; the text of those a moved body uses (NULL: none) */
 typedef struct lw_ltype lw_ltype;
 void lw_local_type_note(lw *w, const cd_stmt *st, item *first);
-char *lw_local_types_for(lw *w, item *body);
+char *lw_local_types_for(lw *w, item *body); /* sets w->ltypes_used */
 
 /* lower_prog.c: the conditional lines (#if ... #endif) of a block that
  * moves (a detour body, #mainhost, #global, a #subprog body) open and close

@@ -224,6 +224,7 @@ static char *walk_body(lw *w, item *it, region *r, cd_stmt *params) {
   w->rg = saved;
   char *text = pr_outline_end(&w->pr, &o, blk->loc.e, w->ar);
   /* the enclosing function's local types the body uses go with it */
+  w->ltypes_used = NULL;
   char *types = lw_local_types_for(w, blk);
   return types ? arena_printf(w->ar, "{ %s\n%s }", types, text) : text;
 }
@@ -256,6 +257,7 @@ static void detour_host_threads(lw *w, item *it, region *r) {
   ptype *T = r->thread;
   plan_detour p = {.kind = kind_of(r), .type = T->name, .wide = ex_needs_wide(T->root->size)};
   p.body = walk_body(w, it, r, NULL);
+  p.typedefs_used = w->ltypes_used;
   p.fname = lw_fresh_name(w, r->kind == RG_PTHD ? "pthd" : "mpi", T->name, d->loc);
   p.site = lw_site(w, d->loc, arena_printf(w->ar, "#detour %s", T->name));
   /* the enclosing code starts the threads: inside another detour, it captures the sizes' variables */
@@ -506,6 +508,7 @@ static void detour_cuda(lw *w, item *it, region *r) {
   lw_tma_prescan(w, it->dir->block, r);
   lw_smem_prescan(w, it->dir->block, r);
   p.body = walk_body(w, it, r, &ps);
+  p.typedefs_used = w->ltypes_used;
   p.smem_bytes = r->dsmem_bytes;
   r->params = NULL;
   p.fname = lw_fresh_name(w, "k", T->name, d->loc);

@@ -90,11 +90,19 @@ char *lw_local_types_for(lw *w, item *body) {
   }
   strmap_free(&used.m);
   if (!any) return NULL;
-  sbuf b;
+  sbuf b, u;
   sb_init(&b);
-  for (int i = 0; i < w->nltypes; i++)
-    if (need[i]) sb_printf(&b, "%s ", lw_text(w, (loc){w->ltypes[i].first->loc.b, w->ltypes[i].last->loc.e}));
+  sb_init(&u);
+  for (int i = 0; i < w->nltypes; i++) {
+    if (!need[i]) continue;
+    sb_printf(&b, "%s ", lw_text(w, (loc){w->ltypes[i].first->loc.b, w->ltypes[i].last->loc.e}));
+    /* the typedef stays where it was written, now maybe unused there */
+    for (int k = 0; k < w->ltypes[i].nnames; k++)
+      if (w->ltypes[i].names[k]) sb_printf(&u, "(void)sizeof(%s); ", lw_text(w, w->ltypes[i].names[k]->loc));
+  }
   char *r = arena_strdup(w->ar, b.s);
+  w->ltypes_used = u.s ? arena_strdup(w->ar, u.s) : NULL;
   sb_free(&b);
+  sb_free(&u);
   return r;
 }
