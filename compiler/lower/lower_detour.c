@@ -168,6 +168,39 @@ static cap_mode capture_mode(lw *w, region *r, sym *s, loc use, const char *nm) 
   return CAP_VALUE; /* Decision: scalars are passed by value automatically */
 }
 
+/* A scalar declared with typeof (__typeof__(n) m) captured by reference:
+ * the type names the enclosing function's variables, which file scope
+ * does not see, so the capture struct holds a void pointer and each use
+ * in the body is (*(typeof(n') *)p), n' as the body sees n. NULL when s is
+ * no such variable. */
+static const char *typeof_use(lw *w, sym *s, const char *ref) {
+  if (!s->has_decl || !s->decl.spec_first || s->decl.decl_first != s->decl.name || s->decl.decl_last != s->decl.name)
+    return NULL;
+  bool tof = false;
+  for (item *it = s->decl.spec_first; it; it = it->next) {
+    if (it->kind == IT_TOK && it->tk == T_IDENT) {
+      const char *t = w->src->text + it->loc.b;
+      size_t n = it->loc.e - it->loc.b;
+      tof |= str_eq(t, n, "typeof") || str_eq(t, n, "__typeof__") || str_eq(t, n, "__typeof");
+    }
+    if (it == s->decl.spec_last) break;
+  }
+  if (!tof) return NULL;
+  sbuf sp;
+  sb_init(&sp);
+  for (item *it = s->decl.spec_first; it; it = it->next) {
+    bool storage = it->kind == IT_TOK && it->tk == T_IDENT && storage_word(w->src->text + it->loc.b, it->loc.e - it->loc.b);
+    if (!storage) {
+      if (sp.len) sb_putc(&sp, ' ');
+      sb_puts(&sp, lw_items_text(w, it, it));
+    }
+    if (it == s->decl.spec_last) break;
+  }
+  const char *r = arena_printf(w->ar, "(*(%s *)%s)", sp.s ? sp.s : "int", ref);
+  sb_free(&sp);
+  return r;
+}
+
 const char *lw_capture_ref(lw *w, region *r, sym *s, loc use) {
   for (int i = 0; i < r->ncaps; i++)
     if (r->caps[i].s == s) return capture_use(w, r, &r->caps[i]);
@@ -181,10 +214,11 @@ const char *lw_capture_ref(lw *w, region *r, sym *s, loc use) {
   }
   int at = r->ncaps;
   r->caps[r->ncaps++] = c;
-  if (c.mode == CAP_DECAY && r->kind == RG_PTHD) { /* its bounds may capture more: r->caps may move */
-    const char *use = vla_use(w, r, s, emit_capture_ref(&w->em, kind_of(r), CAP_DECAY, c.field));
-    if (use) r->caps[at].use = use;
-  }
+  /* its bounds or typeof may capture more: r->caps may move */
+  const char *raw = emit_capture_ref(&w->em, kind_of(r), CAP_DECAY, c.field), *via = NULL;
+  if (c.mode == CAP_DECAY && r->kind == RG_PTHD) via = vla_use(w, r, s, raw);
+  else if (c.mode == CAP_PTR && r->kind == RG_PTHD) via = typeof_use(w, s, raw);
+  if (via) r->caps[at].use = via;
   return capture_use(w, r, &r->caps[at]);
 }
 
