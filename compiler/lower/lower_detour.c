@@ -36,7 +36,7 @@ const char *lw_fresh_name(lw *w, const char *what, const char *type, loc at) {
 /* ---- declarations of captured variables ---------------------------------- */
 
 static bool storage_word(const char *s, size_t n) {
-  static const char *const ws[] = {"typedef", "extern", "static", "auto", "register", "_Thread_local", "__thread",
+  static const char *const ws[] = {"typedef", "extern", "static", "auto", "register", "_Thread_local", "__thread", "constexpr",
                                    "thread_local", "inline", "__inline", "__inline__", "_Noreturn",
                                    "__forceinline__", "__device__", "__host__", "__global__", "__shared__",
                                    "__constant__", "__managed__", NULL};
@@ -141,8 +141,37 @@ static const char *vla_use(lw *w, region *r, sym *s, const char *ref) {
   return r2;
 }
 
+/* how s's type is deduced rather than written ("auto", "decltype", "typeof"; NULL: written) */
+static const char *deduced_type(lw *w, const sym *s) {
+  if (!s->has_decl || !s->decl.spec_first) return NULL;
+  bool typed = false;
+  const char *how = NULL;
+  for (item *it = s->decl.spec_first; it; it = it->next) {
+    if (it->kind == IT_TOK && it->tk == T_IDENT) {
+      const char *t = w->src->text + it->loc.b;
+      size_t n = it->loc.e - it->loc.b;
+      if (str_eq(t, n, "auto") || str_eq(t, n, "__auto_type")) how = how ? how : "auto";
+      else if (str_eq(t, n, "decltype")) how = "decltype";
+      else if (str_eq(t, n, "typeof") || str_eq(t, n, "__typeof__") || str_eq(t, n, "__typeof")) how = "typeof";
+      else if (!storage_word(t, n) && !str_eq(t, n, "const") && !str_eq(t, n, "volatile")) typed = true;
+    }
+    if (it == s->decl.spec_last) break;
+  }
+  if (how && !strcmp(how, "auto") && typed) return NULL; /* auto int x: C's storage class */
+  return how;
+}
+
 /* the mode of a capture of s by a detour of r's kind; reports what cannot be captured */
 static cap_mode capture_mode(lw *w, region *r, sym *s, loc use, const char *nm) {
+  /* a deduced type has no name at file scope, where the captures are declared
+   * (pthd: typeof travels through typeof_use) */
+  const char *how = s->kind == SYM_VAR ? deduced_type(w, s) : NULL;
+  if (how && (r->kind != RG_PTHD || strcmp(how, "typeof") != 0)) {
+    diag_error(w->dg, use, "'%s' is declared with %s: a detour's body moves to a function of its own, where the "
+               "captured variables' types must be written out; declare '%s' with its type", nm, how, nm);
+    diag_note(w->dg, s->decl.name->loc, "declared here");
+    return CAP_ERROR;
+  }
   if (r->kind == RG_PTHD) {
     if (s->decl.is_register && s->has_decl) {
       diag_error(w->dg, use, "'%s' is a register variable: a pthd detour shares variables by reference and cannot "

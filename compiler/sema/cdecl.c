@@ -20,7 +20,7 @@ static const char *const qual_words[] = {
   "const", "volatile", "restrict", "__restrict", "__restrict__", "__const", "__volatile", "__volatile__",
   "inline", "__inline", "__inline__", "_Noreturn", "__extension__", "__forceinline__", "__noinline__",
   "__device__", "__host__", "__global__", "__shared__", "__constant__", "__managed__", "__grid_constant__",
-  "__noreturn__", "__signed", "__unsigned", NULL};
+  "__noreturn__", "__signed", "__unsigned", "constexpr", NULL};
 static const char *const type_words[] = {
   "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "_Bool", "_Complex",
   "_Imaginary", "__complex__", "__int128", "__int128_t", "__uint128_t", "_Float16", "_Float32", "_Float64",
@@ -32,7 +32,7 @@ static const char *const attr_words[] = {"__attribute__", "__attribute", "__decl
 static const char *const stmt_words[] = {"return", "if", "for", "while", "do", "switch", "case", "default",
                                          "goto", "break", "continue", "else", "sizeof", NULL};
 
-static const char *const other_words[] = {"struct", "union", "enum", "typeof", "__typeof__", "__typeof", "_Atomic",
+static const char *const other_words[] = {"struct", "union", "enum", "typeof", "__typeof__", "__typeof", "decltype", "_Atomic",
                                           "_Static_assert", "static_assert", NULL};
 
 void cd_init(cdctx *c) {
@@ -78,6 +78,7 @@ typedef struct specs {
   bool saw_type, any;
   bool param; /* a parameter: an unknown name followed by a declarator is its type (a header's __half, say) */
   bool is_typedef, is_extern, is_static, is_register;
+  bool is_auto; /* auto: C23 and C++ deduce the type from the initializer */
   item *first, *last;
   item *enum_body;
 } specs;
@@ -94,6 +95,7 @@ static item *read_specs(cdctx *c, item *it, specs *sp) {
       sp->is_extern |= str_eq(s, n, "extern");
       sp->is_static |= str_eq(s, n, "static");
       sp->is_register |= str_eq(s, n, "register");
+      sp->is_auto |= str_eq(s, n, "auto");
     } else if (kw & K_QUAL) {
     } else if (kw & K_ATTR) {
       if (is_group(it->next, '(')) it = it->next;
@@ -117,7 +119,7 @@ static item *read_specs(cdctx *c, item *it, specs *sp) {
         sp->any = true, sp->last = cur;
         return it;
       }
-    } else if (str_eq(s, n, "typeof") || str_eq(s, n, "__typeof__") || str_eq(s, n, "__typeof") ||
+    } else if (str_eq(s, n, "typeof") || str_eq(s, n, "__typeof__") || str_eq(s, n, "__typeof") || str_eq(s, n, "decltype") ||
                (str_eq(s, n, "_Atomic") && is_group(it->next, '('))) {
       sp->saw_type = true;
       if (is_group(it->next, '(')) it = it->next;
@@ -324,7 +326,7 @@ cd_stmt cd_statement(cdctx *c, item *first, bool file_scope) {
       if (!looks_declared(c, first, s, n, file_scope)) return r;
       sp.saw_type = true, sp.first = sp.last = first, sp.any = true;
       it = first->next;
-    } else if (!file_scope && !sp.is_typedef && !sp.is_extern && !sp.is_static && !sp.is_register) {
+    } else if (!file_scope && !sp.is_typedef && !sp.is_extern && !sp.is_static && !sp.is_register && !sp.is_auto) {
       return r; /* qualifiers alone: not a declaration we understand */
     }
   }
