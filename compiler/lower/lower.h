@@ -193,7 +193,9 @@ dnode *lw_kinds_node(lw *w, sym *s, int kind, loc *at);
  * is remembered; the text of those a moved body uses (NULL: none) */
 typedef struct lw_ltype lw_ltype;
 void lw_local_type_note(lw *w, const cd_stmt *st, item *first);
-char *lw_local_types_for(lw *w, item *body); /* sets w->ltypes_used */
+char *lw_local_types_for(lw *w, item *body, const region *r); /* sets w->ltypes_used */
+/* a type name (typedef, struct/union/enum tag) declared by a local type declaration in scope */
+bool lw_local_type_named(lw *w, const char *name, size_t n);
 
 /* lower_prog.c: the conditional lines (#if ... #endif) of a block that
  * moves (a detour body, #mainhost, #global, a #subprog body) open and close

@@ -197,6 +197,18 @@ static cap_mode capture_mode(lw *w, region *r, sym *s, loc use, const char *nm) 
   return CAP_VALUE; /* Decision: scalars are passed by value automatically */
 }
 
+/* s's type names a local type (cell, struct pt), which the body takes
+ * along but the capture struct at file scope cannot name */
+static bool local_typed(lw *w, const sym *s) {
+  if (!s->has_decl || !s->decl.spec_first) return false;
+  for (item *it = s->decl.spec_first; it; it = it->next) {
+    if (it->kind == IT_TOK && it->tk == T_IDENT && lw_local_type_named(w, w->src->text + it->loc.b, it->loc.e - it->loc.b))
+      return true;
+    if (it == s->decl.spec_last) break;
+  }
+  return false;
+}
+
 /* A scalar declared with typeof (__typeof__(n) m) captured by reference:
  * the type names the enclosing function's variables, which file scope
  * does not see, so the capture struct holds a void pointer and each use
@@ -247,6 +259,10 @@ const char *lw_capture_ref(lw *w, region *r, sym *s, loc use) {
   const char *raw = emit_capture_ref(&w->em, kind_of(r), CAP_DECAY, c.field), *via = NULL;
   if (c.mode == CAP_DECAY && r->kind == RG_PTHD) via = vla_use(w, r, s, raw);
   else if (c.mode == CAP_PTR && r->kind == RG_PTHD) via = typeof_use(w, s, raw);
+  if (!via && (c.mode == CAP_PTR || c.mode == CAP_DECAY) && r->kind == RG_PTHD && local_typed(w, s)) {
+    plan_decl t = field_decl(w, s, c.mode); /* its type is the field's declarator without the name */
+    via = arena_printf(w->ar, c.mode == CAP_PTR ? "(*(%s%s)%s)" : "((%s%s)%s)", t.pre, t.post, raw);
+  }
   if (via) r->caps[at].use = via;
   return capture_use(w, r, &r->caps[at]);
 }
@@ -288,7 +304,7 @@ static char *walk_body(lw *w, item *it, region *r, cd_stmt *params) {
   char *text = pr_outline_end(&w->pr, &o, blk->loc.e, w->ar);
   /* the enclosing function's local types the body uses go with it */
   w->ltypes_used = NULL;
-  char *types = lw_local_types_for(w, blk);
+  char *types = lw_local_types_for(w, blk, r);
   return types ? arena_printf(w->ar, "{ %s\n%s }", types, text) : text;
 }
 

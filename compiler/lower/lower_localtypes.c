@@ -68,11 +68,33 @@ static bool live(const lw *w, const lw_ltype *t) {
   return t->depth <= w->sc.depth && t->depth < w->kb.cap && w->kb.id[t->depth] == t->block;
 }
 
-char *lw_local_types_for(lw *w, item *body) {
+bool lw_local_type_named(lw *w, const char *name, size_t n) {
+  for (int i = 0; i < w->nltypes; i++) {
+    lw_ltype *t = &w->ltypes[i];
+    if (!live(w, t)) continue;
+    for (int k = 0; k < t->nnames; k++)
+      if (t->names[k] && t->names[k]->loc.e - t->names[k]->loc.b == n &&
+          !memcmp(w->src->text + t->names[k]->loc.b, name, n))
+        return true;
+    for (item *it = t->first; it && it != t->last; it = it->next) /* struct TAG { ... } */
+      if (is_ident(it) && is_ident(it->next) && it->next->loc.e - it->next->loc.b == n &&
+          !memcmp(w->src->text + it->next->loc.b, name, n)) {
+        const char *k = w->src->text + it->loc.b;
+        size_t kn = it->loc.e - it->loc.b;
+        if (str_eq(k, kn, "struct") || str_eq(k, kn, "union") || str_eq(k, kn, "enum")) return true;
+      }
+  }
+  return false;
+}
+
+char *lw_local_types_for(lw *w, item *body, const region *r) {
   if (!w->nltypes) return NULL;
   idset used;
   strmap_init(&used.m);
   add_idents(w, &used, body->grp->body.first, NULL);
+  for (int i = 0; r && i < r->ncaps; i++) /* the types of captures cast in the body */
+    if (r->caps[i].use && r->caps[i].s->has_decl && r->caps[i].s->decl.spec_first)
+      add_idents(w, &used, r->caps[i].s->decl.spec_first, r->caps[i].s->decl.spec_last);
   bool *need = arena_alloc(w->ar, sizeof *need * (size_t)w->nltypes);
   int any = 0;
   for (int i = w->nltypes - 1; i >= 0; i--) { /* later ones may use earlier ones */
@@ -100,9 +122,9 @@ char *lw_local_types_for(lw *w, item *body) {
     for (int k = 0; k < w->ltypes[i].nnames; k++)
       if (w->ltypes[i].names[k]) sb_printf(&u, "(void)sizeof(%s); ", lw_text(w, w->ltypes[i].names[k]->loc));
   }
-  char *r = arena_strdup(w->ar, b.s);
+  char *text = arena_strdup(w->ar, b.s);
   w->ltypes_used = u.s ? arena_strdup(w->ar, u.s) : NULL;
   sb_free(&b);
   sb_free(&u);
-  return r;
+  return text;
 }
