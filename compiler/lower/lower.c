@@ -322,6 +322,7 @@ static void walk_function(lw *w, cd_stmt *st) {
   const char *saved_name = w->fn_name;
   w->fn_depth = w->sc.depth;
   w->fn_name = st->decls[0].name ? lw_text(w, st->decls[0].name->loc) : NULL;
+  w->kb.nconds = 0; /* the ifs of one function say nothing of another's */
   if (st->params) {
     cd_stmt ps = cd_params(&w->cd, st->params);
     for (int i = 0; i < ps.ndecls; i++) add_decl(w, &ps.decls[i], true);

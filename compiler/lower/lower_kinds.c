@@ -216,8 +216,10 @@ static void rec_add(cond_rec *r, sym *s, const lw_kframe *then_st, const lw_kfra
 
 /* the record of the if that just ended (its condition's variables as the
  * then-block saw them) */
+#define COND_MAXRECS 256 /* per function: the search stays bounded */
+
 static void rec_end(lw *w, cond_rec *r) {
-  if (!r) return;
+  if (!r || w->kb.nconds >= COND_MAXRECS) return;
   const cond_rec *ids = w->kb.pending_ids;
   if (!ids) return;
   r->nid = ids->nid;

@@ -88,6 +88,7 @@ void lw_mainhost(lw *w, item *it) {
   int saved = w->fn_depth;
   const char *saved_name = w->fn_name;
   w->fn_depth = w->sc.depth, w->fn_name = "main"; /* #mainhost is the program's main */
+  w->kb.nconds = 0;
   lw_declare_var(w, "argc", 4, "int", "@", false);
   lw_declare_var(w, "argv", 4, "char", "**@", true);
   lw_walk_block(w, blk);
