@@ -16,23 +16,24 @@ void emit_init(emitter *e, bool cuda, printer *pr, srcfile *src, exctx *ex, aren
   *e = (emitter){.ops = &targets[cuda], .pr = pr, .src = src, .ex = ex, .ar = ar};
 }
 
-char *emit_site(emitter *e, const plan_site *s) {
-  char b_buf[1024];
+/* s as the text of a C string literal (quotes included) */
+static const char *c_string(emitter *e, const char *s) {
+  char b_buf[256];
   sbuf b;
   sb_init_in(&b, b_buf, sizeof b_buf);
-  sb_printf(&b, "%s, %d, \"", pr_file_literal(e->pr, s->at), src_line(e->src, s->at));
-  for (const char *p = s->what; *p; p++) {
-    if (*p == '"' || *p == '\\') sb_putc(&b, '\\');
-    if (*p == '\n') {
-      sb_puts(&b, " ");
-      continue;
-    }
-    sb_putc(&b, *p);
+  sb_putc(&b, '"');
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') sb_putc(&b, '\\');
+    sb_putc(&b, *s == '\n' ? ' ' : *s);
   }
   sb_putc(&b, '"');
   char *r = arena_strdup(e->ar, b.s);
   sb_free(&b);
   return r;
+}
+
+char *emit_site(emitter *e, const plan_site *s) {
+  return arena_printf(e->ar, "%s, %d, %s", pr_file_literal(e->pr, s->at), src_line(e->src, s->at), c_string(e, s->what));
 }
 
 char *emit_site_decl(emitter *e, const plan_site *s, const char *name) {
@@ -105,22 +106,6 @@ void emit_int64_array(emitter *e, sbuf *b, const char *name, ex **v, int n) {
   sb_printf(b, "%s[] = {", name);
   for (int m = 0; m < n; m++) sb_printf(b, "%s%s", m ? ", " : "", emit_ex(e, v[m]));
   sb_puts(b, "}");
-}
-
-/* s as the text of a C string literal (quotes included) */
-static const char *c_string(emitter *e, const char *s) {
-  char b_buf[256];
-  sbuf b;
-  sb_init_in(&b, b_buf, sizeof b_buf);
-  sb_putc(&b, '"');
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\') sb_putc(&b, '\\');
-    sb_putc(&b, *s == '\n' ? ' ' : *s);
-  }
-  sb_putc(&b, '"');
-  char *r = arena_strdup(e->ar, b.s);
-  sb_free(&b);
-  return r;
 }
 
 void emit_copy_check(emitter *e, sbuf *b, const plan_copy *p, const char *site) {

@@ -175,6 +175,8 @@ typedef enum { LW_CAPTURE, LW_AS_WRITTEN } lw_names;
  * block's end). */
 void lw_scope_push(lw *w);
 void lw_scope_pop(lw *w);
+/* the block of serial `block` at scope depth `depth` has not ended */
+bool lw_block_live(const lw *w, int depth, int block);
 /* a '{' block is entered after prev2 prev (a loop body starts from what it creates and forgets) */
 void lw_kinds_block(lw *w, item *group, const item *prev, const item *prev2);
 /* the items walked reached something other than an else-block: a pending

@@ -24,9 +24,11 @@ struct lw_kframe {
   lw_kframe *up;
 };
 
-static bool frame_live(const lw *w, const lw_kframe *f) {
-  return f->depth <= w->sc.depth && f->depth < w->kb.cap && w->kb.id[f->depth] == f->block;
+bool lw_block_live(const lw *w, int depth, int block) {
+  return depth <= w->sc.depth && depth < w->kb.cap && w->kb.id[depth] == block;
 }
+
+static bool frame_live(const lw *w, const lw_kframe *f) { return lw_block_live(w, f->depth, f->block); }
 
 /* s's current frame (NULL: unknown everywhere); frames of blocks that ended
  * were joined when they ended (lw_scope_pop) */

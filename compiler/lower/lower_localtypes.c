@@ -64,9 +64,7 @@ static bool uses(lw *w, const idset *s, item *first, item *last) {
   return false;
 }
 
-static bool live(const lw *w, const lw_ltype *t) {
-  return t->depth <= w->sc.depth && t->depth < w->kb.cap && w->kb.id[t->depth] == t->block;
-}
+static bool live(const lw *w, const lw_ltype *t) { return lw_block_live(w, t->depth, t->block); }
 
 bool lw_local_type_named(lw *w, const char *name, size_t n) {
   for (int i = 0; i < w->nltypes; i++) {
