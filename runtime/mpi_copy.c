@@ -59,7 +59,8 @@ void pmpi_copy_cleanup(void) {
 }
 
 static void combo_eval(const copy_desc *d, combo *c) {
-  c->ps = c->pd = c->os = c->od = 0;
+  c->ps = c->pd = 0;
+  c->os = d->sbase, c->od = d->dbase;
   for (int k = 0; k < d->u; k++) {
     c->ps += c->idx[k] * d->sp[k];
     c->pd += c->idx[k] * d->dp[k];
@@ -363,6 +364,10 @@ parray_status pmpi_check_side(const parray_mpi_side *s, const char *name, const 
       parray_set_error("#copy: the %s is a null process-0 buffer", name);
       return PARRAY_ERR_INVALID;
     }
+    if (s->base != 0) {
+      parray_set_error("#copy: the %s is a process-0 buffer but has a base offset", name);
+      return PARRAY_ERR_INVALID;
+    }
     for (int k = 0; s->proc && k < n; k++)
       if (shape[k] > 1 && s->proc[k] != 0) {
         parray_set_error("#copy: the %s is a process-0 buffer but has a process stride", name);
@@ -381,9 +386,15 @@ parray_status pmpi_check_side(const parray_mpi_side *s, const char *name, const 
     parray_set_error("#copy: the %s's process strides reach beyond its %lld processes", name, (long long)np);
     return PARRAY_ERR_INVALID;
   }
-  if ((uint64_t)*lmax >= bytes / es) {
-    parray_set_error("#copy: the %s's local offsets reach element %lld of a %zu-element block", name,
-                     (long long)*lmax, bytes / es);
+  if (s->base < 0 || __builtin_add_overflow(*lmax, s->base, lmax) || (uint64_t)*lmax >= bytes / es) {
+    if (s->base < 0)
+      parray_set_error("#copy: the %s starts at element %lld of each block", name, (long long)s->base);
+    else if (s->base)
+      parray_set_error("#copy: the %s, starting at element %lld of each block, reaches element %lld of a "
+                       "%zu-element block", name, (long long)s->base, (long long)*lmax, bytes / es);
+    else
+      parray_set_error("#copy: the %s's local offsets reach element %lld of a %zu-element block", name,
+                       (long long)*lmax, bytes / es);
     return PARRAY_ERR_INVALID;
   }
   return PARRAY_OK;
@@ -426,6 +437,7 @@ static void simplify(copy_desc *d) {
 static size_t desc_pack(const copy_desc *d, int64_t *w) {
   int64_t n = d->n;
   w[0] = d->n, w[1] = d->u, w[2] = d->src_h, w[3] = d->dst_h, w[4] = d->es, w[5] = d->p2p;
+  w[6] = d->sbase, w[7] = d->dbase;
   const int64_t *arr[5] = {d->shape, d->sl, d->sp, d->dl, d->dp};
   for (int j = 0; j < 5; j++) memcpy(w + DESC_HEAD + j * n, arr[j], (size_t)n * sizeof *w);
   return (size_t)(DESC_HEAD + 5 * n) * sizeof *w;
@@ -436,6 +448,8 @@ bool pmpi_desc_unpack(copy_desc *d, const int64_t *w, size_t bytes) {
   int64_t n = w[0];
   if (n < 0 || n > MAXM || bytes != (size_t)(DESC_HEAD + 5 * n) * sizeof *w) return false;
   d->n = n, d->u = w[1], d->src_h = w[2], d->dst_h = w[3], d->es = w[4], d->p2p = w[5];
+  d->sbase = w[6], d->dbase = w[7];
+  if (d->sbase < 0 || d->dbase < 0) return false;
   int64_t *arr[5] = {d->shape, d->sl, d->sp, d->dl, d->dp};
   for (int j = 0; j < 5; j++) memcpy(arr[j], w + DESC_HEAD + j * n, (size_t)n * sizeof *w);
   return true;
@@ -477,6 +491,7 @@ static parray_status describe(const parray_mpi_side *dst, const parray_mpi_side 
   memset(d, 0, sizeof *d);
   d->n = nmodes, d->src_h = src->handle < 0 ? -1 : src->handle, d->dst_h = dst->handle < 0 ? -1 : dst->handle;
   d->es = (int64_t)elem_size;
+  d->sbase = src->handle < 0 ? 0 : src->base, d->dbase = dst->handle < 0 ? 0 : dst->base;
   for (int k = 0; k < nmodes; k++) {
     d->shape[k] = shape[k];
     d->sl[k] = src->local[k], d->dl[k] = dst->local[k];

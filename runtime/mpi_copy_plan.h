@@ -8,7 +8,7 @@
 
 #include "mpi_impl.h"
 
-#define DESC_HEAD 6
+#define DESC_HEAD 8
 #define DESC_WORDS (DESC_HEAD + 5 * PMPI_MAXM)
 
 /* A copy after process 0 checked and simplified it. */
@@ -16,6 +16,7 @@ typedef struct copy_desc {
   int64_t n, u;                 /* modes; the first u are process modes */
   int64_t src_h, dst_h;         /* handles; < 0: the process-0 buffer */
   int64_t es, p2p;              /* element size; exchange point-to-point */
+  int64_t sbase, dbase;         /* where each side starts in every block */
   int64_t shape[PMPI_MAXM];     /* extents */
   int64_t sl[PMPI_MAXM], sp[PMPI_MAXM]; /* source local / process strides */
   int64_t dl[PMPI_MAXM], dp[PMPI_MAXM]; /* destination local / process strides */

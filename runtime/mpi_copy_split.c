@@ -26,7 +26,7 @@
 #include <string.h>
 
 #define MAXM PMPI_MAXM
-#define HEAD 5
+#define HEAD 7
 _Static_assert(HEAD + 6 * MAXM == PARRAY_MPI_SPLIT_DESC_WORDS, "the split description's size");
 
 /* One side: its modes and where the walk is. */
@@ -35,6 +35,7 @@ typedef struct walk {
   int64_t shape[MAXM], l[MAXM], p[MAXM];
   int64_t idx[MAXM];
   int64_t off, proc; /* local offset and process of the current element */
+  int64_t base;      /* where the side starts in every block */
 } walk;
 
 typedef struct split_desc {
@@ -44,7 +45,7 @@ typedef struct split_desc {
 
 static void walk_reset(walk *w) {
   memset(w->idx, 0, sizeof w->idx);
-  w->off = 0, w->proc = 0;
+  w->off = w->base, w->proc = 0;
 }
 
 /* the next element in row-major order */
@@ -300,6 +301,7 @@ static void walk_simplify(walk *w) {
 
 static size_t desc_pack(const split_desc *d, int64_t *w) {
   w[0] = d->s.n, w[1] = d->d.n, w[2] = d->src_h, w[3] = d->dst_h, w[4] = d->es;
+  w[5] = d->s.base, w[6] = d->d.base;
   int64_t *o = w + HEAD;
   const walk *side[2] = {&d->s, &d->d};
   for (int j = 0; j < 2; j++) {
@@ -318,6 +320,8 @@ static bool desc_unpack(split_desc *d, const int64_t *w, size_t bytes) {
     return false;
   memset(d, 0, sizeof *d);
   d->s.n = w[0], d->d.n = w[1], d->src_h = w[2], d->dst_h = w[3], d->es = w[4];
+  d->s.base = w[5], d->d.base = w[6];
+  if (d->s.base < 0 || d->d.base < 0) return false;
   const int64_t *o = w + HEAD;
   walk *side[2] = {&d->s, &d->d};
   for (int j = 0; j < 2; j++) {
@@ -352,6 +356,7 @@ static bool side_modes(walk *w, const parray_mpi_side *s, const int64_t *shape, 
     w->shape[k] = shape[k], w->l[k] = s->local ? s->local[k] : 0;
     w->p[k] = s->handle < 0 || !s->proc ? 0 : s->proc[k];
   }
+  w->base = s->handle < 0 ? 0 : s->base;
   return true;
 }
 

@@ -82,7 +82,7 @@ static int64_t check(int cols, int err, int n, int P) {
   struct ctx_check cc = {cols, n, err};
   RT(parray_mpi_detour(2, &cc, sizeof cc, P));
   int64_t bad[64] = {0}, sh[1] = {P}, one[1] = {1}, zero[1] = {0};
-  parray_mpi_side s = {err, NULL, zero, one}, d = {-1, bad, one, NULL};
+  parray_mpi_side s = {err, NULL, zero, one, 0}, d = {-1, bad, one, NULL, 0};
   RT(parray_mpi_copy(&d, &s, sh, 1, sizeof(int64_t)));
   int64_t t = 0;
   for (int p = 0; p < P; p++) t += bad[p];
@@ -108,7 +108,7 @@ static int mainhost(int argc, char **argv) {
   const int64_t shape[4] = {P, NB, P, NB};
   const int64_t hl[4] = {NB * N, N, NB, 1}, rl[4] = {0, N, NB, 1}, rp[4] = {1, 0, 0, 0};
   const int64_t cl[4] = {NB * NB, NB, 0, 1}, cp[4] = {0, 0, 1, 0};
-  parray_mpi_side H = {-1, h, hl, NULL}, R = {rows, NULL, rl, rp}, C = {cols, NULL, cl, cp};
+  parray_mpi_side H = {-1, h, hl, NULL, 0}, R = {rows, NULL, rl, rp, 0}, C = {cols, NULL, cl, cp, 0};
   RT(parray_mpi_copy(&R, &H, shape, 4, sizeof(float)));
 
   double *t[NV];

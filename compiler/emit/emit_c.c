@@ -154,15 +154,18 @@ char *emit_c_destroy(emitter *e, const plan_destroy *p) {
 /* ---- #copy ------------------------------------------------------------------ */
 
 /* the two sides of a distributed copy, after the arrays of their strides */
-static void mpi_sides(sbuf *b, const char *const *handle, const char *const *ptr) {
-  sb_printf(b, ";\n  parray_mpi_side parray__d = {%s, %s, parray__dl, parray__dp}, parray__s = {%s, (void *)(%s), "
-            "parray__sl, parray__sp};\n", handle[0], ptr[0], handle[1], ptr[1]);
+static void mpi_sides(emitter *e, sbuf *b, const char *const *handle, const char *const *ptr,
+                      const char *const *base) {
+  const char *tail[2];
+  for (int k = 0; k < 2; k++) tail[k] = base[k] ? arena_printf(e->ar, ", (parray_int64_t)(%s)", base[k]) : ", 0";
+  sb_printf(b, ";\n  parray_mpi_side parray__d = {%s, %s, parray__dl, parray__dp%s}, parray__s = {%s, (void *)(%s), "
+            "parray__sl, parray__sp%s};\n", handle[0], ptr[0], tail[0], handle[1], ptr[1], tail[1]);
 }
 
 /* a distributed copy planned at run time: per side, its own modes (extents,
  * local strides, process strides) */
 static void copy_split(emitter *e, sbuf *b, const plan_copy *p, const char *site, const char *const *handle,
-                       const char *const *ptr) {
+                       const char *const *ptr, const char *const *base) {
   const plan_side *sd[2] = {&p->dst, &p->src};
   static const char *const names[2][3] = {{"parray__dn", "parray__dl", "parray__dp"},
                                           {"parray__sn", "parray__sl", "parray__sp"}};
@@ -174,7 +177,7 @@ static void copy_split(emitter *e, sbuf *b, const plan_copy *p, const char *site
       emit_int64_array(e, b, names[k][j], v[j], sd[k]->nmodes);
     }
   }
-  mpi_sides(b, handle, ptr);
+  mpi_sides(e, b, handle, ptr, base);
   bool dd = p->dst.mem == MK_DMEM, sdev = p->src.mem == MK_DMEM;
   if (dd || sdev) /* sides in device memory: staged through host blocks, as in parray_mpi_copy_dev */
     sb_printf(b, "  if (parray_mpi_copy_split_dev(%d, %d, %d, &parray__d, parray__dn, %d, &parray__s, parray__sn, %d, "
@@ -190,13 +193,14 @@ static void copy_split(emitter *e, sbuf *b, const plan_copy *p, const char *site
  * strides of its local offsets and of its process index */
 static void copy_distributed(emitter *e, sbuf *b, const plan_copy *p, const char *site) {
   const plan_side *sd[2] = {&p->dst, &p->src};
-  const char *handle[2], *ptr[2];
+  const char *handle[2], *ptr[2], *base[2];
   for (int k = 0; k < 2; k++) {
     handle[k] = sd[k]->var ? arena_printf(e->ar, "parray__h_%s", sd[k]->var) : "-1";
     ptr[k] = sd[k]->var ? "0" : sd[k]->ptr;
+    base[k] = sd[k]->var ? sd[k]->base : NULL;
   }
   if (p->split) {
-    copy_split(e, b, p, site, handle, ptr);
+    copy_split(e, b, p, site, handle, ptr, base);
     return;
   }
   sb_puts(b, "{ const parray_int64_t ");
@@ -206,7 +210,7 @@ static void copy_distributed(emitter *e, sbuf *b, const plan_copy *p, const char
     sb_puts(b, ", ");
     emit_int64_array(e, b, names[j], j % 2 ? sd[j / 2]->proc_stride : sd[j / 2]->stride, p->nmodes);
   }
-  mpi_sides(b, handle, ptr);
+  mpi_sides(e, b, handle, ptr, base);
   /* sides in device memory (distributed dmem arrays, or process 0's dmem
    * pointer): staged through host blocks on each process */
   bool dd = p->dst.mem == MK_DMEM, sdev = p->src.mem == MK_DMEM;

@@ -179,6 +179,7 @@ typedef enum {
 typedef struct plan_side {
   const char *ptr; /* the pointer (NULL: a distributed array) */
   const char *var; /* a distributed array's variable (with mem MK_DMEM: blocks on the GPUs) */
+  const char *base; /* with var: where the side starts in every block (NULL: at 0) */
   int mem;
   ex *off;          /* CP_LOOP: the offset of element PLAN_LOOP_INDEX; CP_VECTOR: of the
                        element at the mode indices PLAN_MODE_INDEX<m> */

@@ -209,6 +209,18 @@ static bool plan_split(lw *w, plan_copy *p, layout *const *ls) {
   return true;
 }
 
+/* A distributed side's argument: its variable, alone or `v + offset`.
+ * Returns where the offset starts (the variable's item when there is none),
+ * NULL for anything else. */
+static item *dist_var(items *a, loc *v) {
+  if (!a->n || a->first->kind != IT_TOK || a->first->tk != T_IDENT) return NULL;
+  *v = a->first->loc;
+  if (a->n == 1) return a->first;
+  item *plus = a->first->next;
+  if (a->n < 3 || plus->kind != IT_TOK || plus->tk != T_PUNCT || plus->punct != '+') return NULL;
+  return plus->next;
+}
+
 /* The sides of a distributed #copy: a distributed array by its variable, a
  * process-0 array by its pointer (a dmem one: a device pointer on process
  * 0); the device service is needed when a side is in device memory (false
@@ -219,13 +231,16 @@ static bool dist_sides(lw *w, directive *d, plan_copy *p, dnode *const *side_n, 
     side[k]->mem = side_n[k]->type->mem;
     if (side_n[k]->type->mpi_ref) {
       loc vl;
-      sym *s = lw_single_ident(side_a[k], &vl) ? sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b) : NULL;
+      item *rest = dist_var(side_a[k], &vl);
+      sym *s = rest ? sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b) : NULL;
       if (!s || !s->created || !s->created->type->mpi_ref) {
         diag_error(w->dg, side_a[k]->n ? side_a[k]->first->loc : d->loc,
-                   "'%s' is distributed: the #copy argument must be a variable given to its #create", side_n[k]->path);
+                   "'%s' is distributed: the #copy argument must be a variable given to its #create, or that "
+                   "variable + an offset into every block", side_n[k]->path);
         return false;
       }
       side[k]->var = lw_text(w, vl);
+      if (rest != side_a[k]->first) side[k]->base = lw_items_text(w, rest, side_a[k]->last);
     } else {
       if (side[k]->mem == MK_DMEM && w->target != TARGET_CUDA) {
         diag_error(w->dg, d->loc, "#copy involving dmem (GPU) memory needs the CUDA target");

@@ -55,12 +55,15 @@ PARRAY_API void *parray_mpi_local(int handle);
 /* One side of a copy: a buffer on process 0 (handle < 0) or a distributed
  * array. Strides are given per mode of the common index space, in elements:
  * `local` within a block (or the buffer), `proc` in process index (all zero
- * for a process-0 buffer). */
+ * for a process-0 buffer). `base` (a distributed array only; 0 for a buffer,
+ * whose ptr says where it starts) is the element of every process's block
+ * where the side starts: #copy T(v + k) of a distributed v. */
 typedef struct parray_mpi_side {
   int handle;
   void *ptr;
   const parray_int64_t *local;
   const parray_int64_t *proc;
+  parray_int64_t base;
 } parray_mpi_side;
 
 /* Process 0; collective over all processes. For every index tuple
@@ -161,7 +164,7 @@ typedef struct parray_mpi_memory {
 } parray_mpi_memory;
 
 /* The words of a copy's description. */
-#define PARRAY_MPI_COPY_DESC_WORDS 86
+#define PARRAY_MPI_COPY_DESC_WORDS 88
 /* Process 0: check the copy parray_mpi_copy would do and describe it in
  * words[PARRAY_MPI_COPY_DESC_WORDS] (*nwords of them; 0: nothing to copy).
  * block_bytes (NULL: none) gives per side (0 destination, 1 source) the
@@ -216,7 +219,7 @@ PARRAY_API parray_status parray_mpi_copy_split(const parray_mpi_side *dst, const
                                                parray_size_t elem_size);
 
 /* The words of a split copy's description. */
-#define PARRAY_MPI_SPLIT_DESC_WORDS 101
+#define PARRAY_MPI_SPLIT_DESC_WORDS 103
 /* Process 0: check the copy parray_mpi_copy_split would do and describe it
  * in words[PARRAY_MPI_SPLIT_DESC_WORDS] (*nwords of them; 0: nothing to
  * copy); block_bytes as for parray_mpi_copy_describe. */

@@ -46,7 +46,7 @@ static int err_create(void) {
 /* Gather ERR (modes [#P][8]) into out[NP][8] on process 0. */
 static void err_gather(int h, int out[NP][8]) {
   static const int64_t shape[2] = {NP, 8}, src_local[2] = {0, 1}, src_proc[2] = {1, 0}, dst_local[2] = {8, 1};
-  parray_mpi_side src = {h, NULL, src_local, src_proc}, dst = {-1, out, dst_local, NULL};
+  parray_mpi_side src = {h, NULL, src_local, src_proc, 0}, dst = {-1, out, dst_local, NULL, 0};
   memset(out, 0xff, sizeof(int) * NP * 8);
   RT(parray_mpi_copy(&dst, &src, shape, 2, sizeof(int)));
 }
@@ -335,7 +335,7 @@ static void case_detour(void) {
   struct ctx_count cc = {0, acc};
   int64_t zero[NP] = {0}, sum[NP];
   static const int64_t sh[1] = {NP}, one[1] = {1}, zl[1] = {0};
-  parray_mpi_side hz = {-1, zero, one, NULL}, hs = {-1, sum, one, NULL}, da = {acc, NULL, zl, one};
+  parray_mpi_side hz = {-1, zero, one, NULL, 0}, hs = {-1, sum, one, NULL, 0}, da = {acc, NULL, zl, one, 0};
   RT(parray_mpi_copy(&da, &hz, sh, 1, sizeof(int64_t)));
   const int reps = 300;
   struct timespec t0, t1;
@@ -434,8 +434,8 @@ static void case_matrix(void) {
   const int64_t h_local[4] = {NB * N, N, NB, 1}, h_proc[4] = {0, 0, 0, 0};
   const int64_t r_local[4] = {0, N, NB, 1}, r_proc[4] = {1, 0, 0, 0};
   const int64_t c_local[4] = {NB * NB, NB, 0, 1}, c_proc[4] = {0, 0, 1, 0};
-  parray_mpi_side H = {-1, h, h_local, h_proc}, G = {-1, g, h_local, NULL};
-  parray_mpi_side R = {rows, NULL, r_local, r_proc}, C = {cols, NULL, c_local, c_proc};
+  parray_mpi_side H = {-1, h, h_local, h_proc, 0}, G = {-1, g, h_local, NULL, 0};
+  parray_mpi_side R = {rows, NULL, r_local, r_proc, 0}, C = {cols, NULL, c_local, c_proc, 0};
   RT(parray_mpi_copy(&R, &H, shape, 4, sizeof(float))); /* scatter rows */
   struct ctx_rows cr = {rows, err, 2.0f};
   RT(parray_mpi_detour(B_ROWS, &cr, sizeof cr, NP));
@@ -464,7 +464,7 @@ static void case_matrix(void) {
   int half = parray_mpi_create(sizeof(float) * N * N / 2, 2);
   const int64_t s2[3] = {2, N / 2, N}, h2l[3] = {N * N / 2, N, 1}, t2l[3] = {0, 1, N / 2}, p2[3] = {1, 0, 0};
   const int64_t gl[3] = {N / 2, 1, N}; /* gather into g transposed: g[j][i] */
-  parray_mpi_side H2 = {-1, h, h2l, NULL}, D2 = {half, NULL, t2l, p2}, G2 = {-1, g, gl, NULL};
+  parray_mpi_side H2 = {-1, h, h2l, NULL, 0}, D2 = {half, NULL, t2l, p2, 0}, G2 = {-1, g, gl, NULL, 0};
   RT(parray_mpi_copy(&D2, &H2, s2, 3, sizeof(float)));
   RT(parray_mpi_copy(&G2, &D2, s2, 3, sizeof(float)));
   bad = 0;
@@ -473,10 +473,17 @@ static void case_matrix(void) {
   CHECK(bad == 0);
   /* Errors: out-of-range process strides, a block too small, same array. */
   const int64_t big_proc[4] = {2, 0, 0, 0};
-  parray_mpi_side Rbad = {rows, NULL, r_local, big_proc};
+  parray_mpi_side Rbad = {rows, NULL, r_local, big_proc, 0};
   CHECK(parray_mpi_copy(&Rbad, &H, shape, 4, sizeof(float)) == PARRAY_ERR_INVALID);
   CHECK(parray_mpi_copy(&R, &H, shape, 4, sizeof(double)) == PARRAY_ERR_INVALID);
   CHECK(parray_mpi_copy(&R, &R, shape, 4, sizeof(float)) == PARRAY_ERR_UNSUPPORTED);
+  /* base offsets: negative, past the block, on a process-0 buffer */
+  parray_mpi_side Rneg = R, Rpast = R, Hbase = H;
+  Rneg.base = -1, Rpast.base = 1, Hbase.base = 1;
+  CHECK(parray_mpi_copy(&Rneg, &H, shape, 4, sizeof(float)) == PARRAY_ERR_INVALID);
+  CHECK(parray_mpi_copy(&Rpast, &H, shape, 4, sizeof(float)) == PARRAY_ERR_INVALID);
+  CHECK(strstr(parray_last_error(), "starting at element 1") != NULL);
+  CHECK(parray_mpi_copy(&R, &Hbase, shape, 4, sizeof(float)) == PARRAY_ERR_INVALID);
   parray_mpi_destroy(half);
   parray_mpi_destroy(rows);
   parray_mpi_destroy(cols);
@@ -523,8 +530,8 @@ static void case_random(void) {
     for (int64_t lin = 0; lin < total; lin++) put_value(h + host_off(shape, n, hl, lin) * es, lin, es);
     int da = parray_mpi_create((size_t)(a.block * es), a.nprocs), db = parray_mpi_create((size_t)(b.block * es), b.nprocs);
     CHECK(da >= 0 && db >= 0);
-    parray_mpi_side H = {-1, h, hl, NULL}, G = {-1, g, gl, NULL};
-    parray_mpi_side A = {da, NULL, a.local, a.proc}, B = {db, NULL, b.local, b.proc};
+    parray_mpi_side H = {-1, h, hl, NULL, 0}, G = {-1, g, gl, NULL, 0};
+    parray_mpi_side A = {da, NULL, a.local, a.proc, 0}, B = {db, NULL, b.local, b.proc, 0};
     RT(parray_mpi_copy(&A, &H, shape, n, (size_t)es));
     int ok_a = check_dist(err, da, shape, n, es, &a, total);
     RT(parray_mpi_copy(&B, &A, shape, n, (size_t)es));
@@ -577,7 +584,7 @@ static own_modes split_side(const int64_t *shape, int n, const int64_t *local, c
 
 static parray_status copy_split(int dh, void *dptr, const own_modes *d, int sh, void *sptr, const own_modes *s,
                                 int es) {
-  parray_mpi_side D = {dh, dptr, d->local, d->proc}, S = {sh, sptr, s->local, s->proc};
+  parray_mpi_side D = {dh, dptr, d->local, d->proc, 0}, S = {sh, sptr, s->local, s->proc, 0};
   return parray_mpi_copy_split(&D, d->shape, d->n, &S, s->shape, s->n, (size_t)es);
 }
 
