@@ -111,6 +111,7 @@ static struct {
   bool lanes_made;
   cudaStream_t lane[2];    /* 0: what is sent, 1: what is received */
   cudaEvent_t sent;        /* the exchange's wait for lane 0 */
+  cudaEvent_t before;      /* a copy's wait for the program's work */
   cudaStream_t peer[PEER_STREAMS]; /* the direct path's writes */
   cudaEvent_t fence[PEER_STREAMS];  /* the ends of a round of them */
   cudaEvent_t *ev;         /* marks, reused from one copy to the next */
@@ -143,6 +144,7 @@ static parray_status make_lanes(void) {
     if (e != cudaSuccess) return cuda_fail(e, "cudaStreamCreateWithFlags/cudaEventCreateWithFlags");
   }
   cudaError_t e = cudaEventCreateWithFlags(&mem.sent, cudaEventDisableTiming);
+  if (e == cudaSuccess) e = cudaEventCreateWithFlags(&mem.before, cudaEventDisableTiming);
   if (e != cudaSuccess) return cuda_fail(e, "cudaEventCreateWithFlags");
   mem.lanes_made = true;
   return PARRAY_OK;
@@ -346,7 +348,7 @@ static void mem_release(void) {
   mem.ev = NULL, mem.nev = mem.used = 0;
   for (int l = 0; mem.lanes_made && l < 2; l++) cudaStreamDestroy(mem.lane[l]);
   for (int l = 0; mem.lanes_made && l < PEER_STREAMS; l++) cudaStreamDestroy(mem.peer[l]), cudaEventDestroy(mem.fence[l]);
-  if (mem.lanes_made) cudaEventDestroy(mem.sent);
+  if (mem.lanes_made) cudaEventDestroy(mem.sent), cudaEventDestroy(mem.before);
   mem.lanes_made = false;
 }
 
@@ -429,12 +431,18 @@ static void serve_copy(const service_ctx *c) {
   mem.c = c;
   if (c->dst_dev || c->src_dev) {
     /* every process takes part (NCCL's communicator, the IPC handles) on
-     * its GPU; the copy sees everything the program did before it: kernels
-     * and copies still running (a cudaMemcpy from pageable memory may
-     * return before its transfer ends) */
+     * its GPU; the copy sees what the program did before it on the legacy
+     * default stream and on blocking streams, still running or not (a
+     * cudaMemcpy from pageable memory may return before its transfer ends):
+     * an event recorded on the legacy stream waits for all of it. Work on a
+     * non-blocking stream goes on during the copy: a program overlaps its
+     * own kernels with a copy that way (docs/cuda.md). */
     select_gpu(c);
     if (parray_cuda_wait_pending) parray_cuda_wait_pending(c->file, c->line, c->what); /* names them */
-    check(cudaDeviceSynchronize(), c, "cudaDeviceSynchronize (before a #copy)");
+    parray_status ls = make_lanes();
+    if (ls != PARRAY_OK) parray_fatal_at(c->file, c->line, c->what, "%s", parray_last_error());
+    check(cudaEventRecord(mem.before, cudaStreamLegacy), c, "cudaEventRecord (before a #copy)");
+    check(cudaEventSynchronize(mem.before), c, "cudaEventSynchronize (before a #copy)");
   }
   if (c->path == PARRAY_MPI_PATH_EXCHANGE && (c->dst_dev || c->src_dev) && !pdev_nccl_available())
     parray_fatal_at(c->file, c->line, c->what, "process %d: the NCCL transport was asked for "

@@ -41,6 +41,7 @@ struct cudaPointerAttributes {
   void *hostPointer;
 };
 typedef struct CUstream_st *cudaStream_t;
+#define cudaStreamLegacy ((cudaStream_t)0x1) /* the legacy default stream: never dereferenced */
 typedef struct emulated_event {
   int polls;
 } *cudaEvent_t;
@@ -102,6 +103,7 @@ static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   e->polls = 0;
   return cudaSuccess;
 }
+static inline cudaError_t cudaEventSynchronize(cudaEvent_t e) { return e ? cudaSuccess : cudaErrorInvalidValue; }
 static inline cudaError_t cudaEventQuery(cudaEvent_t e) { return e->polls++ % 2 ? cudaSuccess : cudaErrorNotReady; }
 static inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
   free(e);
