@@ -4,9 +4,16 @@
 #   cpu: Parray (FFTW on each block, one #copy per transposition, transposed
 #        output: -t) against FFTW-MPI's own plans (fftw_mpi_peer.c,
 #        FFTW_MEASURE, FFTW_MPI_TRANSPOSED_OUT), same processes;
-#   gpu: Parray -DFFT_GPU (cuFFT on each block) on P processes sharing this
-#        machine's GPU against one cuFFT plan of the whole transform
-#        (cufft_peer.cu); Parray in natural order and transposed (-t).
+#   gpu: Parray -DFFT_GPU (cuFFT on each block, process r on GPU r mod the
+#        GPU count) on P processes against one cuFFT plan of the whole
+#        transform on one GPU (cufft_peer.cu) and, with PEERS, NVIDIA's
+#        multi-GPU FFTs on as many GPUs: cufftxt (cufftXtSetGPUs, one
+#        process, cufftxt_peer.cu) and cufftmp (cuFFTMp, one process per GPU,
+#        cufftmp_peer.cu; CUFFTMP_HOME and NVSHMEM_HOME: where its and
+#        NVSHMEM's include/ and lib/ are); Parray in natural order (slabs:
+#        the result split along N1, as cuFFTMp leaves it) and transposed
+#        (-t), with each slab transposed in K pieces for each K of PIECES
+#        (-DFFT_PIECES=K: piece k's #copy overlaps piece k+1's transforms).
 # Each program prints the median of REPS runs after a warm-up, with its
 # breakdown (local transforms, transposition, total); the Parray program
 # checks its result against FFTW (PASS/FAIL on its line). The ratio is
@@ -17,7 +24,9 @@
 # "8192x8192 16384x16384 256x256x256 512x512x512"), NPS (default "4 8 16" on
 # the CPU, "1 2 4" on the GPU), PRECS (default "single double"), REPS (5),
 # PENCILS (CPU, 3-D sizes: grids P0xP1 such as "2x2 2x4 4x4", timed with
-# -DFFT_PENCIL against FFTW-MPI on P0 * P1 processes; default none).
+# -DFFT_PENCIL against FFTW-MPI on P0 * P1 processes; default none);
+# GPU: PIECES (default "1"), PEERS (default "cufft"; also cufftxt cufftmp).
+# The check's FFTW reference runs on all the machine's cores.
 set -u
 build=$1 mode=$2
 bin=$build/bin
@@ -45,6 +54,13 @@ for prec in $PRECS; do
   [ "$prec" = double ] && d=-DFFT_DOUBLE
   if [ "$mode" = gpu ]; then
     nvcc -O2 $d "$here/cufft_peer.cu" -lcufft -o "$tmp/peer_$prec" || exit 1
+    case " ${PEERS:-} " in *" cufftxt "*) nvcc -O2 "$here/cufftxt_peer.cu" -lcufft -o "$tmp/cufftxt" || exit 1 ;; esac
+    case " ${PEERS:-} " in *" cufftmp "*)
+      # shellcheck disable=SC2046 # the MPI compiler's flags are several words
+      nvcc -O2 -I"$CUFFTMP_HOME/include" $(mpicc --showme:compile) "$here/cufftmp_peer.cu" -L"$CUFFTMP_HOME/lib" \
+        -l:libcufftMp.so.12 -L"$NVSHMEM_HOME/lib" -l:libnvshmem_host.so.3 -Xlinker -rpath="$CUFFTMP_HOME/lib:$NVSHMEM_HOME/lib" \
+        $(mpicc --showme:link | sed 's/-Wl,[^ ]*//g; s/-pthread//') -o "$tmp/cufftmp" || exit 1 ;;
+    esac
   else
     mpicc -O2 $d "$here/fftw_mpi_peer.c" -lfftw3f_mpi -lfftw3f -lfftw3_mpi -lfftw3 -lm -o "$tmp/peer_$prec" || exit 1
   fi
@@ -53,27 +69,40 @@ for prec in $PRECS; do
     [ -n "$n2" ] || n2=1
     [ "$mode" = gpu ] && run "$tmp/peer.log" "$tmp/peer_$prec" "$n0" "$n1" "$n2" "$REPS"
     for np in $NPS; do
-      defs="-DNP=$np -DN0=$n0 -DN1=$n1 -DN2=$n2 $d"
-      libs="-lfftw3f -lfftw3 -lm"
-      [ "$mode" = gpu ] && defs="$defs -DFFT_GPU" libs="$libs -lcufft"
+      defs="-DNP=$np -DN0=$n0 -DN1=$n1 -DN2=$n2 $d -DFFT_REF_THREADS=$(nproc)"
+      libs="-lfftw3f -lfftw3_threads -lfftw3 -lm"
+      if [ "$mode" = gpu ]; then
+        peers="cufft=$(total "$tmp/peer.log")"
+        if [ "$np" -gt 1 ] && [ "$prec" = single ]; then
+          case " ${PEERS:-} " in *" cufftxt "*) run "$tmp/xt.log" "$tmp/cufftxt" "$np" "$n0" "$n1" "$n2" "$REPS"
+            peers="$peers cufftxt=$(total "$tmp/xt.log")" ;; esac
+          case " ${PEERS:-} " in *" cufftmp "*) run "$tmp/mp.log" $mpirun -np "$np" "$tmp/cufftmp" "$n0" "$n1" "$n2" "$REPS"
+            peers="$peers cufftmp=$(total "$tmp/mp.log")" ;; esac
+        fi
+        for k in ${PIECES:-1}; do
+          # shellcheck disable=SC2086 # defs and libs are several words
+          "$bin/pacc" -O2 $defs -DFFT_GPU -DFFT_PIECES="$k" "$fft" $libs -lcufft -o "$tmp/fft" ||
+            { echo "$size np=$np pieces=$k: pacc failed"; continue; }
+          run "$tmp/pa.log" $mpirun -np "$np" "$tmp/fft" -r "$REPS"
+          run "$tmp/pt.log" $mpirun -np "$np" "$tmp/fft" -r "$REPS" -t
+          for pe in $peers; do
+            echo "ratio ${pe%%=*}/parray $prec $size np=$np pieces=$k: natural $(ratio "${pe#*=}" "$(total "$tmp/pa.log")")" \
+              "transposed $(ratio "${pe#*=}" "$(total "$tmp/pt.log")")"
+          done
+        done
+        continue
+      fi
       # shellcheck disable=SC2086 # defs and libs are several words
       "$bin/pacc" -O2 $defs "$fft" $libs -o "$tmp/fft" || { echo "$size np=$np: pacc failed"; continue; }
-      if [ "$mode" = gpu ]; then
-        run "$tmp/pa.log" $mpirun -np "$np" "$tmp/fft" -r "$REPS"
-        run "$tmp/pt.log" $mpirun -np "$np" "$tmp/fft" -r "$REPS" -t
-        echo "ratio cufft/parray $prec $size np=$np: natural $(ratio "$(total "$tmp/peer.log")" "$(total "$tmp/pa.log")")" \
-          "transposed $(ratio "$(total "$tmp/peer.log")" "$(total "$tmp/pt.log")")"
-      else
-        run "$tmp/peer.log" $mpirun -np "$np" "$tmp/peer_$prec" "$n0" "$n1" "$n2" "$REPS"
-        run "$tmp/pt.log" $mpirun -np "$np" "$tmp/fft" -r "$REPS" -t
-        echo "ratio fftw-mpi/parray $prec $size np=$np: $(ratio "$(total "$tmp/peer.log")" "$(total "$tmp/pt.log")")"
-      fi
+      run "$tmp/peer.log" $mpirun -np "$np" "$tmp/peer_$prec" "$n0" "$n1" "$n2" "$REPS"
+      run "$tmp/pt.log" $mpirun -np "$np" "$tmp/fft" -r "$REPS" -t
+      echo "ratio fftw-mpi/parray $prec $size np=$np: $(ratio "$(total "$tmp/peer.log")" "$(total "$tmp/pt.log")")"
     done
     [ "$mode" = cpu ] && [ "$n2" != 1 ] && for grid in ${PENCILS:-}; do
       p0=${grid%x*} p1=${grid#*x}
       np=$((p0 * p1))
       "$bin/pacc" -O2 -DFFT_PENCIL -DP0="$p0" -DP1="$p1" -DN0="$n0" -DN1="$n1" -DN2="$n2" $d "$fft" \
-        -lfftw3f -lfftw3 -lm -o "$tmp/fft" || { echo "$size pencils $grid: pacc failed"; continue; }
+        -DFFT_REF_THREADS="$(nproc)" -lfftw3f -lfftw3_threads -lfftw3 -lm -o "$tmp/fft" || { echo "$size pencils $grid: pacc failed"; continue; }
       run "$tmp/peer.log" $mpirun -np "$np" "$tmp/peer_$prec" "$n0" "$n1" "$n2" "$REPS"
       run "$tmp/pt.log" $mpirun -np "$np" "$tmp/fft" -r "$REPS" -t
       echo "ratio fftw-mpi/parray $prec $size pencils $grid: $(ratio "$(total "$tmp/peer.log")" "$(total "$tmp/pt.log")")"

@@ -8,6 +8,8 @@
  * is distributed, a scatter, gather or redistribution over the local and
  * process layouts of both sides (planned at run time when their splits do
  * not nest). A #copy with tma(...) is a bulk tensor copy (lower_tma.c). */
+#include <ctype.h>
+
 #include "lower.h"
 #include "ctcanon.h"
 
@@ -212,13 +214,26 @@ static bool plan_split(lw *w, plan_copy *p, layout *const *ls) {
 /* A distributed side's argument: its variable, alone or `v + offset`.
  * Returns where the offset starts (the variable's item when there is none),
  * NULL for anything else. */
-static item *dist_var(items *a, loc *v) {
+static item *dist_var(items *a, item **v) {
   if (!a->n || a->first->kind != IT_TOK || a->first->tk != T_IDENT) return NULL;
-  *v = a->first->loc;
+  *v = a->first;
   if (a->n == 1) return a->first;
   item *plus = a->first->next;
   if (a->n < 3 || plus->kind != IT_TOK || plus->tk != T_PUNCT || plus->punct != '+') return NULL;
   return plus->next;
+}
+
+/* The variable a distributed side's name stands for: itself, or in a
+ * #subprog instance the variable given for that parameter (NULL: the
+ * argument is not a plain variable). */
+static const char *dist_name(lw *w, item *id) {
+  const char *r = w->inst ? lw_ident_replacement(w, id, LW_AS_WRITTEN) : NULL;
+  if (!r) return lw_text(w, id->loc);
+  size_t n = strlen(r);
+  if (n < 3 || r[0] != '(' || r[n - 1] != ')') return NULL;
+  for (size_t i = 1; i + 1 < n; i++)
+    if (!(isalnum((unsigned char)r[i]) || r[i] == '_') || (i == 1 && isdigit((unsigned char)r[i]))) return NULL;
+  return arena_printf(w->ar, "%.*s", (int)(n - 2), r + 1);
 }
 
 /* The sides of a distributed #copy: a distributed array by its variable, a
@@ -230,16 +245,17 @@ static bool dist_sides(lw *w, directive *d, plan_copy *p, dnode *const *side_n, 
   for (int k = 0; k < 2; k++) {
     side[k]->mem = side_n[k]->type->mem;
     if (side_n[k]->type->mpi_ref) {
-      loc vl;
-      item *rest = dist_var(side_a[k], &vl);
-      sym *s = rest ? sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b) : NULL;
+      item *id = NULL;
+      item *rest = dist_var(side_a[k], &id);
+      const char *name = rest ? dist_name(w, id) : NULL;
+      sym *s = name ? sc_find(&w->sc, name, strlen(name)) : NULL;
       if (!s || !s->created || !s->created->type->mpi_ref) {
         diag_error(w->dg, side_a[k]->n ? side_a[k]->first->loc : d->loc,
                    "'%s' is distributed: the #copy argument must be a variable given to its #create, or that "
                    "variable + an offset into every block", side_n[k]->path);
         return false;
       }
-      side[k]->var = lw_text(w, vl);
+      side[k]->var = name;
       if (rest != side_a[k]->first) side[k]->base = lw_items_text(w, rest, side_a[k]->last);
     } else {
       if (side[k]->mem == MK_DMEM && w->target != TARGET_CUDA) {

@@ -37,25 +37,30 @@ static void fft_fail(const char *what, const char *why) {
 }
 
 /* The local transforms, stage by stage: in stage k each process transforms,
- * in its own block, howmany[k] arrays of st_n[k] points (st_rank[k]
- * dimensions), contiguous and st_dist[k] elements apart.
+ * in its own block, st_howmany[k] arrays of st_n[k] points (st_rank[k]
+ * dimensions), st_stride[k] elements between points (1: contiguous) and
+ * st_dist[k] elements between arrays.
  * Slabs: stage 0 the (N1, N2) planes of X (1-D along N1 when N2 is 1),
- * stage 1 the N0 rows of T. Pencils: stage 0 along N2 in X, 1 along N1 in Y,
- * 2 along N0 in T. */
+ * stage 1 the N0 contiguous rows of T (transposed order), stage 2 the N0
+ * columns of N (natural order: N0 outermost, so N1 / NP * N2 columns with
+ * stride N1 / NP * N2), stage 3 the planes of one piece of X (FFT_PIECES).
+ * Pencils: stage 0 along N2 in X, 1 along N1 in Y, 2 along N0 in T. */
 #ifdef FFT_PENCIL
 #define STAGES 3
 #define DECOMPOSITION "pencils"
 static const int st_rank[STAGES] = {1, 1, 1};
 static int st_n[STAGES][2] = {{N2, 1}, {N1, 1}, {N0, 1}};
 static const int st_howmany[STAGES] = {N0 / P0 * (N1 / P1), N0 / P0 * (N2 / P1), N1 / P0 * (N2 / P1)};
+static const int st_stride[STAGES] = {1, 1, 1};
 static const int st_dist[STAGES] = {N2, N1, N0};
 #else
-#define STAGES 2
+#define STAGES 4
 #define DECOMPOSITION "slabs"
-static const int st_rank[STAGES] = {N2 > 1 ? 2 : 1, 1};
-static int st_n[STAGES][2] = {{N1, N2}, {N0, 1}};
-static const int st_howmany[STAGES] = {N0 / NP, N1 / NP * N2};
-static const int st_dist[STAGES] = {N1 * N2, N0};
+static const int st_rank[STAGES] = {N2 > 1 ? 2 : 1, 1, 1, N2 > 1 ? 2 : 1};
+static int st_n[STAGES][2] = {{N1, N2}, {N0, 1}, {N0, 1}, {N1, N2}};
+static const int st_howmany[STAGES] = {N0 / NP, N1 / NP * N2, N1 / NP * N2, PIECE_ROWS};
+static const int st_stride[STAGES] = {1, 1, N1 / NP * N2, 1};
+static const int st_dist[STAGES] = {N1 * N2, N0, 1, N1 * N2};
 #endif
 
 #ifndef FFT_GPU
@@ -71,9 +76,9 @@ static FFTW(plan) plans[STAGES][2]; /* [stage][0 forward, 1 backward] */
 static void local_plan(int k, cplx *a, int estimate) {
   FFTW(complex) *f = (FFTW(complex) *)a;
   for (int d = 0; d < 2; d++) {
-    plans[k][d] = FFTW(plan_many_dft)(st_rank[k], st_n[k], st_howmany[k], f, NULL, 1, st_dist[k], f, NULL, 1,
-                                      st_dist[k], d ? FFTW_BACKWARD : FFTW_FORWARD,
-                                      estimate ? FFTW_ESTIMATE : FFTW_MEASURE);
+    plans[k][d] = FFTW(plan_many_dft)(st_rank[k], st_n[k], st_howmany[k], f, NULL, st_stride[k], st_dist[k], f,
+                                      NULL, st_stride[k], st_dist[k], d ? FFTW_BACKWARD : FFTW_FORWARD,
+                                      (estimate ? FFTW_ESTIMATE : FFTW_MEASURE) | (k == 3 ? FFTW_UNALIGNED : 0));
     if (!plans[k][d]) fft_fail("FFTW planning", "no plan for a local transform");
   }
 }
@@ -81,8 +86,17 @@ static void local_plan(int k, cplx *a, int estimate) {
 static void fft_stage(int k, cplx *a, int sign) {
   FFTW(execute_dft)(plans[k][sign > 0], (FFTW(complex) *)a, (FFTW(complex) *)a);
 }
+/* The pieces of stage 0 (slabs): wait for piece k's transforms, start those
+ * of piece k + 1. On the CPU the process runs each piece's transforms
+ * itself, so nothing overlaps the transpositions: the pieces only show
+ * what the GPU's overlap is measured against. */
+static void fft_piece_next(int k, cplx *a, int sign) {
+  if (k + 1 < FFT_PIECES) FFTW(execute_dft)(plans[3][sign > 0], (FFTW(complex) *)(a + (size_t)(k + 1) * PIECE_ROWS * N1 * N2),
+                                            (FFTW(complex) *)(a + (size_t)(k + 1) * PIECE_ROWS * N1 * N2));
+}
 static void local_free(void) {
-  for (int k = 0; k < STAGES; k++) FFTW(destroy_plan)(plans[k][0]), FFTW(destroy_plan)(plans[k][1]);
+  for (int k = 0; k < STAGES; k++)
+    if (plans[k][0]) FFTW(destroy_plan)(plans[k][0]), FFTW(destroy_plan)(plans[k][1]);
 }
 
 #else /* FFT_GPU */
@@ -97,6 +111,11 @@ typedef cufftComplex gpu_complex;
 #define FFT_EXEC cufftExecC2C
 #endif
 static cufftHandle plans[STAGES];
+static int planned[STAGES];
+static void *work;                      /* one work area for every plan: they never run at once */
+static size_t work_bytes, work_need;
+static cudaStream_t stream;             /* the transforms' stream: non-blocking, so that a #copy does not wait for it */
+static cudaEvent_t piece_done[FFT_PIECES]; /* the end of each piece's transforms */
 
 static void check_cufft(cufftResult r, const char *what) {
   char why[32];
@@ -110,17 +129,51 @@ static void check_cuda(cudaError_t e, const char *what) {
  * the blocks); the blocks are device memory, never read here */
 static void local_plan(int k, cplx *a, int estimate) {
   (void)a, (void)estimate;
-  check_cufft(cufftPlanMany(&plans[k], st_rank[k], st_n[k], NULL, 1, st_dist[k], NULL, 1, st_dist[k], FFT_TYPE,
-                            st_howmany[k]),
-              "cufftPlanMany");
+  if (!stream) {
+    check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    for (int i = 0; i < FFT_PIECES; i++)
+      check_cuda(cudaEventCreateWithFlags(&piece_done[i], cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  }
+  size_t need = 0;
+  check_cufft(cufftCreate(&plans[k]), "cufftCreate");
+  check_cufft(cufftSetAutoAllocation(plans[k], 0), "cufftSetAutoAllocation");
+  check_cufft(cufftMakePlanMany(plans[k], st_rank[k], st_n[k], st_n[k], st_stride[k], st_dist[k], st_n[k],
+                                st_stride[k], st_dist[k], FFT_TYPE, st_howmany[k], &need),
+              "cufftMakePlanMany");
+  check_cufft(cufftSetStream(plans[k], stream), "cufftSetStream");
+  planned[k] = 1;
+  if (need > work_need) work_need = need;
 }
-static void fft_stage(int k, cplx *a, int sign) {
+static void exec(int k, cplx *a, int sign) {
+  if (work_bytes < work_need) { /* the largest plan's work area, shared */
+    if (work) check_cuda(cudaFree(work), "cudaFree");
+    check_cuda(cudaMalloc(&work, work_need), "cudaMalloc (cuFFT work area)");
+    work_bytes = work_need;
+    for (int j = 0; j < STAGES; j++)
+      if (planned[j]) check_cufft(cufftSetWorkArea(plans[j], work), "cufftSetWorkArea");
+  }
   check_cufft(FFT_EXEC(plans[k], (gpu_complex *)a, (gpu_complex *)a, sign < 0 ? CUFFT_FORWARD : CUFFT_INVERSE),
               "cuFFT execution");
-  check_cuda(cudaDeviceSynchronize(), "cuFFT execution"); /* the detour's time is the transform's */
+}
+static void fft_stage(int k, cplx *a, int sign) {
+  exec(k, a, sign);
+  check_cuda(cudaStreamSynchronize(stream), "cuFFT execution"); /* the detour's time is the transform's */
+}
+/* The pieces of stage 0 (slabs): wait for the transforms of piece k (on
+ * the GPU since the last call), start those of piece k + 1 and return: the
+ * #copy of piece k that follows runs while they do (k = -1: start piece 0). */
+static void fft_piece_next(int k, cplx *a, int sign) {
+  if (k >= 0) check_cuda(cudaEventSynchronize(piece_done[k]), "cuFFT execution");
+  if (k + 1 >= FFT_PIECES) return;
+  exec(3, a + (size_t)(k + 1) * PIECE_ROWS * N1 * N2, sign);
+  check_cuda(cudaEventRecord(piece_done[k + 1], stream), "cudaEventRecord");
 }
 static void local_free(void) {
-  for (int k = 0; k < STAGES; k++) check_cufft(cufftDestroy(plans[k]), "cufftDestroy");
+  for (int k = 0; k < STAGES; k++)
+    if (planned[k]) check_cufft(cufftDestroy(plans[k]), "cufftDestroy");
+  for (int i = 0; i < FFT_PIECES; i++) check_cuda(cudaEventDestroy(piece_done[i]), "cudaEventDestroy");
+  check_cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
+  if (work) check_cuda(cudaFree(work), "cudaFree");
 }
 #endif
 
@@ -128,6 +181,10 @@ static void local_free(void) {
  * precision on one process (in and out: N interleaved complex numbers). */
 static int reference(double *in, double *out, int sign) {
   int n[3] = {N0, N1, N2};
+#ifdef FFT_REF_THREADS /* the reference on that many threads (link -lfftw3_threads) */
+  if (!fftw_init_threads()) return -1;
+  fftw_plan_with_nthreads(FFT_REF_THREADS);
+#endif
   fftw_plan p = fftw_plan_dft(3, n, (fftw_complex *)in, (fftw_complex *)out, sign, FFTW_ESTIMATE);
   if (!p) {
     fprintf(stderr, "fft: FFTW cannot plan the reference transform\n");
