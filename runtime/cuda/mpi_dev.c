@@ -425,8 +425,20 @@ static void *const *side_peers(int32_t h, int32_t dev, void *mine, const service
   return p;
 }
 
+/* NCCL takes one GPU per process: in a job with more processes than GPUs
+ * it cannot form a communicator (and some processes would wait in
+ * ncclCommInitRank for ever), so every process tells the others its GPU at
+ * the first copy, which all of them serve, and the pairs that would have
+ * taken NCCL go staged. */
+static void check_gpus(const service_ctx *c) {
+  static bool checked;
+  if (checked) return;
+  checked = true;
+  char why[256];
+  if (pdev_gpus_shared(select_gpu(c), why, sizeof why)) pdev_nccl_forbid(why);
+}
+
 static void serve_copy(const service_ctx *c) {
-  parray_mpi_memory gpu = gpu_memory();
   void *dst = side_mem(c->dst_h, c->dst_dev, c->dst_ptr), *src = side_mem(c->src_h, c->src_dev, c->src_ptr);
   mem.c = c;
   if (c->dst_dev || c->src_dev) {
@@ -443,7 +455,9 @@ static void serve_copy(const service_ctx *c) {
     if (ls != PARRAY_OK) parray_fatal_at(c->file, c->line, c->what, "%s", parray_last_error());
     check(cudaEventRecord(mem.before, cudaStreamLegacy), c, "cudaEventRecord (before a #copy)");
     check(cudaEventSynchronize(mem.before), c, "cudaEventSynchronize (before a #copy)");
+    check_gpus(c);
   }
+  parray_mpi_memory gpu = gpu_memory();
   if (c->path == PARRAY_MPI_PATH_EXCHANGE && (c->dst_dev || c->src_dev) && !pdev_nccl_available())
     parray_fatal_at(c->file, c->line, c->what, "process %d: the NCCL transport was asked for "
                     "(PARRAY_MPI_TRANSPORT=nccl), but %s", parray_mpi_rank(), pdev_nccl_why());

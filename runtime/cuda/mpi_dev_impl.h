@@ -29,6 +29,11 @@ PDEV_HIDDEN MPI_Comm pdev_comm(void);
  * be (or the runtime was built without NCCL's header). */
 PDEV_HIDDEN bool pdev_nccl_available(void);
 PDEV_HIDDEN const char *pdev_nccl_why(void);
+/* NCCL is not to be used in this job (why: the reason pdev_nccl_why gives). */
+PDEV_HIDDEN void pdev_nccl_forbid(const char *why);
+/* Collective: whether two processes of the job use one GPU (the same PCI
+ * bus id on the same node), with the first such pair in why. */
+PDEV_HIDDEN bool pdev_gpus_shared(int gpu, char *why, size_t n);
 /* Send and receive the messages in one NCCL group on stream s; the job's
  * communicator is made at the first call, which every process of the job
  * makes together (the current GPU must be this process's). */

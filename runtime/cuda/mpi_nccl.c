@@ -90,6 +90,13 @@ bool pdev_nccl_available(void) {
 
 const char *pdev_nccl_why(void) { return nc.why; }
 
+void pdev_nccl_forbid(const char *why) {
+  if (!nc.tried) load();
+  if (nc.ok) dlclose(nc.lib);
+  nc.lib = NULL, nc.ok = false;
+  snprintf(nc.why, sizeof nc.why, "%s", why);
+}
+
 static parray_status nccl_fail(ncclResult_t r, const char *call) {
   parray_set_error("process %d: %s failed: %s", parray_mpi_rank(), call, nc.f.error_string(r));
   return PARRAY_ERR_MPI;
@@ -144,6 +151,7 @@ parray_status pdev_nccl_exchange(cudaStream_t s, const parray_mpi_message *msgs,
 
 bool pdev_nccl_available(void) { return false; }
 const char *pdev_nccl_why(void) { return "the Parray runtime was built without NCCL"; }
+void pdev_nccl_forbid(const char *why) { (void)why; }
 parray_status pdev_nccl_exchange(cudaStream_t s, const parray_mpi_message *msgs, int n) {
   (void)s, (void)msgs, (void)n;
   parray_set_error("process %d: %s", parray_mpi_rank(), pdev_nccl_why());

@@ -49,6 +49,37 @@ static void host_name(char *out, size_t n) {
   snprintf(out, n, "name:%s", name);
 }
 
+bool pdev_gpus_shared(int gpu, char *why, size_t n) {
+  typedef struct gpu_card {
+    char host[MPI_MAX_PROCESSOR_NAME + 16];
+    char bus[32];
+  } gpu_card;
+  int P = parray_mpi_size();
+  MPI_Comm comm = pdev_comm();
+  gpu_card *all = calloc((size_t)P + 1, sizeof *all);
+  if (!all || comm == MPI_COMM_NULL) {
+    free(all);
+    snprintf(why, n, "process %d could not tell the others its GPU", parray_mpi_rank());
+    return true;
+  }
+  gpu_card *c = &all[P];
+  host_name(c->host, sizeof c->host);
+  if (cudaDeviceGetPCIBusId(c->bus, (int)sizeof c->bus, gpu) != cudaSuccess) {
+    (void)cudaGetLastError();
+    snprintf(c->bus, sizeof c->bus, "device %d", gpu);
+  }
+  bool shared = MPI_Allgather(c, (int)sizeof *c, MPI_BYTE, all, (int)sizeof *c, MPI_BYTE, comm) != MPI_SUCCESS;
+  if (shared) snprintf(why, n, "process %d could not tell the others its GPU", parray_mpi_rank());
+  for (int p = 0; p < P && !shared; p++)
+    for (int q = p + 1; q < P && !shared; q++)
+      if (!strcmp(all[p].host, all[q].host) && !strcmp(all[p].bus, all[q].bus)) {
+        snprintf(why, n, "processes %d and %d share the GPU at %s (NCCL takes one GPU per process)", p, q, all[p].bus);
+        shared = true;
+      }
+  free(all);
+  return shared;
+}
+
 /* Open q's block when it is on this node and its GPU is reachable. */
 static void *open_peer(const card *mine, const card *q) {
   if (!q->has_block || strcmp(mine->host, q->host) != 0) return NULL;

@@ -57,6 +57,10 @@ cudaError_t cudaPeekAtLastError(void);
 cudaError_t cudaGetDeviceCount(int *n);
 cudaError_t cudaSetDevice(int d);
 cudaError_t cudaGetDevice(int *d);
+/* "emulated:PID:DEVICE": each process its own GPU; with EMULATED_SAME_GPU=1
+ * "emulated:DEVICE", the processes of a node sharing their GPUs as a job
+ * with more processes than GPUs does */
+cudaError_t cudaDeviceGetPCIBusId(char *id, int len, int device);
 cudaError_t cudaDeviceCanAccessPeer(int *can, int device, int peer);
 cudaError_t cudaMalloc(void **p, size_t bytes);
 cudaError_t cudaFree(void *p);

@@ -109,6 +109,14 @@ cudaError_t cudaGetDevice(int *d) {
   return cudaSuccess;
 }
 
+cudaError_t cudaDeviceGetPCIBusId(char *id, int len, int device) {
+  if (device < 0 || device >= device_count()) return fail(cudaErrorInvalidDevice);
+  const char *v = getenv("EMULATED_SAME_GPU");
+  if (v && *v == '1') snprintf(id, (size_t)len, "emulated:%d", device);
+  else snprintf(id, (size_t)len, "emulated:%ld:%d", (long)getpid(), device);
+  return cudaSuccess;
+}
+
 cudaError_t cudaDeviceCanAccessPeer(int *can, int device, int peer) {
   int n = device_count();
   if (device < 0 || device >= n || peer < 0 || peer >= n) return fail(cudaErrorInvalidDevice);
