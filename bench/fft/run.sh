@@ -58,8 +58,9 @@ for prec in $PRECS; do
     case " ${PEERS:-} " in *" cufftmp "*)
       # shellcheck disable=SC2046 # the MPI compiler's flags are several words
       nvcc -O2 -I"$CUFFTMP_HOME/include" $(mpicc --showme:compile) "$here/cufftmp_peer.cu" -L"$CUFFTMP_HOME/lib" \
-        -l:libcufftMp.so.12 -L"$NVSHMEM_HOME/lib" -l:libnvshmem_host.so.3 -Xlinker -rpath="$CUFFTMP_HOME/lib:$NVSHMEM_HOME/lib" \
-        $(mpicc --showme:link | sed 's/-Wl,[^ ]*//g; s/-pthread//') -o "$tmp/cufftmp" || exit 1 ;;
+        -l:libcufftMp.so.12 -L"$NVSHMEM_HOME/lib" -l:libnvshmem_host.so.3 \
+        $(mpicc --showme:link | sed 's/-Wl,[^ ]*//g; s/-pthread//') -o "$tmp/cufftmp" || exit 1
+      export LD_LIBRARY_PATH="$CUFFTMP_HOME/lib:$NVSHMEM_HOME/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;;
     esac
   else
     mpicc -O2 $d "$here/fftw_mpi_peer.c" -lfftw3f_mpi -lfftw3f -lfftw3_mpi -lfftw3 -lm -o "$tmp/peer_$prec" || exit 1
