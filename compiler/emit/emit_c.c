@@ -44,13 +44,14 @@ static void ctx_init(const plan_detour *p, const char *st, sbuf *call) {
 
 /* the outlined body: parray__ctx, parray__tid (and parray__team) as the body
  * uses them; the thread records the detour's site while the body runs */
-static void host_function(emitter *e, const plan_detour *p, const char *st, sbuf *h) {
+static void host_function(emitter *e, const plan_detour *p, const char *st, const char *def, sbuf *h) {
   bool pthd = p->kind == PK_PTHD;
   if (pthd)
     sb_printf(h, "static void %s(void *parray__vctx, parray_team *parray__team, parray_int64_t parray__tid64) {\n",
               p->fname);
   else
     sb_printf(h, "static void %s(void *parray__vctx, parray_int64_t parray__tid64) {\n", p->fname);
+  if (p->local_types) sb_printf(h, "  %s\n  %s", p->local_types, def); /* the types, then the struct naming them */
   if (st) sb_printf(h, "  %s *parray__ctx = (%s *)parray__vctx;\n", st, st);
   else sb_puts(h, "  (void)parray__vctx;\n");
   const char *tid = p->wide ? "parray_int64_t" : "int";
@@ -71,14 +72,18 @@ static void host_function(emitter *e, const plan_detour *p, const char *st, sbuf
 
 char *emit_c_detour(emitter *e, const plan_detour *p) {
   if (p->kind == PK_CUDA) return arena_strdup(e->ar, "#error \"pac: a cuda detour needs the CUDA target\"");
-  sbuf h, call;
+  sbuf h, call, def;
   sb_init(&h);
   sb_init(&call);
-  const char *st = ctx_struct(e, p, &h);
-  host_function(e, p, st, &h);
+  sb_init(&def);
+  /* the capture struct at file scope, or, when it names the enclosing
+   * function's types, where the detour starts and in the body */
+  const char *st = ctx_struct(e, p, p->local_types ? &def : &h);
+  host_function(e, p, st, def.s ? def.s : "", &h);
   pr_hoist(e->pr, h.s);
   const char *site = emit_site(e, &p->site), *count = ex_str(e->ex, p->count, p->wide);
   sb_puts(&call, "{ ");
+  if (p->local_types && def.s) sb_printf(&call, "%s  ", def.s);
   if (st) ctx_init(p, st, &call);
   if (p->kind == PK_PTHD)
     sb_printf(&call, "if (parray_pthd_run(%s, %s, %s) != PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }",
@@ -90,6 +95,7 @@ char *emit_c_detour(emitter *e, const plan_detour *p) {
   char *r = arena_strdup(e->ar, call.s);
   sb_free(&h);
   sb_free(&call);
+  sb_free(&def);
   return r;
 }
 

@@ -99,6 +99,10 @@ typedef struct plan_detour {
                              may declare statically), asked for at the launch */
   const char *typedefs_used; /* "(void)sizeof(T); " for local typedefs the body took along (NULL: none):
                                 they stay used where they were written */
+  /* pthd, mpi: a capture has a type the enclosing function declared, so the
+   * capture struct is declared where the detour starts and at the start of
+   * the body, after these local types (otherwise NULL: they open the body) */
+  const char *local_types;
 } plan_detour;
 
 /* #sync: which threads meet. (#sync in the host code of a CUDA program is a

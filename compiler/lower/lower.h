@@ -25,6 +25,8 @@ typedef struct capture {
   cap_mode mode;      /* by reference, array as pointer, by value, distributed handle */
   const char *field;  /* member name in the capture struct / kernel parameter */
   const char *use;    /* how the body refers to it, when not by the emitter's rule (a variable-length array) */
+  bool local;         /* by value, of a type the enclosing function declared (mpi): the capture struct is
+                         declared where the detour starts and again in the body, after the types */
 } capture;
 
 typedef struct region region;

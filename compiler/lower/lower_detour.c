@@ -247,6 +247,15 @@ const char *lw_capture_ref(lw *w, region *r, sym *s, loc use) {
     if (r->caps[i].s == s) return capture_use(w, r, &r->caps[i]);
   capture c = {.s = s, .field = sym_name(w, s)};
   c.mode = capture_mode(w, r, s, use, c.field);
+  if (c.mode == CAP_VALUE && r->kind == RG_MPI && local_typed(w, s)) c.local = true;
+  if (c.mode == CAP_VALUE && r->kind == RG_CUDA && local_typed(w, s)) {
+    /* its value travels as a kernel parameter, declared at file scope,
+     * which cannot name the enclosing function's type */
+    diag_error(w->dg, use, "'%s' has a type declared in the enclosing function; a cuda detour takes its value as "
+               "a kernel parameter, declared at file scope, which cannot name that type: declare the type at file "
+               "scope", c.field);
+    c.mode = CAP_ERROR;
+  }
   if (r->ncaps == r->capcaps) {
     r->capcaps = r->capcaps ? r->capcaps * 2 : 8;
     capture *nc = arena_alloc(w->ar, sizeof *nc * (size_t)r->capcaps);
@@ -282,8 +291,10 @@ static const char *capture_init(lw *w, region *r, capture *c) {
 
 /* ---- the detour ----------------------------------------------------------------- */
 
-/* Walk the body with region r into a buffer; returns the body text. */
-static char *walk_body(lw *w, item *it, region *r, cd_stmt *params) {
+/* Walk the body with region r into a buffer; returns the body text, which
+ * opens with the enclosing function's local types it uses unless a capture
+ * has one of them: then *local_types (when given) gets them. */
+static char *walk_body(lw *w, item *it, region *r, cd_stmt *params, const char **local_types) {
   item *blk = it->dir->block;
   lw_block_conditionals(w, &blk->grp->body, "the block of this #detour", it->dir->kw);
   pr_outline o;
@@ -305,6 +316,12 @@ static char *walk_body(lw *w, item *it, region *r, cd_stmt *params) {
   /* the enclosing function's local types the body uses go with it */
   w->ltypes_used = NULL;
   char *types = lw_local_types_for(w, blk, r);
+  bool local = false;
+  for (int i = 0; i < r->ncaps; i++) local |= r->caps[i].local;
+  if (types && local && local_types) {
+    *local_types = types;
+    return text;
+  }
   return types ? arena_printf(w->ar, "{ %s\n%s }", types, text) : text;
 }
 
@@ -335,7 +352,7 @@ static void detour_host_threads(lw *w, item *it, region *r) {
   directive *d = it->dir;
   ptype *T = r->thread;
   plan_detour p = {.kind = kind_of(r), .type = T->name, .wide = ex_needs_wide(T->root->size)};
-  p.body = walk_body(w, it, r, NULL);
+  p.body = walk_body(w, it, r, NULL, &p.local_types);
   p.typedefs_used = w->ltypes_used;
   p.fname = lw_fresh_name(w, r->kind == RG_PTHD ? "pthd" : "mpi", T->name, d->loc);
   p.site = lw_site(w, d->loc, arena_printf(w->ar, "#detour %s", T->name));
@@ -586,7 +603,7 @@ static void detour_cuda(lw *w, item *it, region *r) {
   r->params = &ps;
   lw_tma_prescan(w, it->dir->block, r);
   lw_smem_prescan(w, it->dir->block, r);
-  p.body = walk_body(w, it, r, &ps);
+  p.body = walk_body(w, it, r, &ps, NULL);
   p.typedefs_used = w->ltypes_used;
   p.smem_bytes = r->dsmem_bytes;
   r->params = NULL;

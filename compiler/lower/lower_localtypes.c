@@ -90,8 +90,8 @@ char *lw_local_types_for(lw *w, item *body, const region *r) {
   idset used;
   strmap_init(&used.m);
   add_idents(w, &used, body->grp->body.first, NULL);
-  for (int i = 0; r && i < r->ncaps; i++) /* the types of captures cast in the body */
-    if (r->caps[i].use && r->caps[i].s->has_decl && r->caps[i].s->decl.spec_first)
+  for (int i = 0; r && i < r->ncaps; i++) /* the types of captures cast in the body, or declared in it */
+    if ((r->caps[i].use || r->caps[i].local) && r->caps[i].s->has_decl && r->caps[i].s->decl.spec_first)
       add_idents(w, &used, r->caps[i].s->decl.spec_first, r->caps[i].s->decl.spec_last);
   bool *need = arena_alloc(w->ar, sizeof *need * (size_t)w->nltypes);
   int any = 0;
