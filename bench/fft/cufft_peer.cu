@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <vector>
 #include <algorithm>
+#include "peer_common.h"
 #ifdef FFT_DOUBLE
 typedef cufftDoubleComplex cplx;
 #define FFT_TYPE CUFFT_Z2Z
@@ -77,8 +78,7 @@ int main(int argc, char **argv) {
   CHECK(cudaMemcpy(h.data(), d, n * sizeof(cplx), cudaMemcpyDeviceToHost));
   double nn = (double)n, err = check(h, nn), tol = sizeof(h[0].x) == 8 ? 1e-12 : 1e-5;
   char size[64];
-  if (n2 > 1) snprintf(size, sizeof size, "3-D %dx%dx%d", n0, n1, n2);
-  else snprintf(size, sizeof size, "2-D %dx%d", n0, n1);
+  peer_dims(size, sizeof size, n0, n1, n2);
   printf("cufft %s %s forward: total %.6f s %.2f GFLOP/s check %.2e %s\n", size, PRECISION, total,
          5.0 * nn * log2(nn) / total / 1e9, err, err < tol ? "PASS" : "FAIL");
   cufftDestroy(p);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <algorithm>
 #include <vector>
+#include "peer_common.h"
 
 #define CHECK(call)                                                                          \
   do {                                                                                       \
@@ -58,13 +59,7 @@ int main(int argc, char **argv) {
   size_t r0 = (size_t)n0 * rank / size, r1 = (size_t)n0 * (rank + 1) / size, plane = (size_t)n1 * n2;
   size_t mine = (r1 - r0) * plane;
   std::vector<cufftComplex> in(mine), out(mine);
-  unsigned long long x = 88172645463325252ull + 7919ull * (unsigned)rank;
-  for (size_t i = 0; i < mine; i++) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    in[i].x = (float)((double)(x >> 11) / 9007199254740992.0 - 0.5);
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    in[i].y = (float)((double)(x >> 11) / 9007199254740992.0 - 0.5);
-  }
+  peer_fill(in, 88172645463325252ull + 7919ull * (unsigned)rank);
   std::vector<double> t;
   for (int k = -1; k < reps; k++) {
     CHECK(cufftXtMemcpy(p, d, in.data(), CUFFT_COPY_HOST_TO_DEVICE));
@@ -80,12 +75,8 @@ int main(int argc, char **argv) {
   CHECK(cufftXtExecDescriptor(p, d, d, CUFFT_INVERSE));
   CHECK(cudaStreamSynchronize(s));
   CHECK(cufftXtMemcpy(p, out.data(), d, CUFFT_COPY_DEVICE_TO_HOST));
-  double nn = (double)n0 * n1 * n2, num = 0, den = 0;
-  for (size_t i = 0; i < mine; i++) {
-    double dr = out[i].x / nn - in[i].x, di = out[i].y / nn - in[i].y;
-    num += dr * dr + di * di, den += (double)in[i].x * in[i].x + (double)in[i].y * in[i].y;
-  }
-  double sums[2] = {num, den}, all[2];
+  double nn = (double)n0 * n1 * n2, sums[2], all[2];
+  peer_roundtrip_sums(in, out, nn, &sums[0], &sums[1]);
   MPI_Reduce(sums, all, 2, MPI_DOUBLE, MPI_SUM, 0, comm);
   std::sort(t.begin(), t.end());
   double total = t[t.size() / 2];
@@ -94,8 +85,7 @@ int main(int argc, char **argv) {
     double err = sqrt(all[0] / all[1]);
     ok = err < 1e-5;
     char dims[64];
-    if (n2 > 1) snprintf(dims, sizeof dims, "3-D %dx%dx%d", n0, n1, n2);
-    else snprintf(dims, sizeof dims, "2-D %dx%d", n0, n1);
+    peer_dims(dims, sizeof dims, n0, n1, n2);
     printf("cufftmp %s single forward np=%d: total %.6f s %.2f GFLOP/s roundtrip %.2e %s\n", dims, size, total,
            5.0 * nn * log2(nn) / total / 1e9, err, ok ? "PASS" : "FAIL");
   }

@@ -16,6 +16,7 @@
 #include <sys/time.h>
 #include <algorithm>
 #include <vector>
+#include "peer_common.h"
 
 #define CHECK(call)                                                                          \
   do {                                                                                       \
@@ -59,13 +60,7 @@ int main(int argc, char **argv) {
   CHECK(cufftXtMalloc(p, &d, CUFFT_XT_FORMAT_INPLACE));
   size_t n = (size_t)n0 * n1 * n2;
   std::vector<cufftComplex> in(n), out(n);
-  unsigned long long x = 88172645463325252ull;
-  for (size_t i = 0; i < n; i++) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    in[i].x = (float)((double)(x >> 11) / 9007199254740992.0 - 0.5);
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    in[i].y = (float)((double)(x >> 11) / 9007199254740992.0 - 0.5);
-  }
+  peer_fill(in, 88172645463325252ull);
   std::vector<double> t;
   for (int k = -1; k < reps; k++) {
     CHECK(cufftXtMemcpy(p, d, in.data(), CUFFT_COPY_HOST_TO_DEVICE));
@@ -78,16 +73,12 @@ int main(int argc, char **argv) {
   CHECK(cufftXtExecDescriptorC2C(p, d, d, CUFFT_INVERSE));
   sync_all(g);
   CHECK(cufftXtMemcpy(p, out.data(), d, CUFFT_COPY_DEVICE_TO_HOST));
-  double nn = (double)n, num = 0, den = 0;
-  for (size_t i = 0; i < n; i++) {
-    double dr = out[i].x / nn - in[i].x, di = out[i].y / nn - in[i].y;
-    num += dr * dr + di * di, den += (double)in[i].x * in[i].x + (double)in[i].y * in[i].y;
-  }
+  double nn = (double)n, num, den;
+  peer_roundtrip_sums(in, out, nn, &num, &den);
   std::sort(t.begin(), t.end());
   double total = t[t.size() / 2], err = sqrt(num / den);
   char dims[64];
-  if (n2 > 1) snprintf(dims, sizeof dims, "3-D %dx%dx%d", n0, n1, n2);
-  else snprintf(dims, sizeof dims, "2-D %dx%d", n0, n1);
+  peer_dims(dims, sizeof dims, n0, n1, n2);
   printf("cufftxt %s single forward gpus=%d: total %.6f s %.2f GFLOP/s roundtrip %.2e %s\n", dims, g, total,
          5.0 * nn * log2(nn) / total / 1e9, err, err < 1e-5 ? "PASS" : "FAIL");
   CHECK(cufftXtFree(d));

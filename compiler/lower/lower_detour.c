@@ -217,16 +217,8 @@ static bool local_typed(lw *w, const sym *s) {
 static const char *typeof_use(lw *w, sym *s, const char *ref) {
   if (!s->has_decl || !s->decl.spec_first || s->decl.decl_first != s->decl.name || s->decl.decl_last != s->decl.name)
     return NULL;
-  bool tof = false;
-  for (item *it = s->decl.spec_first; it; it = it->next) {
-    if (it->kind == IT_TOK && it->tk == T_IDENT) {
-      const char *t = w->src->text + it->loc.b;
-      size_t n = it->loc.e - it->loc.b;
-      tof |= str_eq(t, n, "typeof") || str_eq(t, n, "__typeof__") || str_eq(t, n, "__typeof");
-    }
-    if (it == s->decl.spec_last) break;
-  }
-  if (!tof) return NULL;
+  const char *how = deduced_type(w, s);
+  if (!how || strcmp(how, "typeof") != 0) return NULL;
   sbuf sp;
   sb_init(&sp);
   for (item *it = s->decl.spec_first; it; it = it->next) {
