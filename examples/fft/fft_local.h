@@ -94,6 +94,13 @@ static void fft_piece_next(int k, cplx *a, int sign) {
   if (k + 1 < FFT_PIECES) FFTW(execute_dft)(plans[3][sign > 0], (FFTW(complex) *)(a + (size_t)(k + 1) * PIECE_ROWS * N1 * N2),
                                             (FFTW(complex) *)(a + (size_t)(k + 1) * PIECE_ROWS * N1 * N2));
 }
+/* The pieces of stage 0 on the way back (slabs): transform piece k, which
+ * has just arrived in X; nothing is left to wait for. */
+static void fft_piece_start(int k, cplx *a, int sign) {
+  FFTW(execute_dft)(plans[3][sign > 0], (FFTW(complex) *)(a + (size_t)k * PIECE_ROWS * N1 * N2),
+                    (FFTW(complex) *)(a + (size_t)k * PIECE_ROWS * N1 * N2));
+}
+static void fft_pieces_wait(void) {}
 static void local_free(void) {
   for (int k = 0; k < STAGES; k++)
     if (plans[k][0]) FFTW(destroy_plan)(plans[k][0]), FFTW(destroy_plan)(plans[k][1]);
@@ -167,6 +174,15 @@ static void fft_piece_next(int k, cplx *a, int sign) {
   if (k + 1 >= FFT_PIECES) return;
   exec(3, a + (size_t)(k + 1) * PIECE_ROWS * N1 * N2, sign);
   check_cuda(cudaEventRecord(piece_done[k + 1], stream), "cudaEventRecord");
+}
+/* The pieces of stage 0 on the way back (slabs): start the transforms of
+ * piece k, which has just arrived in X, and return, so that the #copy of
+ * piece k + 1 runs while they do; fft_pieces_wait waits for the last. */
+static void fft_piece_start(int k, cplx *a, int sign) {
+  exec(3, a + (size_t)k * PIECE_ROWS * N1 * N2, sign);
+}
+static void fft_pieces_wait(void) {
+  check_cuda(cudaStreamSynchronize(stream), "cuFFT execution");
 }
 static void local_free(void) {
   for (int k = 0; k < STAGES; k++)
