@@ -25,7 +25,9 @@
 # the CPU, "1 2 4" on the GPU), PRECS (default "single double"), REPS (5),
 # PENCILS (CPU, 3-D sizes: grids P0xP1 such as "2x2 2x4 4x4", timed with
 # -DFFT_PENCIL against FFTW-MPI on P0 * P1 processes; default none);
-# GPU: PIECES (default "1"), PEERS (default "cufft"; also cufftxt cufftmp).
+# CPU: ROUNDS (default 3: each pair run that many times, interleaved, each
+# round's ratio printed and their median). GPU: PIECES (default "1"), PEERS
+# (default "cufft"; also cufftxt cufftmp).
 # The check's FFTW reference runs on all the machine's cores.
 set -u
 build=$1 mode=$2
@@ -95,9 +97,15 @@ for prec in $PRECS; do
       fi
       # shellcheck disable=SC2086 # defs and libs are several words
       "$bin/pacc" -O2 $defs "$fft" $libs -o "$tmp/fft" || { echo "$size np=$np: pacc failed"; continue; }
-      run "$tmp/peer.log" $mpirun -np "$np" "$tmp/peer_$prec" "$n0" "$n1" "$n2" "$REPS"
-      run "$tmp/pt.log" $mpirun -np "$np" "$tmp/fft" -r "$REPS" -t
-      echo "ratio fftw-mpi/parray $prec $size np=$np: $(ratio "$(total "$tmp/peer.log")" "$(total "$tmp/pt.log")")"
+      rs=""
+      for round in $(seq "${ROUNDS:-3}"); do # the pair, interleaved, ROUNDS times: the spread
+        run "$tmp/peer.log" $mpirun -np "$np" "$tmp/peer_$prec" "$n0" "$n1" "$n2" "$REPS"
+        run "$tmp/pt.log" $mpirun -np "$np" "$tmp/fft" -r "$REPS" -t
+        r=$(ratio "$(total "$tmp/peer.log")" "$(total "$tmp/pt.log")")
+        echo "ratio fftw-mpi/parray $prec $size np=$np round $round: $r"
+        rs="$rs $r"
+      done
+      echo "ratio fftw-mpi/parray $prec $size np=$np: median $(echo $rs | tr ' ' '\n' | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }') of$rs"
     done
     [ "$mode" = cpu ] && [ "$n2" != 1 ] && for grid in ${PENCILS:-}; do
       p0=${grid%x*} p1=${grid#*x}
