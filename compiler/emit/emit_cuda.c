@@ -229,8 +229,9 @@ static void copy_vector(emitter *e, sbuf *b, const plan_copy *p) {
 static char *copy_tma(emitter *e, const plan_copy *p) {
   sbuf b;
   sb_init(&b);
-  sb_printf(&b, "parray_prim::tma_load(%s, &%s, &(%s), %lldu, %s \":%d\"", p->dst.ptr, p->tma_map, p->tma_bar,
-            (long long)p->tma_bytes, pr_file_literal(e->pr, p->site.at), src_line(e->src, p->site.at));
+  sb_printf(&b, "parray_prim::tma_load(%s, &%s, &(%s), %lldu, %lldu, %s \":%d\"", p->dst.ptr, p->tma_map, p->tma_bar,
+            (long long)p->tma_bytes, (long long)p->elem_bytes, pr_file_literal(e->pr, p->site.at),
+            src_line(e->src, p->site.at));
   for (int j = 0; j < p->tma_rank; j++) sb_printf(&b, ", %s", p->tma_coord[j]);
   sb_puts(&b, ");");
   char *r = arena_strdup(e->ar, b.s);

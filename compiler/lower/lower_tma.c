@@ -266,7 +266,7 @@ void lw_copy_tma(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da) {
   plan_copy p = {.method = CP_TMA, .elem = ns->type->elem, .site = lw_site(w, d->loc, lw_dir_text(w, it))};
   if (!tma_operands(w, d, rank, perm, &p)) return;
   p.dst = (plan_side){.ptr = lw_list_text(w, da), .mem = MK_SMEM};
-  p.tma_bytes = es;
+  p.tma_bytes = es, p.elem_bytes = es;
   for (int k = 0; k < rank; k++) p.tma_bytes *= box[k];
   plan_tmap *m = add_tmap(w, arg);
   m->name = lw_fresh_name(w, "tma", ns->path, d->loc);

@@ -110,46 +110,65 @@ __device__ __forceinline__ void tma_check_dst(const void *dst, const char *site)
   }
 }
 
+/* The box's first element along the tensor's stride-1 dimension (c0, of
+ * elem bytes) must lie at a multiple of 16 bytes from the tensor's start
+ * (the accelerator stops the kernel with an illegal instruction otherwise,
+ * measured on sm_90, at negative coordinates too): a message naming the
+ * #copy, then a trap. */
+__device__ __forceinline__ void tma_check_start(int c0, unsigned elem, const char *site) {
+  if (((long long)c0 * elem) % 16 != 0) {
+    printf("%s: error: the box of a tma #copy starts at index %d of the tensor's stride-1 dimension; the tensor "
+           "memory accelerator needs that index times the element size (%u bytes) to be a multiple of 16\n",
+           site, c0, elem);
+    __trap();
+  }
+}
+
 /* `#copy A(a) at(...) to S(s) tma(bar)`: announce the box's bytes on *bar
  * (an arrival with expect_tx), then copy the box whose first element has
  * the coordinates c0 (innermost dimension of the map), c1, ... into dst;
  * elements outside the tensor are zero-filled; *bar's phase completes when
  * the bytes have landed. One thread issues it. */
 __device__ __forceinline__ void tma_load(void *dst, const CUtensorMap *map, uint64_t *bar, unsigned bytes,
-                                         const char *site, int c0) {
+                                         unsigned elem, const char *site, int c0) {
   tma_check_dst(dst, site);
+  tma_check_start(c0, elem, site);
   mbarrier_arrive_expect_tx(bar, bytes);
   asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3}], [%2];"
                ::"r"(smem_addr(dst)), "l"((uint64_t)map), "r"(smem_addr(bar)), "r"(c0)
                : "memory");
 }
 __device__ __forceinline__ void tma_load(void *dst, const CUtensorMap *map, uint64_t *bar, unsigned bytes,
-                                         const char *site, int c0, int c1) {
+                                         unsigned elem, const char *site, int c0, int c1) {
   tma_check_dst(dst, site);
+  tma_check_start(c0, elem, site);
   mbarrier_arrive_expect_tx(bar, bytes);
   asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];"
                ::"r"(smem_addr(dst)), "l"((uint64_t)map), "r"(smem_addr(bar)), "r"(c0), "r"(c1)
                : "memory");
 }
 __device__ __forceinline__ void tma_load(void *dst, const CUtensorMap *map, uint64_t *bar, unsigned bytes,
-                                         const char *site, int c0, int c1, int c2) {
+                                         unsigned elem, const char *site, int c0, int c1, int c2) {
   tma_check_dst(dst, site);
+  tma_check_start(c0, elem, site);
   mbarrier_arrive_expect_tx(bar, bytes);
   asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];"
                ::"r"(smem_addr(dst)), "l"((uint64_t)map), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
                : "memory");
 }
 __device__ __forceinline__ void tma_load(void *dst, const CUtensorMap *map, uint64_t *bar, unsigned bytes,
-                                         const char *site, int c0, int c1, int c2, int c3) {
+                                         unsigned elem, const char *site, int c0, int c1, int c2, int c3) {
   tma_check_dst(dst, site);
+  tma_check_start(c0, elem, site);
   mbarrier_arrive_expect_tx(bar, bytes);
   asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], [%2];"
                ::"r"(smem_addr(dst)), "l"((uint64_t)map), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
                : "memory");
 }
 __device__ __forceinline__ void tma_load(void *dst, const CUtensorMap *map, uint64_t *bar, unsigned bytes,
-                                         const char *site, int c0, int c1, int c2, int c3, int c4) {
+                                         unsigned elem, const char *site, int c0, int c1, int c2, int c3, int c4) {
   tma_check_dst(dst, site);
+  tma_check_start(c0, elem, site);
   mbarrier_arrive_expect_tx(bar, bytes);
   asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6, %7}], [%2];"
                ::"r"(smem_addr(dst)), "l"((uint64_t)map), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)

@@ -44,7 +44,8 @@ if [ "$fails" = --fails ]; then
   expected=${name%.pc}.expected
   # with every detour waiting (PARRAY_CUDA_WAIT=1) the message is another: CASE.wait.expected
   [ "${PARRAY_CUDA_WAIT:-0}" != 0 ] && [ -f "${name%.pc}.wait.expected" ] && expected=${name%.pc}.wait.expected
-  sh "$here/../expect_failure.sh" "$rc" "$tmp/err" "$expected"
+  cat "$tmp/err" "$tmp/out" >"$tmp/both" # device-side messages (printf in a kernel) are on stdout
+  sh "$here/../expect_failure.sh" "$rc" "$tmp/both" "$expected"
   exit $?
 fi
 [ "$rc" -eq 0 ] || { echo "exit status $rc"; cat "$tmp/err"; exit 1; }
