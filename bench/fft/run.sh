@@ -27,7 +27,7 @@
 # -DFFT_PENCIL against FFTW-MPI on P0 * P1 processes; default none);
 # CPU: ROUNDS (default 3: each pair run that many times, interleaved, each
 # round's ratio printed and their median). GPU: PIECES (default "1"), PEERS
-# (default "cufft"; also cufftxt cufftmp).
+# (default "cufft"; also cufftxt cufftmp), PEERS_ONLY=1 (the peers alone).
 # The check's FFTW reference runs on all the machine's cores.
 set -u
 build=$1 mode=$2
@@ -82,6 +82,7 @@ for prec in $PRECS; do
           case " ${PEERS:-} " in *" cufftmp "*) run "$tmp/mp.log" $mpirun -np "$np" "$tmp/cufftmp" "$n0" "$n1" "$n2" "$REPS"
             peers="$peers cufftmp=$(total "$tmp/mp.log")" ;; esac
         fi
+        [ -n "${PEERS_ONLY:-}" ] && continue
         for k in ${PIECES:-1}; do
           # shellcheck disable=SC2086 # defs and libs are several words
           "$bin/pacc" -O2 $defs -DFFT_GPU -DFFT_PIECES="$k" "$fft" $libs -lcufft -o "$tmp/fft" ||
