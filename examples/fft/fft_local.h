@@ -43,24 +43,26 @@ static void fft_fail(const char *what, const char *why) {
  * Slabs: stage 0 the (N1, N2) planes of X (1-D along N1 when N2 is 1),
  * stage 1 the N0 contiguous rows of T (transposed order), stage 2 the N0
  * columns of N (natural order: N0 outermost, so N1 / NP * N2 columns with
- * stride N1 / NP * N2), stage 3 the planes of one piece of X (FFT_PIECES).
+ * stride N1 / NP * N2), stage 3 the planes of one piece of X (FFT_PIECES),
+ * stage 4 the whole transform in one plan (one process, natural order: no
+ * transposition, so the library's own plan of the whole array).
  * Pencils: stage 0 along N2 in X, 1 along N1 in Y, 2 along N0 in T. */
 #ifdef FFT_PENCIL
 #define STAGES 3
 #define DECOMPOSITION "pencils"
 static const int st_rank[STAGES] = {1, 1, 1};
-static int st_n[STAGES][2] = {{N2, 1}, {N1, 1}, {N0, 1}};
+static int st_n[STAGES][3] = {{N2, 1}, {N1, 1}, {N0, 1}};
 static const int st_howmany[STAGES] = {N0 / P0 * (N1 / P1), N0 / P0 * (N2 / P1), N1 / P0 * (N2 / P1)};
 static const int st_stride[STAGES] = {1, 1, 1};
 static const int st_dist[STAGES] = {N2, N1, N0};
 #else
-#define STAGES 4
+#define STAGES 5
 #define DECOMPOSITION "slabs"
-static const int st_rank[STAGES] = {N2 > 1 ? 2 : 1, 1, 1, N2 > 1 ? 2 : 1};
-static int st_n[STAGES][2] = {{N1, N2}, {N0, 1}, {N0, 1}, {N1, N2}};
-static const int st_howmany[STAGES] = {N0 / NP, N1 / NP * N2, N1 / NP * N2, PIECE_ROWS};
-static const int st_stride[STAGES] = {1, 1, N1 / NP * N2, 1};
-static const int st_dist[STAGES] = {N1 * N2, N0, 1, N1 * N2};
+static const int st_rank[STAGES] = {N2 > 1 ? 2 : 1, 1, 1, N2 > 1 ? 2 : 1, N2 > 1 ? 3 : 2};
+static int st_n[STAGES][3] = {{N1, N2}, {N0, 1}, {N0, 1}, {N1, N2}, {N0, N1, N2}};
+static const int st_howmany[STAGES] = {N0 / NP, N1 / NP * N2, N1 / NP * N2, PIECE_ROWS, 1};
+static const int st_stride[STAGES] = {1, 1, N1 / NP * N2, 1, 1};
+static const int st_dist[STAGES] = {N1 * N2, N0, 1, N1 * N2, N0 * N1 * N2};
 #endif
 
 #ifndef FFT_GPU
