@@ -1,7 +1,8 @@
 #!/bin/sh
 # deps.sh - install what pac needs on Debian/Ubuntu (run as root): a C
 # compiler, CMake, Ninja, flex, bison, Open MPI, and for the tests python3
-# (tools/stages.sh, with binutils' nm and objdump), csmith,
+# (tools/stages.sh, with binutils' nm and objdump), ccache (pacc under
+# CC="ccache cc", tests/install/pacc_gcc.sh), csmith,
 # clang with libFuzzer (tests/fuzz), GCC's source (gcc-12-source, whose C
 # torture suite the torture tests run) and FFTW3 with its MPI part (the FFT
 # example, examples/fft, and its benchmark peer, bench/fft). Where the CUDA
@@ -12,7 +13,7 @@
 # GCC's source the torture tests report themselves skipped).
 set -eu
 need=""
-for c in cc cmake ninja flex bison mpicc mpirun csmith bc clang python3 nm objdump; do
+for c in cc cmake ninja flex bison mpicc mpirun csmith bc clang python3 nm objdump ccache; do
   command -v "$c" >/dev/null 2>&1 || need="$need $c"
 done
 # libFuzzer: clang can link a fuzz target
@@ -47,7 +48,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 if [ -n "$need" ]; then
   apt-get install -y -qq --no-install-recommends build-essential binutils cmake ninja-build flex bison \
-    openmpi-bin libopenmpi-dev csmith libcsmith-dev bc clang python3 libfftw3-dev libfftw3-mpi-dev >/dev/null
+    openmpi-bin libopenmpi-dev csmith libcsmith-dev bc clang python3 libfftw3-dev libfftw3-mpi-dev ccache >/dev/null
   # libFuzzer's runtime: its own package on Debian 12 (libclang-rt-14-dev for
   # clang 14), part of libclang-common-*-dev elsewhere (installed with clang)
   v=$(clang --version | sed -n 's/.*clang version \([0-9][0-9]*\).*/\1/p' | head -n 1)

@@ -20,7 +20,7 @@ static void usage(FILE *f) {
           "  --emit=c|cuda    choose the target (default: cuda when the file uses GPU types)\n"
           "  --no-line        omit #line markers\n"
           "  --layout TYPE    print the dimension tree and offsets of TYPE, then exit\n"
-          "  -I DIR, -D NAME[=VAL], -U NAME\n"
+          "  -I DIR, -D NAME[=VAL], -U NAME, -isystem DIR, -include FILE\n"
           "                   passed to the preprocessor that reads the #include'd headers\n"
           "  --typedef NAME   treat NAME as a type name\n"
           "  --cpp CMD        preprocessor command (default: \"cc -E\")\n"
@@ -107,7 +107,8 @@ static int parse_one(cmdline *c, int argc, char **argv, int *i, const char **cpp
     if (a[13] == 'd') opt->max_insert_depth = v;
     else opt->max_insert_bytes = v;
   }
-  else if ((!strcmp(a, "-I") || !strcmp(a, "-D") || !strcmp(a, "-U")) && *i + 1 < argc) {
+  else if ((!strcmp(a, "-I") || !strcmp(a, "-D") || !strcmp(a, "-U") || !strcmp(a, "-isystem") ||
+            !strcmp(a, "-include")) && *i + 1 < argc) {
     cpp_args[opt->ncpp_args++] = a;
     cpp_args[opt->ncpp_args++] = argv[++*i];
   } else if (!strncmp(a, "-I", 2) || !strncmp(a, "-D", 2) || !strncmp(a, "-U", 2)) {

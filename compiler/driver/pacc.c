@@ -4,13 +4,16 @@
  * for CUDA), and links the objects with the Parray runtime. Objects from
  * .pc files carry a section .parray.needs ("cuda mpi"), read back when
  * they are linked, so that `pacc -c` then `pacc a.o b.o` picks the same
- * linker and runtime libraries. Options follow gcc's (-c -E -M... -o -v
- * -### -x) and nvcc's (-arch -G -lineinfo -Xcompiler ...); `pacc --help`
- * lists them all. Running the commands it builds: pacc_run.c. */
+ * linker and runtime libraries. Options follow gcc's (-c -S -E -M... -o -v
+ * -### -x -shared @FILE) and nvcc's (-arch -G -lineinfo -Xcompiler ...);
+ * `pacc --help` lists them all. The command line: pacc_args.c; the
+ * temporary folder: pacc_tmp.c; running the commands it builds:
+ * pacc_run.c. */
 #define _DEFAULT_SOURCE 1
-#include "pacc_run.h"
+#include "pacc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,15 +21,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#ifndef PAC_VERSION
-#define PAC_VERSION "0.1.0"
-#endif
-
-static bool ends(const char *s, const char *suf) {
-  size_t a = strlen(s), b = strlen(suf);
-  return a >= b && !strcmp(s + a - b, suf);
-}
 
 static bool is_dir(const char *p) {
   struct stat s;
@@ -37,38 +31,6 @@ static bool is_file(const char *p) {
   struct stat s;
   return stat(p, &s) == 0 && S_ISREG(s.st_mode);
 }
-
-enum kind { K_PC, K_C, K_CU, K_OBJ };
-
-typedef struct input {
-  const char *path;
-  enum kind kind;
-  const char *gen; /* the translation of a .pc file */
-  const char *obj; /* its object */
-  bool cuda, mpi;
-  bool sm90; /* needs compute capability 9.0 (a tma #copy) */
-} input;
-
-/* Everything one pacc command holds. */
-typedef struct pacc {
-  const char *pac, *incdir, *libdir, *tmp;
-  strv pacopts; /* to pac only */
-  strv ccopts;  /* to the compilers (translated for nvcc) and to pac's preprocessor when -I/-D/-U */
-  strv nvopts;  /* to nvcc only */
-  strv ldopts;  /* to the linker */
-  strv qdirs;   /* the folders of the .pc files: quote-include path */
-  strv mt;      /* -MT/-MQ and their values */
-  strv mpiinc;  /* -I of MPI's include folders, for pac's preprocessor (asked once) */
-  bool mpiinc_asked;
-  input *in;
-  int nin;
-  const char *out, *mf;
-  char mode;    /* 'l' link, 'c' compile only, 'E' translate only, 'M' rules only */
-  char md;      /* 0, 'D' for -MD or -M, 'M' for -MMD or -MM */
-  bool mp, keep, verbose, dry, werror, nowarn, arch_given;
-  bool cuda, mpi; /* what the program needs */
-  bool sm90;      /* a translation uses the tensor memory accelerator (pac: sm=90) */
-} pacc;
 
 /* Run a command as -v and -### say (run_cmd). */
 static int run_full(const pacc *p, const strv *a, char **out, const strv *from) {
@@ -101,220 +63,6 @@ static bool find_runtime(pacc *p) {
   }
   p->pac = cat(bindir, "/pac");
   return true;
-}
-
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: pacc [options] FILE... (.pc, .c, .cu, .o, .a in any mix)\n"
-          "  -o FILE            the program (default a.out); with -c, -E or -M one input's output\n"
-          "  -c                 compile only: each source to NAME.o in the working folder\n"
-          "  -E                 translate only: the C/CUDA of each .pc file to stdout (or -o FILE)\n"
-          "  -M, -MM            print make rules of the files each source reads (-MM: no system headers)\n"
-          "  -MD, -MMD          write those rules while compiling, to NAME.d (or -MF FILE)\n"
-          "  -MF FILE, -MT TARGET, -MQ TARGET, -MP    as gcc's\n"
-          "  -x pc|c|cu|none    treat the following inputs as .pc, C, CUDA, or by their suffix\n"
-          "  -I -D -U           to pac and the compilers\n"
-          "  -O* -g -W* -f* -m* -std=*   to the compilers (-Xcompiler= for nvcc)\n"
-          "  -w, -Werror        no warnings; warnings are errors (pac's too)\n"
-          "  -l -L -Wl,* -Xlinker OPT    to the linker\n"
-          "  nvcc only: -arch, -code, -gencode, -G, -lineinfo, --use_fast_math, -Xptxas OPT,\n"
-          "             -Xcompiler OPT, -ccbin DIR, -rdc=true|false, --std VER\n"
-          "  --emit=c|cuda, --no-line, --no-cpp, --typedef NAME,\n"
-          "  --max-insert-depth=N, --max-insert-bytes=N          to pac\n"
-          "  --keep             keep the generated C/CUDA next to the output (OUT.gen.c / .cu)\n"
-          "  -v                 print the commands run;  -###  print them, run nothing\n"
-          "  --version, --help\n"
-          "environment: CC, NVCC, MPICC (commands, with arguments: CC=\"ccache gcc\"), PAC_CPP,\n"
-          "             PARRAY_HOME, PACC_CUDA_ARCH (sm_90: the architecture), PACC_GPU_CC (9.0: the GPU to\n"
-          "             build for instead of nvidia-smi's; none: as if there were none)\n");
-}
-
-/* argv[*i] is `name` followed by a value, as "name VALUE" or "name=VALUE":
- * returns "name=VALUE" (or NULL, with *missing when the value is not
- * there). */
-static const char *with_value(int argc, char **argv, int *i, const char *name, bool *missing) {
-  const char *a = argv[*i];
-  size_t n = strlen(name);
-  if (strncmp(a, name, n)) return NULL;
-  if (a[n] == '=') return a;
-  if (a[n]) return NULL;
-  if (*i + 1 >= argc) {
-    *missing = true;
-    return NULL;
-  }
-  return cat(cat(name, "="), argv[++*i]);
-}
-
-/* nvcc's own options; returns 1 when argv[*i] was one, -1 when its value is
- * missing, 0 otherwise. */
-static int nvcc_option(pacc *p, int argc, char **argv, int *i) {
-  static const char *valued[] = {"-arch", "--gpu-architecture", "-code", "--gpu-code", "-gencode",
-                                 "--generate-code", "-Xptxas", "--ptxas-options", "-Xcompiler",
-                                 "--compiler-options", "-ccbin", "--compiler-bindir", "-rdc",
-                                 "--relocatable-device-code", "--std", "-Xnvlink", "-maxrregcount", NULL};
-  static const char *flags[] = {"-G", "--device-debug", "-lineinfo", "--generate-line-info", "--use_fast_math",
-                                "-use_fast_math", "-dc", NULL};
-  for (int k = 0; flags[k]; k++)
-    if (!strcmp(argv[*i], flags[k])) {
-      push(&p->nvopts, argv[*i]);
-      return 1;
-    }
-  bool missing = false;
-  for (int k = 0; valued[k]; k++) {
-    const char *v = with_value(argc, argv, i, valued[k], &missing);
-    if (missing) return -1;
-    if (!v) continue;
-    push(&p->nvopts, v);
-    if (k < 6) p->arch_given = true;
-    return 1;
-  }
-  return 0;
-}
-
-/* -M -MM -MD -MMD -MF -MT -MQ -MP; same protocol as nvcc_option. */
-static int dep_option(pacc *p, int argc, char **argv, int *i) {
-  const char *a = argv[*i];
-  if (!strcmp(a, "-M") || !strcmp(a, "-MM")) p->mode = 'M', p->md = a[2] ? 'M' : 'D';
-  else if (!strcmp(a, "-MD") || !strcmp(a, "-MMD")) p->md = a[2] == 'D' ? 'D' : 'M';
-  else if (!strcmp(a, "-MP")) p->mp = true;
-  else if (!strcmp(a, "-MF") || !strcmp(a, "-MT") || !strcmp(a, "-MQ")) {
-    if (*i + 1 >= argc) return -1;
-    if (a[2] == 'F') p->mf = argv[++*i];
-    else push(&p->mt, a), push(&p->mt, argv[++*i]);
-  } else return 0;
-  return 1;
-}
-
-/* Options that pass through to pac, the compilers or the linker. */
-static int pass_option(pacc *p, int argc, char **argv, int *i) {
-  const char *a = argv[*i];
-  if ((!strcmp(a, "-I") || !strcmp(a, "-D") || !strcmp(a, "-U"))) {
-    if (*i + 1 >= argc) return -1;
-    push(&p->ccopts, cat(a, argv[++*i]));
-  } else if (!strncmp(a, "-I", 2) || !strncmp(a, "-D", 2) || !strncmp(a, "-U", 2)) {
-    push(&p->ccopts, a);
-  } else if (!strncmp(a, "--emit=", 7) || !strcmp(a, "--no-line") || !strcmp(a, "--no-cpp") ||
-             !strncmp(a, "--max-insert-", 13)) {
-    push(&p->pacopts, a);
-  } else if (!strcmp(a, "--typedef")) {
-    if (*i + 1 >= argc) return -1;
-    push(&p->pacopts, a), push(&p->pacopts, argv[++*i]);
-  } else if (!strcmp(a, "-w")) {
-    p->nowarn = true;
-  } else if (!strcmp(a, "-Werror")) {
-    p->werror = true;
-  } else if (!strncmp(a, "-l", 2) || !strncmp(a, "-L", 2) || !strcmp(a, "-Xlinker")) {
-    if (!a[2] || !strcmp(a, "-Xlinker")) {
-      if (*i + 1 >= argc) return -1;
-      push(&p->ldopts, a), push(&p->ldopts, argv[++*i]);
-    } else push(&p->ldopts, a);
-  } else if (!strncmp(a, "-Wl,", 4)) {
-    push(&p->ldopts, a);
-  } else if (!strncmp(a, "-O", 2) || !strncmp(a, "-g", 2) || !strncmp(a, "-W", 2) || !strncmp(a, "-f", 2) ||
-             !strncmp(a, "-std=", 5) || !strncmp(a, "-m", 2) || !strcmp(a, "-pthread")) {
-    push(&p->ccopts, a);
-  } else return 0;
-  return 1;
-}
-
-/* The kind of an input by its suffix, or as -x said. */
-static void add_input(pacc *p, const char *path, int xkind) {
-  enum kind k = xkind >= 0 ? (enum kind)xkind
-                : ends(path, ".pc") ? K_PC
-                : ends(path, ".c")  ? K_C
-                : ends(path, ".cu") ? K_CU
-                                    : K_OBJ;
-  p->in = realloc(p->in, sizeof *p->in * (size_t)(p->nin + 1));
-  p->in[p->nin++] = (input){.path = path, .kind = k};
-}
-
-/* One argument; returns 0 to go on, 2 for a usage error, 1 to stop with
- * status 0 (--help, --version). */
-static int parse_one(pacc *p, int argc, char **argv, int *i, int *xkind) {
-  const char *a = argv[*i];
-  int k = 0;
-  if (a[0] != '-' || !a[1]) add_input(p, a, *xkind);
-  else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 1;
-  else if (!strcmp(a, "--version")) return printf("pacc %s\n", PAC_VERSION), 1;
-  else if (!strcmp(a, "-o")) {
-    if (*i + 1 >= argc) k = -1;
-    else p->out = argv[++*i];
-  } else if (!strncmp(a, "-o", 2)) p->out = a + 2; /* -oFILE */
-  else if (!strcmp(a, "-c") || !strcmp(a, "-E")) p->mode = a[1];
-  else if (!strcmp(a, "-v")) p->verbose = true;
-  else if (!strcmp(a, "-###")) p->dry = true;
-  else if (!strcmp(a, "--keep")) p->keep = true;
-  else if (!strcmp(a, "-x") || !strncmp(a, "-x", 2)) {
-    const char *v = a[2] ? a + 2 : *i + 1 < argc ? argv[++*i] : NULL;
-    if (!v) k = -1;
-    else if (!strcmp(v, "pc")) *xkind = K_PC;
-    else if (!strcmp(v, "c")) *xkind = K_C;
-    else if (!strcmp(v, "cu")) *xkind = K_CU;
-    else if (!strcmp(v, "none")) *xkind = -1;
-    else return fprintf(stderr, "pacc: error: unknown language '%s' after -x (pc, c, cu or none)\n", v), 2;
-  } else if (!(k = nvcc_option(p, argc, argv, i)) && !(k = dep_option(p, argc, argv, i)) &&
-             !(k = pass_option(p, argc, argv, i))) {
-    fprintf(stderr, "pacc: error: unknown option '%s' (pacc --help lists them)\n", a);
-    return 2;
-  }
-  if (k < 0) {
-    fprintf(stderr, "pacc: error: missing argument to '%s'\n", a);
-    return 2;
-  }
-  return 0;
-}
-
-/* $PACC_GPU_CC: unset or empty, "none", or a compute capability MAJOR.MINOR
- * (false after reporting). */
-static bool gpu_cc_env_ok(void) {
-  const char *e = getenv("PACC_GPU_CC");
-  int maj, min, end = 0;
-  if (!e || !*e || !strcmp(e, "none") ||
-      (sscanf(e, "%d.%d%n", &maj, &min, &end) == 2 && !e[end] && maj > 0 && min >= 0 && min < 10))
-    return true;
-  fprintf(stderr, "pacc: error: PACC_GPU_CC is '%s': the compute capability of a GPU (such as 9.0), or none\n", e);
-  return false;
-}
-
-/* An output that is one of the inputs (the same regular file, however it
- * is spelled or linked) would destroy it: refused before anything runs. */
-static bool output_is_input(const pacc *p, const char *out, const char *what) {
-  struct stat o;
-  if (!out || !strcmp(out, "-") || stat(out, &o) != 0 || !S_ISREG(o.st_mode)) return false;
-  for (int i = 0; i < p->nin; i++) {
-    struct stat s;
-    if (stat(p->in[i].path, &s) == 0 && s.st_dev == o.st_dev && s.st_ino == o.st_ino) {
-      fprintf(stderr, "pacc: error: the %s '%s' is the input file '%s'\n", what, out, p->in[i].path);
-      return true;
-    }
-  }
-  return false;
-}
-
-static int parse_args(pacc *p, int argc, char **argv) {
-  int xkind = -1;
-  p->mode = 'l';
-  for (int i = 1; i < argc; i++) {
-    int rc = parse_one(p, argc, argv, &i, &xkind);
-    if (rc) return rc;
-  }
-  if (p->nin == 0) {
-    fprintf(stderr, "pacc: error: no input files\n");
-    usage(stderr);
-    return 2;
-  }
-  int sources = 0;
-  for (int i = 0; i < p->nin; i++) sources += p->in[i].kind != K_OBJ;
-  if (p->mode != 'l' && p->out && sources > 1) {
-    fprintf(stderr, "pacc: error: cannot specify -o with -%c and several source files\n", p->mode);
-    return 2;
-  }
-  if (p->mf && p->md && sources > 1) {
-    fprintf(stderr, "pacc: error: cannot specify -MF with several source files\n");
-    return 2;
-  }
-  if (output_is_input(p, p->out, "output") || output_is_input(p, p->mf, "dependency file (-MF)")) return 2;
-  return gpu_cc_env_ok() ? 0 : 2;
 }
 
 /* The absolute folder of source file `in`, added once to the quote-include
@@ -401,6 +149,19 @@ static void mpi_flags_for_nvcc(const pacc *p, strv *a, const char *what) {
   free(m.v);
 }
 
+/* -fPIC for the sources of a -shared library, unless -fpic or -fPIC was given */
+static bool add_pic(const pacc *p) {
+  for (int i = 0; i < p->ccopts.n; i++)
+    if (!strcmp(p->ccopts.v[i], "-fPIC") || !strcmp(p->ccopts.v[i], "-fpic")) return false;
+  return p->shared;
+}
+
+/* An option of ccopts that nvcc gives its host compiler (-Xcompiler=) */
+static bool host_only(const char *o) {
+  return !strncmp(o, "-W", 2) || !strncmp(o, "-f", 2) || !strncmp(o, "-m", 2) || !strcmp(o, "-pthread") ||
+         !strncmp(o, "-pedantic", 9) || !strcmp(o, "-pipe");
+}
+
 /* The compiler for one source, with the options every compile gets. */
 static void compiler_head(const pacc *p, strv *a, bool cuda, bool mpi) {
   if (cuda) push_tool(a, "NVCC", "nvcc");
@@ -417,13 +178,38 @@ static void compiler_head(const pacc *p, strv *a, bool cuda, bool mpi) {
 #endif
   for (int i = 0; i < p->ccopts.n; i++) {
     const char *o = p->ccopts.v[i];
-    if (cuda && (!strncmp(o, "-W", 2) || !strncmp(o, "-f", 2) || !strncmp(o, "-m", 2) || !strcmp(o, "-pthread")))
-      push(a, cat("-Xcompiler=", o));
+    if (cuda && host_only(o)) push(a, cat("-Xcompiler=", o));
     else if (!(cuda && !strncmp(o, "-std=", 5))) /* the .cu is C++: --std is nvcc's */
       push(a, o);
   }
+  if (add_pic(p)) push(a, cuda ? "-Xcompiler=-fPIC" : "-fPIC");
   if (p->nowarn) push(a, "-w");
   if (p->werror) push(a, cuda ? "-Xcompiler=-Werror" : "-Werror");
+}
+
+/* nvcc's host compiler, for the assembly of CUDA code (-S): -ccbin's (a
+ * folder: its gcc), else $NVCC_CCBIN, else gcc, as nvcc picks it; with the
+ * options nvcc would give it. */
+static void host_compiler(const pacc *p, strv *a) {
+  const char *cc = getenv("NVCC_CCBIN");
+  for (int i = 0; i < p->nvopts.n; i++) {
+    const char *o = p->nvopts.v[i], *eq = strchr(o, '=');
+    if (eq && (!strncmp(o, "-ccbin=", 7) || !strncmp(o, "--compiler-bindir=", 18))) cc = eq + 1;
+  }
+  if (!cc || !*cc) cc = "gcc";
+  else if (is_dir(cc)) cc = cat(cc, "/gcc");
+  push(a, cc);
+  push(a, "-Wno-unused-parameter");
+  for (int i = 0; i < p->ccopts.n; i++)
+    if (strncmp(p->ccopts.v[i], "-std=", 5)) push(a, p->ccopts.v[i]);
+  for (int i = 0; i < p->nvopts.n; i++) { /* -Xcompiler=A,B */
+    const char *o = p->nvopts.v[i];
+    if (strncmp(o, "-Xcompiler=", 11) && strncmp(o, "--compiler-options=", 19)) continue;
+    for (char *t = strtok(own(strdup(strchr(o, '=') + 1)), ","); t; t = strtok(NULL, ",")) push(a, t);
+  }
+  if (add_pic(p)) push(a, "-fPIC");
+  if (p->nowarn) push(a, "-w");
+  if (p->werror) push(a, "-Werror");
 }
 
 /* NAME with its folder and suffix replaced: base("d/x.pc", ".o") = "x.o". */
@@ -442,12 +228,14 @@ static void dep_args(const pacc *p, strv *a, const input *in) {
   if (!p->md) return;
   if (p->mode == 'M') push(a, p->md == 'D' ? "-M" : "-MM");
   else push(a, p->md == 'D' ? "-MD" : "-MMD");
+  bool each = p->mode == 'c' || p->mode == 'S'; /* an output for each source */
   const char *file = p->mf ? p->mf : p->mode == 'M' ? p->out : NULL;
-  if (!file && p->mode == 'c') /* -c -o X.o: X.d */
-    file = cat(own(strndup(in->obj, strlen(in->obj) - (ends(in->obj, ".o") ? 2 : 0))), ".d");
+  if (!file && each) /* -c -o X.o: X.d */
+    file = cat(own(strndup(in->obj, strlen(in->obj) - (pacc_ends(in->obj, p->mode == 'c' ? ".o" : ".s") ? 2 : 0))),
+               ".d");
   if (!file && p->mode == 'l') file = base_with(in->path, ".d");
   if (file) push(a, "-MF"), push(a, file);
-  const char *target = p->mode == 'c'   ? in->obj
+  const char *target = each             ? in->obj
                        : p->mode != 'l' ? base_with(in->path, ".o")
                        : p->out         ? p->out
                                         : "a.out";
@@ -483,20 +271,18 @@ static bool append_needs(const input *in) {
   return fclose(f) == 0;
 }
 
-/* The object of input k: NAME.o in the working folder (or -o's) with -c,
- * else a temporary one. */
-static void set_obj(const pacc *p, input *in, int k) {
-  if (p->mode == 'c') {
-    in->obj = p->out ? p->out : base_with(in->path, ".o");
-  } else {
-    char *o = malloc(strlen(p->tmp) + strlen(in->path) + 32);
-    sprintf(o, "%s/%d-%s", p->tmp, k, base_with(in->path, ".o"));
-    in->obj = own(o);
-  }
+/* A temporary file of input in: TMP/BASE+suffix */
+static const char *temp_file(const pacc *p, const input *in, const char *suffix) {
+  return cat(cat(cat(p->tmp, "/"), in->base), suffix);
 }
 
-/* Translate one .pc file with pac: to in->gen (.c or .cu) in the temporary
- * folder, or with -E to -o's file or stdout, or with -M only its rule. */
+/* The object of input in: NAME.o in the working folder (or -o's) with -c,
+ * NAME.s with -S, else a temporary one. */
+static void set_obj(const pacc *p, input *in) {
+  if (p->mode == 'c' || p->mode == 'S') in->obj = p->out ? p->out : base_with(in->path, p->mode == 'c' ? ".o" : ".s");
+  else in->obj = temp_file(p, in, ".o");
+}
+
 /* MPI's include folders (mpicc --showme:incdirs), for pac's preprocessor: a
  * .pc file that includes <mpi.h> must have its macros read as mpicc will
  * compile it. Asked once per command; nothing when there is no mpicc, or with
@@ -515,22 +301,21 @@ static const strv *mpi_incdirs(pacc *p) {
   return &p->mpiinc;
 }
 
-static int translate(pacc *p, input *in, int k) {
-  set_obj(p, in, k);
+/* Translate one .pc file with pac: to in->gen (.c or .cu) in the temporary
+ * folder, or with -E to -o's file or stdout, or with -M only its rule. */
+static int translate(pacc *p, input *in) {
+  set_obj(p, in);
   strv a = {0};
   push(&a, p->pac);
   push_all(&a, &p->pacopts);
-  for (int i = 0; i < p->ccopts.n; i++)
-    if (!strncmp(p->ccopts.v[i], "-I", 2) || !strncmp(p->ccopts.v[i], "-D", 2) || !strncmp(p->ccopts.v[i], "-U", 2))
-      push(&a, p->ccopts.v[i]);
+  push_all(&a, &p->ppopts);
   push(&a, cat("-I", p->incdir)); /* the runtime's headers, as the compiler will see them */
   push_all(&a, mpi_incdirs(p));
   if (p->werror) push(&a, "-Werror");
   if (p->nowarn) push(&a, "-w");
   dep_args(p, &a, in);
   push(&a, in->path);
-  char *gen = own(malloc(strlen(p->tmp) + strlen(in->path) + 32));
-  sprintf(gen, "%s/%d-%s", p->tmp, k, base_with(in->path, ".gen"));
+  const char *gen = temp_file(p, in, ".gen");
   if (p->mode == 'E') push(&a, "-o"), push(&a, p->out ? p->out : "-");
   else if (p->mode != 'M') push(&a, "-o"), push(&a, gen);
   int rc = run(p, &a);
@@ -552,39 +337,81 @@ static int translate(pacc *p, input *in, int k) {
   return 0;
 }
 
-/* Compile one source (a translation, or a .c/.cu input) to in->obj; with -E
- * or -M, only preprocess it or print its rule. */
-static int compile(pacc *p, input *in, int k) {
-  bool cuda = in->kind == K_CU || in->cuda, mpi = p->mpi;
-  const char *src = in->gen ? in->gen : in->path;
-  set_obj(p, in, k);
-  strv a = {0};
-  compiler_head(p, &a, cuda, mpi);
-  push_quote_dirs(p, &a, cuda);
-  push(&a, cat("-I", p->incdir));
+/* -fdebug-prefix-map=TMP=CWD: debug information names the .pc file from
+ * the working folder (the #line names of a translation are relative to its
+ * temporary folder); NULL where the working folder is unknown or has a
+ * comma (-Xcompiler would split it). */
+static const char *debug_map(const pacc *p) {
   char cwd[PATH_MAX];
-  if (in->gen && getcwd(cwd, sizeof cwd) && !strchr(cwd, ',')) {
-    /* debug information names the .pc file from the working folder (its
-     * #line names are relative to the translation's temporary folder) */
-    const char *map = cat(cat(cat("-fdebug-prefix-map=", p->tmp), "="), cwd);
-    push(&a, cuda ? cat("-Xcompiler=", map) : map);
-  }
-  if (!in->gen) dep_args(p, &a, in);
-  if (p->mode == 'E' || p->mode == 'M') {
-    if (p->mode == 'E') push(&a, "-E");
-  } else {
-    push(&a, "-c");
-  }
-  bool lang = !in->gen && (in->kind == K_C) != ends(src, ".c") && in->kind != K_CU;
-  if (lang) push(&a, "-x"), push(&a, "c");
-  push(&a, src);
-  if (lang) push(&a, "-x"), push(&a, "none");
-  if (p->mode == 'E' && p->out) push(&a, "-o"), push(&a, p->out);
-  if (p->mode == 'c' || p->mode == 'l') push(&a, "-o"), push(&a, in->obj);
+  if (!getcwd(cwd, sizeof cwd) || strchr(cwd, ',')) return NULL;
+  return cat(cat(cat("-fdebug-prefix-map=", p->tmp), "="), cwd);
+}
+
+/* The compiler's command for one source, up to its output: the compiler
+ * and its options, the include folders, the debug map, the dependency
+ * options, `step` (-c, -S, -E, -cuda or NULL) and the source. */
+static void source_cmd(pacc *p, const input *in, bool cuda, const char *step, strv *a) {
+  const char *src = in->gen ? in->gen : in->path;
+  compiler_head(p, a, cuda, p->mpi);
+  push_all(a, &p->ppopts);
+  push_quote_dirs(p, a, cuda);
+  push(a, cat("-I", p->incdir));
+  const char *map = in->gen ? debug_map(p) : NULL;
+  if (map) push(a, cuda ? cat("-Xcompiler=", map) : map);
+  if (!in->gen) dep_args(p, a, in);
+  if (step) push(a, step);
+  bool lang = !in->gen && (in->kind == K_C) != pacc_ends(src, ".c") && in->kind != K_CU;
+  if (lang) push(a, "-x"), push(a, "c");
+  push(a, src);
+  if (lang) push(a, "-x"), push(a, "none");
+}
+
+/* Run a compiler on input in, its messages naming the .pc file where they
+ * name the temporary file `tmpname` (or the translation). */
+static int run_on(const pacc *p, const input *in, const strv *a, const char *tmpname) {
+  if (!in->gen && !tmpname) return run(p, a);
   strv subst = {0};
+  if (tmpname) push(&subst, tmpname), push(&subst, in->path);
   if (in->gen) push(&subst, in->gen), push(&subst, in->path);
-  int rc = in->gen ? run_full(p, &a, NULL, &subst) : run(p, &a);
+  int rc = run_full(p, a, NULL, &subst);
   free(subst.v);
+  return rc;
+}
+
+/* -S of CUDA code: nvcc writes the host code, its device code built in
+ * (nvcc -cuda), and nvcc's host compiler turns that into assembly, which
+ * assembles to the object nvcc -c would have written. */
+static int cuda_assembly(pacc *p, input *in) {
+  const char *ii = temp_file(p, in, ".cu.ii");
+  strv a = {0};
+  source_cmd(p, in, true, "-cuda", &a);
+  push(&a, "-o"), push(&a, ii);
+  int rc = run_on(p, in, &a, NULL);
+  free(a.v);
+  if (rc) return rc;
+  strv h = {0};
+  host_compiler(p, &h);
+  const char *map = in->gen ? debug_map(p) : NULL;
+  if (map) push(&h, map);
+  push(&h, "-S"), push(&h, ii), push(&h, "-o"), push(&h, in->obj);
+  rc = run_on(p, in, &h, ii);
+  free(h.v);
+  if (!p->dry) unlink(ii);
+  return rc;
+}
+
+/* Compile one source (a translation, or a .c/.cu input) to in->obj (with -S
+ * to assembly); with -E or -M, only preprocess it or print its rule. */
+static int compile(pacc *p, input *in) {
+  bool cuda = in->kind == K_CU || in->cuda;
+  set_obj(p, in);
+  if (cuda && p->mode == 'S') return cuda_assembly(p, in);
+  strv a = {0};
+  const char *step = p->mode == 'E' ? "-E" : p->mode == 'M' ? NULL : p->mode == 'S' ? "-S" : "-c";
+  source_cmd(p, in, cuda, step, &a);
+  if (p->mode == 'E' && p->out) push(&a, "-o"), push(&a, p->out);
+  if (p->mode == 'c' || p->mode == 'S' || p->mode == 'l') push(&a, "-o"), push(&a, in->obj);
+  int rc = run_on(p, in, &a, NULL);
   free(a.v);
   return rc;
 }
@@ -631,9 +458,12 @@ static int link_all(pacc *p) {
   push(&a, cat("-L", p->libdir));
   /* an installed lib/ holds the shared runtime too: find it when run */
   push(&a, cat(p->cuda ? "-Xlinker=-rpath," : "-Wl,-rpath,", p->libdir));
+  if (p->shared) push(&a, "-shared");
   for (int i = 0; i < p->ldopts.n; i++) {
     const char *o = p->ldopts.v[i];
-    push(&a, p->cuda && !strncmp(o, "-Wl,", 4) ? cat("-Xlinker=", o + 4) : o);
+    if (p->cuda && !strncmp(o, "-Wl,", 4)) push(&a, cat("-Xlinker=", o + 4));
+    else if (p->cuda && !strcmp(o, "-static")) push(&a, "-Xcompiler=-static");
+    else push(&a, o);
   }
   /* distributed dmem arrays (parray_mpi_cuda) when a program has both */
   bool ok = (!p->cuda || !p->mpi || need_lib(p, &a, "parray_mpi_cuda", "CUDA and MPI")) &&
@@ -654,18 +484,37 @@ static int link_all(pacc *p) {
   return rc;
 }
 
-/* --keep: the translations next to the output, as OUT.gen.c / OUT.gen.cu
- * (OUT.K.gen.c with several). */
+/* Move a file, across file systems too (TMPDIR on another one than the
+ * output); false with errno set. */
+static bool move_file(const char *from, const char *to) {
+  if (rename(from, to) == 0) return true;
+  if (errno != EXDEV) return false;
+  FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+  bool ok = out != NULL;
+  char buf[1 << 16];
+  for (size_t n; ok && (n = fread(buf, 1, sizeof buf, in)) > 0;) ok = fwrite(buf, 1, n, out) == n;
+  ok = ok && !ferror(in);
+  int e = errno;
+  if (in) fclose(in);
+  if (out && fclose(out) != 0) ok = false, e = errno;
+  if (ok) unlink(from);
+  errno = e;
+  return ok;
+}
+
+/* --keep, -save-temps: each translation named after its source (x.pc:
+ * x.gen.c or x.gen.cu), beside the output or in the working folder; the
+ * other temporary files removed. */
 static void keep_or_remove(const pacc *p, bool ok) {
-  int ngen = 0;
-  for (int i = 0; i < p->nin; i++) ngen += p->in[i].gen != NULL;
-  for (int i = 0, k = 0; i < p->nin; i++) {
+  for (int i = 0; i < p->nin; i++) {
     const input *in = &p->in[i];
     if (in->gen && p->keep && ok) {
-      const char *out = p->mode == 'c' ? base_with(in->obj, "") : p->out ? p->out : "a.out";
-      char num[16] = "";
-      if (ngen > 1 && p->mode != 'c') snprintf(num, sizeof num, ".%d", k++);
-      rename(in->gen, cat(cat(out, num), in->cuda ? ".gen.cu" : ".gen.c"));
+      const char *out = p->mode == 'l' ? (p->out ? p->out : "a.out") : in->obj;
+      const char *slash = strrchr(out, '/');
+      const char *dir = p->keep == 'o' && slash ? own(strndup(out, (size_t)(slash - out) + 1)) : "";
+      const char *kept = cat(cat(dir, in->base), in->cuda ? ".gen.cu" : ".gen.c");
+      if (!move_file(in->gen, kept))
+        fprintf(stderr, "pacc: warning: cannot keep '%s': %s\n", kept, strerror(errno));
     } else if (in->gen) {
       unlink(in->gen);
     }
@@ -673,47 +522,82 @@ static void keep_or_remove(const pacc *p, bool ok) {
   }
 }
 
+/* The name each source's temporary files start with: its own (d/x.pc: x),
+ * with -K added where another source has that name too (a/x.pc b/x.c), so
+ * that no two of them share a file. */
+static void name_inputs(pacc *p) {
+  for (int k = 0; k < p->nin; k++) {
+    input *in = &p->in[k];
+    if (in->kind == K_OBJ) continue;
+    const char *b = base_with(in->path, "");
+    for (int n = 0;; n++) {
+      char num[24] = "";
+      if (n) snprintf(num, sizeof num, "-%d", n);
+      const char *cand = cat(b, num);
+      bool taken = false;
+      for (int j = 0; j < p->nin && !taken; j++)
+        taken = j != k && p->in[j].kind != K_OBJ &&
+                ((j < k && !strcmp(p->in[j].base, cand)) || (n && !strcmp(base_with(p->in[j].path, ""), cand)));
+      if (!taken) {
+        in->base = cand;
+        break;
+      }
+    }
+  }
+}
+
 /* Translate every .pc file, then compile every source, then link. */
 static int build(pacc *p) {
   int rc = 0;
+  name_inputs(p);
   for (int i = 0; i < p->nin && !rc; i++) {
     input *in = &p->in[i];
     if (in->kind == K_PC) {
-      rc = translate(p, in, i);
+      rc = translate(p, in);
       p->cuda |= in->cuda, p->mpi |= in->mpi, p->sm90 |= in->sm90;
     }
   }
   if (p->mode == 'E' || p->mode == 'M') {
     for (int i = 0; i < p->nin && !rc; i++)
-      if (p->in[i].kind == K_C || p->in[i].kind == K_CU) rc = compile(p, &p->in[i], i);
+      if (p->in[i].kind == K_C || p->in[i].kind == K_CU) rc = compile(p, &p->in[i]);
     return rc;
   }
   for (int i = 0; i < p->nin && !rc; i++) {
     if (p->in[i].kind == K_CU) p->cuda = true;
-    if (p->in[i].kind != K_OBJ) rc = compile(p, &p->in[i], i);
-    else if (p->mode == 'c') fprintf(stderr, "pacc: warning: '%s': linker input file unused with -c\n", p->in[i].path);
+    if (p->in[i].kind != K_OBJ) rc = compile(p, &p->in[i]);
+    else if (p->mode != 'l')
+      fprintf(stderr, "pacc: warning: '%s': linker input file unused with -%c\n", p->in[i].path, p->mode);
   }
   if (!rc && p->mode == 'l') rc = link_all(p);
   keep_or_remove(p, !rc);
   return rc;
 }
 
+/* What the command writes, to name its temporary folder: the program, or
+ * the object or assembly of each source. */
+static void outputs(const pacc *p, strv *o) {
+  push(o, p->mode == 'l' ? "l" : p->mode == 'S' ? "S" : "c");
+  if (p->mode == 'l') push(o, p->out ? p->out : "a.out");
+  else if (p->out) push(o, p->out);
+  else
+    for (int i = 0; i < p->nin; i++)
+      if (p->in[i].kind != K_OBJ) push(o, base_with(p->in[i].path, p->mode == 'S' ? ".s" : ".o"));
+}
+
 int main(int argc, char **argv) {
-  pacc p = {0};
-  int rc = parse_args(&p, argc, argv);
-  if (rc) return rc == 1 ? 0 : rc;
-  if (!find_runtime(&p)) return 1;
-  char tmpl[] = "/tmp/pacc-XXXXXX";
-  p.tmp = mkdtemp(tmpl);
-  if (!p.tmp) {
-    fprintf(stderr, "pacc: error: cannot create a temporary folder: %s\n", strerror(errno));
-    return 1;
-  }
-  rc = build(&p);
-  rmdir(p.tmp);
+  pacc p = {.tmplock = -1};
+  strv args = {0}; /* the command line, response files expanded */
+  int rc = pacc_parse_args(&p, argc, argv, &args);
+  /* the translations and objects, in a folder named after what the command writes */
+  bool files = p.mode == 'l' || p.mode == 'c' || p.mode == 'S';
+  strv out = {0};
+  if (!rc) outputs(&p, &out);
+  if (!rc) rc = !find_runtime(&p) || !pacc_tmp_open(&p, &out, files && !p.dry) ? 3 : 0;
+  if (!rc) rc = build(&p) ? 3 : 0;
+  pacc_tmp_close(&p);
   own_free_all();
-  strv *all[] = {&p.pacopts, &p.ccopts, &p.nvopts, &p.ldopts, &p.qdirs, &p.mt, &p.mpiinc};
+  strv *all[] = {&args, &out, &p.pacopts, &p.ppopts, &p.ccopts, &p.nvopts, &p.ldopts, &p.qdirs, &p.mt, &p.mpiinc};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) free(all[i]->v);
   free(p.in);
-  return rc ? 1 : 0;
+  return rc == 1 ? 0 : rc == 3 ? 1 : rc;
 }

@@ -67,7 +67,7 @@ static void print_cmd(const strv *a, bool quote) {
 /* Copy the command's error output from fd to stderr, each name in
  * subst->v[2k] replaced by subst->v[2k+1]: the compilers and the linker name
  * the translation's temporary files in a few messages ("1 error detected
- * in the compilation of ...", "/tmp/pacc-.../0-x.o: in function"), the user
+ * in the compilation of ...", "/tmp/pacc-0/.../x.o: in function"), the user
  * knows only the .pc file. */
 static void relay_stderr(int fd, const strv *subst) {
   FILE *f = fdopen(fd, "r");

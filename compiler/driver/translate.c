@@ -5,6 +5,7 @@
 #define _DEFAULT_SOURCE 1 /* realpath */
 #include "translate.h"
 
+#include "cpp.h"
 #include "outfile.h"
 #include "parse.h"
 #include "ppcond.h"
@@ -42,7 +43,8 @@ typedef struct tstate {
 } tstate;
 
 /* The .pc file an #include line names (ppc_loader): "x.pc" in the including
- * file's folder first, then the -I folders, then pac's own include folder;
+ * file's folder first, then the -I folders, the -isystem ones, then pac's
+ * own include folder;
  * each file is loaded once, as a new segment of the source. */
 static int load_pc_include(void *env, int sg, uint32_t at, const char *name, size_t nl, bool angle) {
   tstate *t = env;
@@ -60,11 +62,17 @@ static int load_pc_include(void *env, int sg, uint32_t at, const char *name, siz
   if (slash) *slash = 0;
   else strcpy(here, ".");
   if (!angle) dirs[nd++] = here;
-  for (int i = 0; i < opt->ncpp_args && nd < 250; i++) {
-    const char *a = opt->cpp_args[i];
-    if (!strcmp(a, "-I") && i + 1 < opt->ncpp_args) dirs[nd++] = opt->cpp_args[++i];
-    else if (!strncmp(a, "-I", 2) && a[2]) dirs[nd++] = a + 2;
-  }
+  for (int pass = 0; pass < 2; pass++) /* the -I folders, then the -isystem ones, as cc looks */
+    for (int i = 0; i < opt->ncpp_args && nd < 250; i++) {
+      const char *a = opt->cpp_args[i];
+      const char *dir = NULL;
+      if (!strcmp(a, "-I") || !strcmp(a, "-isystem") || !strcmp(a, "-include")) {
+        if (i + 1 < opt->ncpp_args) dir = opt->cpp_args[++i];
+      } else if (!strncmp(a, "-I", 2)) {
+        dir = a + 2;
+      }
+      if (dir && (pass == 0 ? a[1] == 'I' : !strcmp(a, "-isystem"))) dirs[nd++] = dir;
+    }
   if (t->io->selfinc) dirs[nd++] = t->io->selfinc;
   for (int d = 0; d < nd && !found[0]; d++) {
     char cand[8192];
@@ -234,8 +242,8 @@ static void learn_headers(tstate *t, const sbuf *pp) {
   if (t->target == TARGET_CUDA) args[na++] = "-I" PAC_CUDA_INCLUDE;
 #endif
   for (int i = 0; i < opt->ncpp_args && na < 1000; i++) args[na++] = opt->cpp_args[i];
-  char deptmp[] = "/tmp/pac-dep-XXXXXX";
-  int dfd = t->io->deps ? mkstemp(deptmp) : -1;
+  char *deptmp = t->io->deps ? cpp_temp_name("pac-dep", "") : NULL;
+  int dfd = deptmp ? mkstemp(deptmp) : -1;
   if (dfd >= 0) {
     close(dfd);
     args[na++] = t->io->deps->system ? "-MD" : "-MMD";
@@ -249,6 +257,7 @@ static void learn_headers(tstate *t, const sbuf *pp) {
   } else if (dfd >= 0)
     read_cpp_deps(t, deptmp);
   if (dfd >= 0) unlink(deptmp);
+  free(deptmp);
   free(dir);
   sb_free(&in);
 }
@@ -459,9 +468,20 @@ static bool same_file(const char *a, const char *b) {
 /* Before anything is written: an output name derived from an input that
  * is not a regular file (/dev/stdin, a pipe) would land in /dev or beside
  * the pipe; a dependency rule would not overwrite the translation, nor
- * fail on a folder after the translation was written. */
+ * fail on a folder after the translation was written; CUDA that pac chose
+ * is not written to a .c name (the C compiler, and nvcc too, would compile
+ * it as C), CUDA asked for with --emit=cuda is. */
 static int check_outputs(tstate *t) {
   struct stat st;
+  const char *o = t->opt.output;
+  bool writes = !t->io->out && !t->opt.layout && !(t->io->deps && t->io->deps->only);
+  if (writes && t->opt.target == TARGET_AUTO && t->target == TARGET_CUDA && o && strlen(o) > 2 &&
+      !strcmp(o + strlen(o) - 2, ".c")) {
+    fprintf(t->err, "pac: error: the translation is CUDA (the file uses dmem, smem, a cuda thread array or INIT_GPU), "
+                    "but '%s' is a C file name, which cc and nvcc compile as C: name the output .cu (or give "
+                    "--emit=cuda to write CUDA to it all the same)\n", o);
+    return 1;
+  }
   bool derived = !t->opt.output && !t->io->out && !t->opt.layout && !t->io->text && !(t->io->deps && t->io->deps->only);
   if (derived && (stat(t->opt.input, &st) != 0 || !S_ISREG(st.st_mode) || !strncmp(t->opt.input, "/dev/", 5))) {
     fprintf(t->err, "pac: error: '%s' is not a regular file, so no output name can be made from it: give -o\n",

@@ -13,20 +13,31 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+char *cpp_temp_name(const char *stem, const char *suffix) {
+  const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir) dir = "/tmp";
+  size_t n = strlen(dir) + strlen(stem) + strlen(suffix) + 16;
+  char *s = malloc(n);
+  if (s) snprintf(s, n, "%s/%s-XXXXXX%s", dir, stem, suffix);
+  return s;
+}
+
 /* Run cpp_cmd (its words split at blanks) with args over text; its standard
  * output goes to out. Returns 0, or -1 with the reason in err. */
 int cpp_run(const char *cpp_cmd, const char *const *args, int nargs, const char *text, sbuf *out, char *err,
             size_t errlen) {
-  char tmpl[] = "/tmp/pac-cpp-XXXXXX.c";
-  int fd = mkstemps(tmpl, 2);
+  char *tmpl = cpp_temp_name("pac-cpp", ".c");
+  int fd = tmpl ? mkstemps(tmpl, 2) : -1;
   if (fd < 0) {
-    snprintf(err, errlen, "cannot create a temporary file: %s", strerror(errno));
+    snprintf(err, errlen, "cannot create a temporary file in %s: %s", tmpl ? tmpl : "TMPDIR", strerror(errno));
+    free(tmpl);
     return -1;
   }
   size_t n = strlen(text);
   if (write(fd, text, n) != (ssize_t)n) {
     close(fd);
     unlink(tmpl);
+    free(tmpl);
     snprintf(err, errlen, "cannot write a temporary file");
     return -1;
   }
@@ -45,6 +56,7 @@ int cpp_run(const char *cpp_cmd, const char *const *args, int nargs, const char 
     free(cmd);
     free(argv);
     unlink(tmpl);
+    free(tmpl);
     snprintf(err, errlen, "cannot run the preprocessor");
     return -1;
   }
@@ -67,6 +79,7 @@ int cpp_run(const char *cpp_cmd, const char *const *args, int nargs, const char 
   int status = 0;
   if (pid > 0) waitpid(pid, &status, 0);
   unlink(tmpl);
+  free(tmpl);
   free(cmd);
   free(argv);
   if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {

@@ -9,4 +9,8 @@
 int cpp_run(const char *cpp_cmd, const char *const *args, int nargs, const char *text, sbuf *out, char *err,
             size_t errlen);
 
+/* A template for mkstemps (malloc'd): $TMPDIR/STEM-XXXXXXSUFFIX, /tmp when
+ * TMPDIR is unset or empty. */
+char *cpp_temp_name(const char *stem, const char *suffix);
+
 #endif
