@@ -11,6 +11,7 @@
 #define PAC_LOWER_H
 
 #include "cexpr.h"
+#include "ctcanon.h"
 #include "emit.h"
 #include "headers.h"
 #include "printer.h"
@@ -270,6 +271,13 @@ dnode *lw_data_type(lw *w, loc name);
 /* sizeof of a common scalar or CUDA vector element type on the 64-bit
  * targets (0: not known to pac, then only the run-time checks apply) */
 int64_t lw_elem_size(const char *elem);
+/* the same for an element type as the program means it: its typedefs and
+ * object-like macros expanded first (ctcanon.h) */
+int64_t lw_elem_bytes(lw *w, const char *elem);
+/* the meaning of type words at this point of the walk: the visible typedefs and the macros */
+ctenv lw_ctenv(lw *w);
+/* the body of the object-like macro name (NULL: none), env a lw */
+const char *lw_macro_body_cb(void *env, const char *name, size_t len);
 void lw_create(lw *w, item *it);
 /* Before a cuda body is walked: when its #creates of smem arrays (of known
  * footprint and element size) need more than the 48 KB a kernel may declare

@@ -173,7 +173,7 @@ static bool plan_modes(lw *w, dnode *ns, dnode *nd, plan_copy *p) {
   for (int m = 0; m < nm; m++) p->shape[m] = lw_localize(w, shape[m], w->rg->at);
   p->src.off = lw_localize(w, so, w->rg->at), p->dst.off = lw_localize(w, dof, w->rg->at);
   for (int j = 0; j < p->nbound; j++) p->bound_digit[j] = lw_localize(w, p->bound_digit[j], w->rg->at);
-  p->elem_bytes = lw_elem_size(p->elem);
+  p->elem_bytes = lw_elem_bytes(w, p->elem);
   p->vec = pack_width(w, p, shape, st, k, nm);
   return true;
 }
@@ -366,8 +366,8 @@ static void copy_fits_at_run_time(lw *w, dnode *n, items *arg, const char *verb,
 
 bool lw_copy_elems_agree(lw *w, directive *d, dnode *ns, dnode *nd) {
   /* by meaning: typedefs expanded, one spelling per arithmetic type */
-  if (same_elem(ns->type->elem, nd->type->elem) || ct_same(&w->sc, w->src->text, ns->type->elem, nd->type->elem, w->ar))
-    return true;
+  ctenv e = lw_ctenv(w);
+  if (same_elem(ns->type->elem, nd->type->elem) || ct_same(&e, ns->type->elem, nd->type->elem, w->ar)) return true;
   diag_error(w->dg, loc_span(d->name, d->name2), "#copy between different element types: '%s' has %s, '%s' has %s",
              ns->path, ns->type->elem, nd->path, nd->type->elem);
   return false;

@@ -33,6 +33,17 @@ dnode *lw_data_type(lw *w, loc name) {
   return n;
 }
 
+ctenv lw_ctenv(lw *w) {
+  return (ctenv){.sc = &w->sc, .src = w->src->text, .macro = lw_macro_body_cb, .macro_env = w};
+}
+
+int64_t lw_elem_bytes(lw *w, const char *elem) {
+  int64_t es = lw_elem_size(elem);
+  if (es) return es;
+  ctenv e = lw_ctenv(w);
+  return lw_elem_size(ct_canonical(&e, elem, w->ar));
+}
+
 int64_t lw_elem_size(const char *elem) {
   static const struct {
     const char *name;
@@ -81,7 +92,7 @@ static void run_time_dims(lw *w, dnode *n, plan_bytes *b, sbuf *names) {
 static bool create_bytes(lw *w, dnode *n, loc at, plan_bytes *out) {
   ex *fp = lw_localize(w, ty_footprint(&w->ty, n), w->rg->at);
   const char *elem = n->type->elem;
-  int64_t v, es = lw_elem_size(elem);
+  int64_t v, es = lw_elem_bytes(w, elem);
   *out = (plan_bytes){.elems = fp, .elem = elem};
   if (ex_is_const(fp, &v) && es) {
     if (v > INT64_MAX / es) {
@@ -181,7 +192,7 @@ static void smem_slots(lw *w, item *it, region *r) {
     dnode *n = lw_resolve(w, it->dir->name, false); /* errors are reported when the #create is walked */
     int64_t ne = 0, es = 0;
     if (!n || n->type->thread != TK_DATA || n->type->mem != MK_SMEM || !ex_is_const(ty_footprint(&w->ty, n), &ne) ||
-        ne <= 0 || (es = lw_elem_size(n->type->elem)) <= 0 || ne > INT64_MAX / 4 / es)
+        ne <= 0 || (es = lw_elem_bytes(w, n->type->elem)) <= 0 || ne > INT64_MAX / 4 / es)
       continue;
     int64_t off = (r->dsmem_bytes + DYNAMIC_SMEM_ALIGN - 1) / DYNAMIC_SMEM_ALIGN * DYNAMIC_SMEM_ALIGN;
     r->dsmem = arena_grow1(w->ar, r->dsmem, (size_t)r->ndsmem, sizeof *r->dsmem);

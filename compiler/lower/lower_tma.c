@@ -172,7 +172,7 @@ static int tma_sides(lw *w, directive *d, dnode *ns, dnode *nd, int64_t *es) {
     return 0;
   }
   if (!lw_copy_elems_agree(w, d, ns, nd)) return 0;
-  *es = lw_elem_size(ns->type->elem);
+  *es = lw_elem_bytes(w, ns->type->elem);
   if (*es != 1 && *es != 2 && *es != 4 && *es != 8) {
     diag_error(w->dg, d->name, "a tma #copy moves elements of 1, 2, 4 or 8 bytes; pac does not know '%s' as one",
                ns->type->elem);

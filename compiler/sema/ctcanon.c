@@ -2,7 +2,8 @@
  * text (an element type of a #parray, say), so that two spellings of one
  * type compare equal. Typedefs visible in the scopes are expanded (a
  * typedef of a plain or pointer declarator; others stay as their name),
- * qualifiers are dropped, and the words of the arithmetic types take one
+ * object-like macros are expanded (#define real double), qualifiers are
+ * dropped, and the words of the arithmetic types take one
  * spelling: "unsigned" is "unsigned int", "long int" and "signed long" are
  * "long", "signed" is "int" (but "signed char" stays apart from "char").
  * Names the translator does not know (header types such as __half) stay as
@@ -26,10 +27,11 @@ static bool word_is(const char *w, size_t n, const char *s) { return str_eq(w, n
 
 static const char *text(const sbuf *b) { return b->s ? b->s : ""; }
 
-static void canon_into(const scopes *sc, const char *src, const char *t, size_t len, sbuf *out, int depth);
+static void canon_into(const ctenv *e, const char *t, size_t len, sbuf *out, int depth);
+static void add_words(const ctenv *e, const char *t, size_t len, words *ws, int depth);
 
 /* a typedef's meaning, when its declarator is the name with stars before it */
-static bool expand_typedef(const scopes *sc, const char *src, const sym *s, sbuf *out, int depth) {
+static bool expand_typedef(const ctenv *e, const sym *s, sbuf *out, int depth) {
   if (!s->has_decl || !s->decl.spec_first || !s->decl.decl_first || depth >= MAX_DEPTH) return false;
   int stars = 0;
   for (item *it = s->decl.decl_first; it; it = it->next) {
@@ -45,14 +47,34 @@ static bool expand_typedef(const scopes *sc, const char *src, const sym *s, sbuf
     if (!it || it->kind == IT_GROUP || it->kind != IT_TOK) return false;
     if (it == s->decl.spec_last) break;
   }
-  uint32_t b = s->decl.spec_first->loc.b, e = s->decl.spec_last->loc.e;
-  canon_into(sc, src, src + b, e - b, out, depth + 1);
+  uint32_t b = s->decl.spec_first->loc.b, end = s->decl.spec_last->loc.e;
+  canon_into(e, e->src + b, end - b, out, depth + 1);
   for (int i = 0; i < stars; i++) sb_puts(out, " *");
   return true;
 }
 
+/* a macro's body that is words only (#define U unsigned long): its words
+ * join the list; another body (with a star, say) is one word of its own */
+static bool expand_macro(const ctenv *e, const char *w, size_t n, words *ws, int depth) {
+  const char *body = e->macro && depth < MAX_DEPTH ? e->macro(e->macro_env, w, n) : NULL;
+  if (!body || str_eq(w, n, body)) return false;
+  size_t len = strlen(body), i = 0;
+  while (i < len && (is_word_char(body[i]) || body[i] == ' ' || body[i] == '\t')) i++;
+  if (i == len) {
+    add_words(e, body, len, ws, depth + 1);
+    return true;
+  }
+  sbuf t;
+  sb_init(&t);
+  canon_into(e, body, len, &t, depth + 1);
+  if (ws->rest.len) sb_putc(&ws->rest, ' ');
+  sb_puts(&ws->rest, text(&t));
+  sb_free(&t);
+  return true;
+}
+
 /* one word of a specifier list */
-static void add_word(const scopes *sc, const char *src, const char *w, size_t n, words *ws, int depth) {
+static void add_word(const ctenv *e, const char *w, size_t n, words *ws, int depth) {
   static const char *const dropped[] = {"const", "volatile", "restrict", "__restrict", "__restrict__",
                                         "typedef", "static", "extern", "register", "inline", NULL};
   for (const char *const *d = dropped; *d; d++)
@@ -65,13 +87,33 @@ static void add_word(const scopes *sc, const char *src, const char *w, size_t n,
   else if (word_is(w, n, "char")) ws->chr++;
   else if (word_is(w, n, "double")) ws->dbl++;
   else {
-    const sym *s = sc ? sc_find(sc, w, n) : NULL;
+    const sym *s = e->sc ? sc_find(e->sc, w, n) : NULL;
     sbuf t;
     sb_init(&t);
-    if (!(s && s->kind == SYM_TYPEDEF && expand_typedef(sc, src, s, &t, depth))) sb_printf(&t, "%.*s", (int)n, w);
+    if (!(s && s->kind == SYM_TYPEDEF && expand_typedef(e, s, &t, depth))) {
+      if (!s && expand_macro(e, w, n, ws, depth)) {
+        sb_free(&t);
+        return;
+      }
+      sb_printf(&t, "%.*s", (int)n, w);
+    }
     if (ws->rest.len) sb_putc(&ws->rest, ' ');
     sb_puts(&ws->rest, text(&t));
     sb_free(&t);
+  }
+}
+
+/* every word of t (words and blanks only) */
+static void add_words(const ctenv *e, const char *t, size_t len, words *ws, int depth) {
+  for (size_t i = 0; i < len;) {
+    if (!is_word_char(t[i])) {
+      i++;
+      continue;
+    }
+    size_t j = i;
+    while (j < len && is_word_char(t[j])) j++;
+    add_word(e, t + i, j - i, ws, depth);
+    i = j;
   }
 }
 
@@ -86,7 +128,7 @@ static void put_arith(const words *ws, sbuf *out) {
   else if (ws->integer || ws->unsig || ws->sig) sb_printf(out, "%sint", u);
 }
 
-static void canon_into(const scopes *sc, const char *src, const char *t, size_t len, sbuf *out, int depth) {
+static void canon_into(const ctenv *e, const char *t, size_t len, sbuf *out, int depth) {
   words ws;
   memset(&ws, 0, sizeof ws);
   sb_init(&ws.rest);
@@ -100,7 +142,7 @@ static void canon_into(const scopes *sc, const char *src, const char *t, size_t 
       size_t j = i;
       while (j < len && is_word_char(t[j])) j++;
       if (tail.len) sb_printf(&tail, " %.*s", (int)(j - i), t + i); /* a name after a star: not a specifier */
-      else add_word(sc, src, t + i, j - i, &ws, depth);
+      else add_word(e, t + i, j - i, &ws, depth);
       i = j;
     } else {
       sb_printf(&tail, "%s%c", tail.len && c == '*' ? " " : (tail.len ? "" : " "), c);
@@ -119,15 +161,15 @@ static void canon_into(const scopes *sc, const char *src, const char *t, size_t 
   sb_free(&ws.rest);
 }
 
-const char *ct_canonical(const scopes *sc, const char *src, const char *type, arena *ar) {
+const char *ct_canonical(const ctenv *e, const char *type, arena *ar) {
   sbuf b;
   sb_init(&b);
-  canon_into(sc, src, type, strlen(type), &b, 0);
+  canon_into(e, type, strlen(type), &b, 0);
   const char *r = arena_strdup(ar, text(&b));
   sb_free(&b);
   return r;
 }
 
-bool ct_same(const scopes *sc, const char *src, const char *a, const char *b, arena *ar) {
-  return !strcmp(ct_canonical(sc, src, a, ar), ct_canonical(sc, src, b, ar));
+bool ct_same(const ctenv *e, const char *a, const char *b, arena *ar) {
+  return !strcmp(ct_canonical(e, a, ar), ct_canonical(e, b, ar));
 }

@@ -6,11 +6,21 @@
 
 #include "scope.h"
 
+/* Where a type's words get their meaning: the typedefs visible in sc (NULL:
+ * none; src is the text their declarations point into) and the object-like
+ * macros that macro returns the body of (NULL: none), expanded as deep as
+ * the C preprocessor would. */
+typedef struct ctenv {
+  const scopes *sc;
+  const char *src;
+  const char *(*macro)(void *env, const char *name, size_t len);
+  void *macro_env;
+} ctenv;
+
 /* type (C text) canonically: "unsigned" -> "unsigned int", "long int" ->
- * "long", typedef names visible in sc expanded (src: the text their
- * declarations point into; sc may be NULL: no typedefs), qualifiers dropped */
-const char *ct_canonical(const scopes *sc, const char *src, const char *type, arena *ar);
+ * "long", typedef names and macros expanded, qualifiers dropped */
+const char *ct_canonical(const ctenv *e, const char *type, arena *ar);
 /* a and b are the same type */
-bool ct_same(const scopes *sc, const char *src, const char *a, const char *b, arena *ar);
+bool ct_same(const ctenv *e, const char *a, const char *b, arena *ar);
 
 #endif
