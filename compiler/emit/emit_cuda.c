@@ -36,6 +36,45 @@ static const char *dim3_text(emitter *e, ex *const d[3]) {
   return s;
 }
 
+/* "template <unsigned long parray__n0, ...> " when values travel as bytes
+ * (plan_capture.bytes), one size per such value; "" otherwise */
+static const char *bytes_template(emitter *e, const plan_detour *p) {
+  sbuf b;
+  sb_init(&b);
+  for (int i = 0, k = 0; i < p->ncaps; i++)
+    if (p->caps[i].mode == CAP_VALUE && p->caps[i].bytes)
+      sb_printf(&b, "%sunsigned long parray__n%d", k++ ? ", " : "template <", i);
+  if (b.len) sb_puts(&b, "> ");
+  char *r = arena_strdup(e->ar, b.s ? b.s : "");
+  sb_free(&b);
+  return r;
+}
+
+/* the kernel as the host names it: with the sizes of the values that travel as bytes */
+static const char *kernel_ref(emitter *e, const plan_detour *p) {
+  sbuf b;
+  sb_init(&b);
+  sb_puts(&b, p->fname);
+  for (int i = 0, k = 0; i < p->ncaps; i++)
+    if (p->caps[i].mode == CAP_VALUE && p->caps[i].bytes)
+      sb_printf(&b, "%ssizeof(%s)", k++ ? ", " : "<", p->caps[i].init);
+  if (b.len > strlen(p->fname)) sb_putc(&b, '>');
+  char *r = arena_strdup(e->ar, b.s);
+  sb_free(&b);
+  return r;
+}
+
+/* a captured value as the kernel's parameter takes it */
+static const char *value_param(emitter *e, const plan_capture *c, int i) {
+  if (c->bytes) return arena_printf(e->ar, "parray_value_bytes<parray__n%d> %s", i, c->field);
+  return emit_decl(e, c->decl, c->field);
+}
+
+/* a captured value as the launch passes it */
+static const char *value_arg(emitter *e, const plan_capture *c) {
+  return c->bytes ? arena_printf(e->ar, "parray_to_bytes(%s)", c->init) : c->init;
+}
+
 /* the kernel, hoisted to file scope; its captures are extra parameters */
 static void kernel(emitter *e, const plan_detour *p, const char *grid, const char *block) {
   sbuf h;
@@ -48,11 +87,12 @@ static void kernel(emitter *e, const plan_detour *p, const char *grid, const cha
     bounds = arena_printf(e->ar, "__launch_bounds__(%lld, %s) ", (long long)p->block_threads, p->min_blocks);
   else if (p->block_threads > 0)
     bounds = arena_printf(e->ar, "__launch_bounds__(%lld) ", (long long)p->block_threads);
-  sb_printf(&h, "%s__global__ void %s%s(%s", pr_line_text(e->pr, e->ar, p->site.at), bounds, p->fname, p->params);
+  sb_printf(&h, "%s%s__global__ void %s%s(%s", pr_line_text(e->pr, e->ar, p->site.at), bytes_template(e, p), bounds,
+            p->fname, p->params);
   bool any = p->nargs > 0;
   for (int i = 0; i < p->ncaps; i++)
     if (p->caps[i].mode == CAP_VALUE) {
-      sb_printf(&h, "%s%s", any ? ", " : "", emit_decl(e, p->caps[i].decl, p->caps[i].field));
+      sb_printf(&h, "%s%s", any ? ", " : "", value_param(e, &p->caps[i], i));
       any = true;
     }
   for (int i = 0; i < p->ntmaps; i++, any = true)
@@ -88,7 +128,9 @@ static void cooperative_launch(emitter *e, const plan_detour *p, sbuf *c, const 
     sb_printf(c, "%s %s = (%s); ", p->args[i].spec, emit_decl(e, p->args[i].decl, arena_printf(e->ar, "parray__a%d", k)),
               p->args[i].arg);
   for (int i = 0; i < p->ncaps; i++)
-    if (p->caps[i].mode == CAP_VALUE)
+    if (p->caps[i].mode == CAP_VALUE && p->caps[i].bytes)
+      sb_printf(c, "auto parray__a%d = %s; ", k++, value_arg(e, &p->caps[i]));
+    else if (p->caps[i].mode == CAP_VALUE)
       sb_printf(c, "%s = %s; ", emit_decl(e, p->caps[i].decl, arena_printf(e->ar, "parray__a%d", k++)), p->caps[i].init);
   sb_puts(c, "\n  ");
   home_checks(e, p, c, true, site);
@@ -96,8 +138,8 @@ static void cooperative_launch(emitter *e, const plan_detour *p, sbuf *c, const 
   for (int i = 0; i < k; i++) sb_printf(c, "%s&parray__a%d", i ? ", " : "", i);
   for (int i = 0; i < p->ntmaps; i++) sb_printf(c, "%s&%s", k + i ? ", " : "", p->tmaps[i].name);
   if (!k && !p->ntmaps) sb_puts(c, "0");
-  sb_printf(c, "};\n  parray_cuda_launch_cooperative((const void *)%s, %s, %s, parray__args, %lldu, %s); }", p->fname,
-            grid, block, (long long)p->smem_bytes, site);
+  sb_printf(c, "};\n  parray_cuda_launch_cooperative((const void *)%s, %s, %s, parray__args, %lldu, %s); }",
+            kernel_ref(e, p), grid, block, (long long)p->smem_bytes, site);
 }
 
 /* "{ CUtensorMap M; ...encode... " before the launch: each tensor map of
@@ -128,19 +170,19 @@ char *emit_cuda_detour(emitter *e, const plan_detour *p) {
   sb_init(&c);
   if (p->ntmaps) encode_tmaps(e, p, &c);
   if (p->smem_bytes > 0) /* past 48 KB: the kernel's limit raised, and checked against the device's */
-    sb_printf(&c, "parray_cuda_shared_size((const void *)%s, %lldu, %s);\n  ", p->fname, (long long)p->smem_bytes,
-              site);
+    sb_printf(&c, "parray_cuda_shared_size((const void *)%s, %lldu, %s);\n  ", kernel_ref(e, p),
+              (long long)p->smem_bytes, site);
   if (p->grid_sync) {
     cooperative_launch(e, p, &c, grid, block, site);
   } else {
     const char *shared = p->smem_bytes > 0 ? arena_printf(e->ar, ", %lldu", (long long)p->smem_bytes) : "";
     sb_puts(&c, "{ ");
     home_checks(e, p, &c, false, site);
-    sb_printf(&c, "%s<<<%s, %s%s>>>(", p->fname, grid, block, shared);
+    sb_printf(&c, "%s<<<%s, %s%s>>>(", kernel_ref(e, p), grid, block, shared);
     bool any = false;
     for (int i = 0; i < p->nargs; i++, any = true) sb_printf(&c, "%s(%s)", any ? ", " : "", p->args[i].arg);
     for (int i = 0; i < p->ncaps; i++)
-      if (p->caps[i].mode == CAP_VALUE) sb_printf(&c, "%s%s", any ? ", " : "", p->caps[i].init), any = true;
+      if (p->caps[i].mode == CAP_VALUE) sb_printf(&c, "%s%s", any ? ", " : "", value_arg(e, &p->caps[i])), any = true;
     for (int i = 0; i < p->ntmaps; i++, any = true) sb_printf(&c, "%s%s", any ? ", " : "", p->tmaps[i].name);
     sb_printf(&c, ");\n  %s(%s); }", p->wait ? "parray_cuda_check_launch" : "parray_cuda_launched", site);
   }

@@ -44,6 +44,9 @@ typedef struct plan_capture {
   const char *elem;  /* CAP_HANDLE: the element type of the distributed array */
   bool device;       /* CAP_HANDLE: a distributed dmem array (its blocks are on the processes' GPUs) */
   const char *init;  /* its value in the enclosing code; CAP_HANDLE: the distributed array's variable */
+  bool bytes;        /* CAP_VALUE into a kernel, of a type the enclosing function declared: a kernel
+                        parameter at file scope cannot name it (nor can a kernel template's argument),
+                        so the value travels as sizeof(init) bytes, the kernel a template on that size */
 } plan_capture;
 
 /* A kernel parameter of a cuda thread array type. */

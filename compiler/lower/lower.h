@@ -28,6 +28,8 @@ typedef struct capture {
   const char *use;    /* how the body refers to it, when not by the emitter's rule (a variable-length array) */
   bool local;         /* by value, of a type the enclosing function declared (mpi): the capture struct is
                          declared where the detour starts and again in the body, after the types */
+  bool bytes;         /* by value, of such a type, into a kernel (cuda): it travels as its bytes
+                         (plan_capture.bytes), and the body reads them as the type it declares again */
 } capture;
 
 typedef struct region region;

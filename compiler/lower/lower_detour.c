@@ -240,14 +240,8 @@ const char *lw_capture_ref(lw *w, region *r, sym *s, loc use) {
   capture c = {.s = s, .field = sym_name(w, s)};
   c.mode = capture_mode(w, r, s, use, c.field);
   if (c.mode == CAP_VALUE && r->kind == RG_MPI && local_typed(w, s)) c.local = true;
-  if (c.mode == CAP_VALUE && r->kind == RG_CUDA && local_typed(w, s)) {
-    /* its value travels as a kernel parameter, declared at file scope,
-     * which cannot name the enclosing function's type */
-    diag_error(w->dg, use, "'%s' has a type declared in the enclosing function; a cuda detour takes its value as "
-               "a kernel parameter, declared at file scope, which cannot name that type: declare the type at file "
-               "scope", c.field);
-    c.mode = CAP_ERROR;
-  }
+  /* into a kernel, whose parameters (at file scope) cannot name the enclosing function's type: as bytes */
+  if (c.mode == CAP_VALUE && r->kind == RG_CUDA && local_typed(w, s)) c.bytes = true;
   if (r->ncaps == r->capcaps) {
     r->capcaps = r->capcaps ? r->capcaps * 2 : 8;
     capture *nc = arena_alloc(w->ar, sizeof *nc * (size_t)r->capcaps);
@@ -263,6 +257,10 @@ const char *lw_capture_ref(lw *w, region *r, sym *s, loc use) {
   if (!via && (c.mode == CAP_PTR || c.mode == CAP_DECAY) && r->kind == RG_PTHD && local_typed(w, s)) {
     plan_decl t = field_decl(w, s, c.mode); /* its type is the field's declarator without the name */
     via = arena_printf(w->ar, c.mode == CAP_PTR ? "(*(%s%s)%s)" : "((%s%s)%s)", t.pre, t.post, raw);
+  }
+  if (c.bytes) { /* the body declares the type again: its bytes read as that type */
+    plan_decl t = field_decl(w, s, CAP_VALUE);
+    via = arena_printf(w->ar, "(*(%s%s*)%s.b)", t.pre, t.post, c.field);
   }
   if (via) r->caps[at].use = via;
   return capture_use(w, r, &r->caps[at]);
@@ -325,7 +323,7 @@ static plan_capture *plan_captures(lw *w, region *r, bool decls, ex **localize) 
   plan_capture *pc = arena_alloc(w->ar, sizeof *pc * (size_t)(r->ncaps ? r->ncaps : 1));
   for (int i = 0; i < r->ncaps; i++) {
     capture *c = &r->caps[i];
-    pc[i] = (plan_capture){.mode = c->mode, .field = c->field};
+    pc[i] = (plan_capture){.mode = c->mode, .field = c->field, .bytes = c->bytes};
     if (c->mode == CAP_HANDLE)
       pc[i].elem = c->s->created->type->elem, pc[i].device = c->s->created->type->mem == MK_DMEM;
     else if (c->use && decls) pc[i].decl = (plan_decl){"void *", ""}; /* a variable-length array */

@@ -111,5 +111,20 @@ PARRAY_API void parray_cuda_launch_cooperative(const void *fn, dim3 grid, dim3 b
 
 #ifdef __cplusplus
 }
+
+#include <string.h>
+
+/* A value captured by a cuda detour whose type the enclosing function
+ * declared: a kernel parameter at file scope cannot name that type, so the
+ * value travels as its bytes (the generated kernel is a template on their
+ * number) and the body reads them as the type it declares again. */
+template <unsigned long N> struct parray_value_bytes {
+  alignas(16) unsigned char b[N];
+};
+template <class T> static inline parray_value_bytes<sizeof(T)> parray_to_bytes(const T &v) {
+  parray_value_bytes<sizeof(T)> r;
+  memcpy(r.b, &v, sizeof v);
+  return r;
+}
 #endif
 #endif
