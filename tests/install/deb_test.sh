@@ -4,10 +4,11 @@
 # ...` installs them into /usr, and from an empty folder, with only the system
 # on PATH, a CMake project (find_package(Parray), the .pc helpers; a CPU
 # program, and an MPI program under mpirun -np 2 when parray-mpi is
-# installed) and a Makefile project with pkg-config are built and run (the
-# projects of the install test, tests/install/cmake_project and make_project).
-# Then, with parray-mpi removed, the CMake project must still configure and
-# build its CPU program without looking for MPI. Every package installed here
+# installed; a CUDA program, compiled only, when parray-cuda is) and a
+# Makefile project with pkg-config are built and run (the projects of the
+# install test, tests/install/cmake_project and make_project).
+# Then, with every package but parray removed, the CMake project must still
+# configure and build its CPU program without looking for MPI or CUDA. Every package installed here
 # is purged at the end (and the machine checked clean), whatever happened.
 # Needs root, apt-get and dpkg (skipped otherwise, exit 77), and a machine
 # where the packages are not installed already (skipped if they are).
@@ -73,8 +74,9 @@ for f in /usr/bin/pac /usr/bin/pacc /usr/lib/cmake/Parray/ParrayConfig.cmake /us
          /usr/include/parray.h /usr/share/doc/parray/LICENSE /usr/share/doc/parray/README.md; do
   [ -e "$f" ] || fail "the package installed no $f"
 done
-mpi=OFF
+mpi=OFF cuda=OFF
 case " $names " in *" parray-mpi "*) mpi=ON ;; esac
+case " $names " in *" parray-cuda "*) command -v nvcc >/dev/null 2>&1 && cuda=ON ;; esac
 
 # 2. the user's projects, with only the system on PATH
 cp -R "$src/tests/install/cmake_project" "$src/tests/install/make_project" "$tmp/"
@@ -82,7 +84,7 @@ mkdir "$tmp/home"
 cd "$tmp" || exit 1
 unset PARRAY_HOME CMAKE_PREFIX_PATH CPATH C_INCLUDE_PATH LIBRARY_PATH LD_LIBRARY_PATH MAKEFLAGS PKG_CONFIG_PATH
 tooldirs=""
-for t in cmake ninja make pkg-config cc mpicc mpirun; do
+for t in cmake ninja make pkg-config cc mpicc mpirun nvcc; do
   d=$(dirname "$(command -v "$t" 2>/dev/null || echo /nonexistent/x)")
   case ":/usr/bin:/bin:$tooldirs:$build/bin:" in *":$d:"*) ;; *) tooldirs="$tooldirs:$d" ;; esac
 done
@@ -117,14 +119,22 @@ if project build1; then
 else
   fail "the CMake project against the installed packages"
 fi
+if [ $cuda = ON ]; then # the CUDA package's targets: a GPU program compiled (not run)
+  if cmake -S cmake_project -B build-cuda -G "$gen" -DWITH_CUDA=ON >"$tmp/cfg.log" 2>&1 &&
+     cmake --build build-cuda --target cuda_app >"$tmp/build.log" 2>&1 && [ -x build-cuda/cuda_app ]; then
+    ok "CMake project: the CUDA program compiled against parray-cuda"
+  else
+    cat "$tmp/cfg.log" "$tmp/build.log"; fail "the CUDA program against parray-cuda"
+  fi
+fi
 if make -C make_project >"$tmp/make.log" 2>&1; then
   run "make + pkg-config: app" "PASS sum=8128 version=${version%.*}" make_project/app
 else
   cat "$tmp/make.log"; fail "the Makefile project with pkg-config"
 fi
 
-# 3. the main package alone: the CMake package must not look for MPI
-if [ $mpi = ON ]; then
+# 3. the main package alone: the CMake package must not look for MPI or CUDA
+if echo " $names" | grep -q " parray-"; then # parts besides parray were installed
   rest=""
   for p in $installed; do [ "$p" = parray ] || rest="$rest $p"; done
   # shellcheck disable=SC2086 # a list of package names
@@ -133,7 +143,7 @@ if [ $mpi = ON ]; then
   if project build2; then
     run "CMake project with parray alone: cpu_app" "PASS version=$version" build2/cpu_app
     [ ! -e build2/mpi_app ] || fail "mpi_app was built without parray-mpi"
-    ! grep -q 'MPI' "$tmp/cfg.log" || { grep MPI "$tmp/cfg.log"; fail "CMake looked for MPI without parray-mpi"; }
+    ! grep -Eq 'MPI|CUDA' "$tmp/cfg.log" || { grep -E 'MPI|CUDA' "$tmp/cfg.log"; fail "CMake looked for MPI or CUDA with parray alone"; }
   else
     fail "the CMake project against the package parray alone"
   fi
