@@ -4,9 +4,14 @@
 # top folder, and unpacked anywhere its pacc builds and runs a program and
 # its pkg-config and CMake package files are there, with no path of this
 # build written into them (text files; debug information names it).
-#   tgz_test.sh BUILD_DIR
+#   tgz_test.sh BUILD_DIR SANITIZE(ON/OFF)
 set -u
-build=$(cd "$1" && pwd)
+build=$(cd "$1" && pwd) sanitize=${2:-OFF}
+san=""
+if [ "$sanitize" = ON ]; then # an instrumented runtime needs instrumented programs
+  san="-fsanitize=address,undefined"
+  export ASAN_OPTIONS=detect_leaks=0
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failed=0
@@ -26,7 +31,7 @@ done
 refs=$(grep -rIlF "$build" "$P" 2>/dev/null)
 [ -z "$refs" ] || fail "files of the archive name the build tree: $refs"
 printf '#include <stdio.h>\n#parray {pthd [2]} T\nint main(void) {\n  int s[2] = {0};\n  #detour T { s[$tid$] = $tid$ + 1; }\n  printf("%%s\\n", s[0] + s[1] == 3 ? "PASS" : "FAIL");\n  return 0;\n}\n' >"$tmp/t.pc"
-if (cd "$tmp" && env -u PARRAY_HOME "$P/bin/pacc" t.pc -o t) >"$tmp/pacc.log" 2>&1; then
+if (cd "$tmp" && env -u PARRAY_HOME "$P/bin/pacc" $san t.pc -o t) >"$tmp/pacc.log" 2>&1; then
   got=$("$tmp/t")
   [ "$got" = PASS ] && echo "ok: pacc of the unpacked archive built a program that printed PASS" ||
     fail "the program printed '$got'"
