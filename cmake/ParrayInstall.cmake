@@ -7,26 +7,33 @@
 include(CMakePackageConfigHelpers)
 set(PARRAY_INSTALL_CMAKEDIR lib/cmake/Parray)
 
-# libraries: Parray::parray (static), Parray::parray_shared, Parray::mpi, Parray::cuda
-set(_parray_libs parray parray_shared)
+# libraries: Parray::parray (static), Parray::parray_shared, Parray::mpi, Parray::cuda,
+# Parray::mpi_cuda. Each part is an install component of its own (mpi, cuda,
+# mpi_cuda; the rest is the component parray), with its own targets file
+# (Parray_PARTTargets.cmake), so that packages can carry the parts apart
+# (cmake/ParrayPack.cmake).
 set_target_properties(parray PROPERTIES EXPORT_NAME parray)
 set_target_properties(parray_shared PROPERTIES EXPORT_NAME parray_shared)
-foreach(part mpi cuda mpi_cuda)
-  if(TARGET parray_${part})
-    list(APPEND _parray_libs parray_${part} parray_${part}_shared)
-    set_target_properties(parray_${part} PROPERTIES EXPORT_NAME ${part})
-    set_target_properties(parray_${part}_shared PROPERTIES EXPORT_NAME ${part}_shared)
-  endif()
-endforeach()
 if(PARRAY_SANITIZE)
   # an instrumented runtime needs instrumented programs: say so to users
   target_link_options(parray INTERFACE $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
   target_link_options(parray_shared INTERFACE $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
 endif()
-install(TARGETS ${_parray_libs} EXPORT ParrayTargets
+install(TARGETS parray parray_shared EXPORT ParrayTargets
         ARCHIVE DESTINATION lib LIBRARY DESTINATION lib
         INCLUDES DESTINATION include)
 install(EXPORT ParrayTargets NAMESPACE Parray:: DESTINATION ${PARRAY_INSTALL_CMAKEDIR})
+foreach(part mpi cuda mpi_cuda)
+  if(TARGET parray_${part})
+    set_target_properties(parray_${part} PROPERTIES EXPORT_NAME ${part})
+    set_target_properties(parray_${part}_shared PROPERTIES EXPORT_NAME ${part}_shared)
+    install(TARGETS parray_${part} parray_${part}_shared EXPORT Parray_${part}Targets COMPONENT ${part}
+            ARCHIVE DESTINATION lib LIBRARY DESTINATION lib
+            INCLUDES DESTINATION include)
+    install(EXPORT Parray_${part}Targets NAMESPACE Parray:: DESTINATION ${PARRAY_INSTALL_CMAKEDIR}
+            COMPONENT ${part})
+  endif()
+endforeach()
 
 # headers and .pc libraries, and the generated version header
 install(DIRECTORY include/ DESTINATION include
@@ -38,8 +45,12 @@ file(GLOB _parray_man1 ${PROJECT_SOURCE_DIR}/docs/man/*.1)
 if(_parray_man1)
   install(FILES ${_parray_man1} DESTINATION share/man/man1)
 endif()
-install(FILES README.md DESTINATION share/doc/parray)
-install(DIRECTORY docs/ DESTINATION share/doc/parray FILES_MATCHING PATTERN "*.md")
+# laid out under share/doc/parray as in the source, so that the links between
+# them work there too (tests/docs/links.sh checks every one in an installed tree)
+install(FILES README.md CHANGELOG.md LICENSE NOTICE DESTINATION share/doc/parray)
+install(DIRECTORY docs/ DESTINATION share/doc/parray/docs FILES_MATCHING PATTERN "*.md" PATTERN "*.1")
+install(FILES bench/RESULTS.md DESTINATION share/doc/parray/bench)
+install(FILES editor/README.md DESTINATION share/doc/parray/editor)
 # the example programs, which users build from here with the installed pacc
 install(DIRECTORY examples/ DESTINATION share/doc/parray/examples)
 
@@ -78,5 +89,11 @@ if(TARGET parray_cuda)
 endif()
 foreach(pc IN LISTS PARRAY_PC_PARTS)
   configure_file(cmake/${pc}.pc.in ${CMAKE_BINARY_DIR}/pkgconfig/${pc}.pc @ONLY)
-  install(FILES ${CMAKE_BINARY_DIR}/pkgconfig/${pc}.pc DESTINATION lib/pkgconfig)
+  # the install component of the part: parray-mpi in mpi, parray-mpi-cuda in mpi_cuda
+  string(REGEX REPLACE "^parray-?" "" _part "${pc}")
+  string(REPLACE "-" "_" _part "${_part}")
+  if(NOT _part)
+    set(_part parray)
+  endif()
+  install(FILES ${CMAKE_BINARY_DIR}/pkgconfig/${pc}.pc DESTINATION lib/pkgconfig COMPONENT ${_part})
 endforeach()

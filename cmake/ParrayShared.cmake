@@ -1,6 +1,6 @@
 # ParrayShared.cmake - parray_add_shared_twin(NAME): a shared library
 # NAME_shared made of the object files of the static library NAME (compiled
-# once, position-independent), installed as libNAME.so.0.2.0 with soname
+# once, position-independent), installed as libNAME.so.MAJOR.MINOR.PATCH with soname
 # libNAME.so.MAJOR.MINOR (before 1.0 each minor version may change the ABI).
 # In the build tree it lies in lib/shared, so that pacc run from the build
 # tree (which links with -L lib -lparray) keeps linking the static library.

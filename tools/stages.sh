@@ -12,7 +12,7 @@
 # Known exceptions: --allow-edge FROM:TO, --allow-include FILE:HEADER,
 # --allow-long [FILE:]FUNC (each must match something). --help lists all.
 # Exit status 0 when clean, 1 on a violation, 2 on a usage error.
-# Needs python3 and binutils (nm, objdump): tools/deps.sh installs them.
+# Needs python3 and binutils (nm, objdump): tools/deps-test.sh installs them.
 set -eu
-command -v python3 >/dev/null 2>&1 || { echo "stages.sh: error: python3 is needed (tools/deps.sh installs it)" >&2; exit 2; }
+command -v python3 >/dev/null 2>&1 || { echo "stages.sh: error: python3 is needed (tools/deps-test.sh installs it)" >&2; exit 2; }
 exec python3 "$(dirname "$0")/stages.py" "$@"

@@ -19,7 +19,7 @@ work=$(cd "$work" && pwd)
 build_fuzzer() {
   cc=${PAC_FUZZ_CC:-clang}
   if ! command -v "$cc" >/dev/null 2>&1; then
-    echo "skipped: no $cc (tools/deps.sh installs clang and libclang-rt-14-dev)"; exit 77
+    echo "skipped: no $cc (tools/deps-test.sh installs clang and libclang-rt-14-dev)"; exit 77
   fi
   printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return (int)(n && d[0]); }\n' >"$work/probe.c"
   if ! "$cc" -fsanitize=fuzzer,address,undefined "$work/probe.c" -o "$work/probe" >"$work/probe.log" 2>&1; then

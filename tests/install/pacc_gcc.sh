@@ -92,7 +92,7 @@ runs() { # PROG EXPECTED
 
 part_ccache() {
   if ! command -v ccache >/dev/null 2>&1; then
-    echo "ccache is not installed (tools/deps.sh installs it): skipped"
+    echo "ccache is not installed (tools/deps-test.sh installs it): skipped"
     exit 77
   fi
   if ! ccache --print-stats >/dev/null 2>&1; then

@@ -16,7 +16,7 @@ sub=gcc/testsuite/gcc.c-torture/execute
 
 missing() {
   echo "skipped: GCC's source tarball was not found under /usr/src/gcc-*/ --"
-  echo "install Debian's gcc-12-source (tools/deps.sh does, as root)"
+  echo "install Debian's gcc-12-source (tools/deps-test.sh does, as root)"
   exit 77
 }
 
