@@ -7,10 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef PAC_VERSION
 #define PAC_VERSION "0.1.0"
+#endif
+/* the installed tree's include folder relative to its prefix (or absolute),
+ * and the prefix relative to bin (GNUInstallDirs, cmake/ParrayInstall.cmake) */
+#ifndef PARRAY_INCLUDEDIR
+#define PARRAY_INCLUDEDIR "include"
+#endif
+#ifndef PARRAY_BIN_TO_PREFIX
+#define PARRAY_BIN_TO_PREFIX ".."
 #endif
 
 static void usage(FILE *f) {
@@ -156,17 +165,24 @@ int main(int argc, char **argv) {
     return status;
   }
 
-  /* pac's own include folder (bin/../include) holds the shipped .pc
-   * libraries; PARRAY_HOME/include instead when set, as for pacc */
-  char selfinc[PATH_MAX] = "";
+  /* pac's own include folder (bin/../include, or the installed tree's
+   * include folder, PARRAY_INCLUDEDIR) holds the shipped .pc libraries;
+   * PARRAY_HOME/include instead when set, as for pacc */
+  char selfinc[PATH_MAX] = "", prefix[PATH_MAX] = "";
   const char *home = getenv("PARRAY_HOME");
   if (home && *home) {
-    snprintf(selfinc, sizeof selfinc, "%s/include", home);
+    snprintf(prefix, sizeof prefix, "%s", home);
   } else {
-    ssize_t sl = readlink("/proc/self/exe", selfinc, sizeof selfinc - 20);
-    selfinc[sl > 0 ? sl : 0] = 0;
-    char *sl2 = strrchr(selfinc, '/');
-    if (sl2) strcpy(sl2, "/../include");
+    ssize_t sl = readlink("/proc/self/exe", prefix, sizeof prefix - 1);
+    prefix[sl > 0 ? sl : 0] = 0;
+    char *sl2 = strrchr(prefix, '/');
+    if (sl2) snprintf(sl2, sizeof prefix - (size_t)(sl2 - prefix), "/%s", PARRAY_BIN_TO_PREFIX);
+  }
+  if (prefix[0]) {
+    if (PARRAY_INCLUDEDIR[0] == '/') snprintf(selfinc, sizeof selfinc, "%s", PARRAY_INCLUDEDIR);
+    else snprintf(selfinc, sizeof selfinc, "%s/%s", prefix, PARRAY_INCLUDEDIR);
+    struct stat st;
+    if (stat(selfinc, &st) || !S_ISDIR(st.st_mode)) snprintf(selfinc, sizeof selfinc, "%s/include", prefix);
   }
   pac_io io = {.err = stderr, .selfinc = selfinc[0] ? selfinc : NULL, .deps = c.want_deps ? &c.deps : NULL,
                .werror = c.werror, .no_warnings = c.nowarn};

@@ -41,8 +41,27 @@ static int run_to(const pacc *p, const strv *a, char **out) { return run_full(p,
 
 static int run(const pacc *p, const strv *a) { return run_to(p, a, NULL); }
 
-/* pac, the runtime's headers and libraries: next to pacc (bin/../include,
- * bin/../lib), or under $PARRAY_HOME. */
+/* The installed tree's folders (GNUInstallDirs, set by
+ * cmake/ParrayInstall.cmake): the headers' and the libraries' relative to
+ * the prefix (or absolute), and the prefix relative to bin. */
+#ifndef PARRAY_INCLUDEDIR
+#define PARRAY_INCLUDEDIR "include"
+#endif
+#ifndef PARRAY_LIBDIR
+#define PARRAY_LIBDIR "lib"
+#endif
+#ifndef PARRAY_BIN_TO_PREFIX
+#define PARRAY_BIN_TO_PREFIX ".."
+#endif
+
+/* dir under prefix, unless dir is absolute */
+static const char *under(const char *prefix, const char *dir) {
+  return dir[0] == '/' ? dir : cat(cat(prefix, "/"), dir);
+}
+
+/* pac, the runtime's headers and libraries: in the tree pacc was installed
+ * in (bin/../include, bin/../lib: the folders above), or under $PARRAY_HOME;
+ * include and lib beside bin when those are missing (the build tree). */
 static bool find_runtime(pacc *p) {
   char self[PATH_MAX];
   ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -54,8 +73,10 @@ static bool find_runtime(pacc *p) {
   char *bindir = own(strdup(self));
   *strrchr(bindir, '/') = 0;
   const char *home = getenv("PARRAY_HOME");
-  if (home && *home) p->incdir = cat(home, "/include"), p->libdir = cat(home, "/lib");
-  else p->incdir = cat(bindir, "/../include"), p->libdir = cat(bindir, "/../lib");
+  const char *prefix = home && *home ? home : cat(cat(bindir, "/"), PARRAY_BIN_TO_PREFIX);
+  p->incdir = under(prefix, PARRAY_INCLUDEDIR), p->libdir = under(prefix, PARRAY_LIBDIR);
+  if (!is_dir(p->incdir)) p->incdir = cat(prefix, "/include");
+  if (!is_dir(p->libdir)) p->libdir = cat(prefix, "/lib");
   if (!is_dir(p->incdir) || !is_dir(p->libdir)) {
     fprintf(stderr, "pacc: error: cannot find the Parray runtime (%s, %s); set PARRAY_HOME\n", p->incdir,
             p->libdir);
