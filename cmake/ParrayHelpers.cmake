@@ -187,7 +187,7 @@ function(_parray_translate target file lang)
             "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>" "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>" "${opts}"
             ${file} -o ${base}.pac ${depopts}
     COMMAND ${CMAKE_COMMAND} -DIN=${base}.pac -DSOURCE=${file} -DTARGET=${target} -DOUT_C=${out_c}
-            -DOUT_CU=${out_cu} -DLANGUAGE=${lang} -DCUDA_WHY=${cuda_why} -DMPI_LINKED=${mpi_linked}
+            -DOUT_CU=${out_cu} -DCUDA_WHY=${cuda_why} -DMPI_LINKED=${mpi_linked}
             -DMPI_CUDA_LINKED=${mpi_cuda_linked} -DRESTAT=${restat} -P ${_PARRAY_HELPERS_DIR}/ParrayTranslate.cmake
     DEPENDS ${file} ${Parray_PAC_EXECUTABLE} ${_PARRAY_HELPERS_DIR}/ParrayTranslate.cmake
     ${depargs}

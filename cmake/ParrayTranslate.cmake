@@ -5,8 +5,9 @@
 # needs, and moves the translation to OUT_C or OUT_CU by its language; the
 # other output, when the rule has two, gets a stub without code.
 # Variables (-D): IN, SOURCE, TARGET, OUT_C, OUT_CU (empty: no such output),
-# LANGUAGE (AUTO, C, CUDA), CUDA_WHY (what a CUDA translation would need,
-# empty when the target can take one), MPI_LINKED, MPI_CUDA_LINKED, RESTAT
+# CUDA_WHY (what a CUDA translation would need, empty when the target can
+# take one), MPI_LINKED, MPI_CUDA_LINKED (ON when the target links
+# Parray::mpi, Parray::mpi_cuda), RESTAT
 # (ON: an output whose text is unchanged is left untouched, for Ninja's
 # restat; otherwise every output is written, as make expects).
 cmake_minimum_required(VERSION 3.25)
