@@ -9,6 +9,7 @@
 #    Makefiles; dependencies checked by touching a header and a .pc library
 #    (no configure step again); compile_commands.json entries for .pc files;
 #    the build-time errors for a GPU or MPI program the project cannot take;
+#    the components found (components_project) as the prefix holds them;
 #  - a CUDA project (gpu_project, where nvcc is): examples/cpu_or_gpu.pc as C
 #    and, by a target's compile definition, as CUDA; an SGEMM_TMA program at
 #    CMake's default architectures (compiled for sm_90a); the MPI program with
@@ -67,7 +68,7 @@ for pc in parray-mpi:$mpi parray-cuda:$cuda parray-mpi-cuda:$mpicuda; do
 done
 
 # 2. the user's files; from here on only the prefix and the system
-cp -R "$cases/cmake_project" "$cases/gpu_project" "$cases/make_project" "$cases/separate" "$tmp/"
+cp -R "$cases/cmake_project" "$cases/components_project" "$cases/gpu_project" "$cases/make_project" "$cases/separate" "$tmp/"
 mkdir "$tmp/home"
 cd "$tmp" || exit 1
 unset PARRAY_HOME CMAKE_PREFIX_PATH CPATH C_INCLUDE_PATH LIBRARY_PATH LD_LIBRARY_PATH MAKEFLAGS
@@ -220,7 +221,28 @@ PATH=$userpath
 # 3b. with the mpi component when there is MPI, with Makefiles
 cmake_project "Unix Makefiles" build-make $mpi
 
-# 3c. the CUDA project (compiled, and run on a GPU)
+# 3c. the package's components: found as the prefix holds them, a missing
+# one reported, and fatal when required
+tf() { [ "$1" = ON ] && echo TRUE || echo FALSE; }
+targets=parray
+[ $mpi = ON ] && targets="$targets;mpi"
+[ $cuda = ON ] && targets="$targets;cuda"
+[ $mpicuda = ON ] && targets="$targets;mpi_cuda"
+if [ $cuda = ON ] || [ ! -e "$L/libparray_cuda.a" ]; then
+  if LDFLAGS= cmake -S components_project -B build-comp -DPARRAY_WANT_VERSION="$want" >"$tmp/cfg.log" 2>&1; then
+    expect="components: mpi=$(tf $mpi) cuda=$(tf $cuda) mpi_cuda=$(tf $mpicuda) nosuch=FALSE targets: $targets"
+    grep -qxF -- "-- $expect" "$tmp/cfg.log" && ok "find_package(Parray OPTIONAL_COMPONENTS ...): $expect" ||
+      { cat "$tmp/cfg.log"; fail "find_package(Parray OPTIONAL_COMPONENTS ...) did not give '$expect'"; }
+  else
+    cat "$tmp/cfg.log"; fail "find_package(Parray OPTIONAL_COMPONENTS ...)"
+  fi
+  missing=nosuch
+  [ $cuda = OFF ] && missing=cuda
+  fails_with "find_package(Parray REQUIRED COMPONENTS $missing)" "$tmp/comp.log" "components not found: $missing" \
+    cmake -S components_project -B build-comp-$missing -DPARRAY_WANT_VERSION="$want" -DREQUIRE=$missing
+fi
+
+# 3d. the CUDA project (compiled, and run on a GPU)
 if [ $cuda = ON ]; then
   cp "$doc/examples/cpu_or_gpu.pc" gpu_project/
   g=build-gpu
