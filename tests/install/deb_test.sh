@@ -3,10 +3,11 @@
 # from this build (cmake/ParrayPack.cmake), `apt-get install ./parray_*.deb
 # ...` installs them into /usr, and from an empty folder, with only the system
 # on PATH, a CMake project (find_package(Parray), the .pc helpers; a CPU
-# program, and an MPI program under mpirun -np 2 when parray-mpi is
-# installed; a CUDA program, compiled only, when parray-cuda is) and a
-# Makefile project with pkg-config are built and run (the projects of the
-# install test, tests/install/cmake_project and make_project).
+# program, and an MPI program under mpirun -np 2 with the mpi component when
+# parray-mpi is installed; with parray-cuda, the CUDA project's GPU program,
+# compiled only) and the C Makefile of the installed docs/build.md with
+# pkg-config are built and run (the projects of the install test,
+# tests/install/cmake_project, gpu_project and make_project).
 # Then, with every package but parray removed, the CMake project must still
 # configure and build its CPU program without looking for MPI or CUDA. Every package installed here
 # is purged at the end (and the machine checked clean), whatever happened.
@@ -79,7 +80,7 @@ case " $names " in *" parray-mpi "*) mpi=ON ;; esac
 case " $names " in *" parray-cuda "*) command -v nvcc >/dev/null 2>&1 && cuda=ON ;; esac
 
 # 2. the user's projects, with only the system on PATH
-cp -R "$src/tests/install/cmake_project" "$src/tests/install/make_project" "$tmp/"
+cp -R "$src/tests/install/cmake_project" "$src/tests/install/gpu_project" "$src/tests/install/make_project" "$tmp/"
 mkdir "$tmp/home"
 cd "$tmp" || exit 1
 unset PARRAY_HOME CMAKE_PREFIX_PATH CPATH C_INCLUDE_PATH LIBRARY_PATH LD_LIBRARY_PATH MAKEFLAGS PKG_CONFIG_PATH
@@ -101,18 +102,19 @@ run() {
   got=$("$@" 2>"$tmp/err")
   [ "$got" = "$want" ] && ok "$name" || { fail "$name printed '$got', not '$want'"; cat "$tmp/err"; }
 }
-# project DIR: configure and build the CMake project into DIR
+# project DIR MPI: configure (-DWITH_MPI=MPI) and build the CMake project into DIR
 project() {
   rm -f "$tmp/cfg.log" "$tmp/build.log"
-  if cmake -S cmake_project -B "$1" -G "$gen" >"$tmp/cfg.log" 2>&1 && cmake --build "$1" >"$tmp/build.log" 2>&1; then
+  if cmake -S cmake_project -B "$1" -G "$gen" -DWITH_MPI="$2" >"$tmp/cfg.log" 2>&1 &&
+     cmake --build "$1" >"$tmp/build.log" 2>&1; then
     return 0
   fi
   cat "$tmp/cfg.log" "$tmp/build.log" 2>/dev/null; return 1
 }
-if project build1; then
+if project build1 $mpi; then
   run "CMake project ($gen): cpu_app" "PASS version=$version" build1/cpu_app
   if [ $mpi = ON ]; then
-    [ -x build1/mpi_app ] || fail "Parray_HAVE_MPI is off although parray-mpi is installed"
+    [ -x build1/mpi_app ] || fail "no mpi_app although parray-mpi is installed"
     run "CMake project: mpi_app (mpirun -np 2)" "PASS" \
       timeout 120 "$mpiexec" --allow-run-as-root --oversubscribe -np 2 build1/mpi_app
   fi
@@ -120,17 +122,22 @@ else
   fail "the CMake project against the installed packages"
 fi
 if [ $cuda = ON ]; then # the CUDA package's targets: a GPU program compiled (not run)
-  if cmake -S cmake_project -B build-cuda -G "$gen" -DWITH_CUDA=ON >"$tmp/cfg.log" 2>&1 &&
-     cmake --build build-cuda --target cuda_app >"$tmp/build.log" 2>&1 && [ -x build-cuda/cuda_app ]; then
-    ok "CMake project: the CUDA program compiled against parray-cuda"
+  cp /usr/share/doc/parray/examples/cpu_or_gpu.pc gpu_project/
+  if cmake -S gpu_project -B build-cuda -G "$gen" >"$tmp/cfg.log" 2>&1 &&
+     cmake --build build-cuda --target on_gpu >"$tmp/build.log" 2>&1 && [ -x build-cuda/on_gpu ]; then
+    ok "CMake project: the GPU program compiled against parray-cuda"
   else
-    cat "$tmp/cfg.log" "$tmp/build.log"; fail "the CUDA program against parray-cuda"
+    cat "$tmp/cfg.log" "$tmp/build.log"; fail "the GPU program against parray-cuda"
   fi
 fi
-if make -C make_project >"$tmp/make.log" 2>&1; then
-  run "make + pkg-config: app" "PASS sum=8128 version=${version%.*}" make_project/app
+# the C Makefile of the installed build.md, as printed there
+mkdir make-c && cp make_project/main.pc make_project/util.c make-c/
+awk '$0 == "```make recipe=c" { on = 1; next } on && /^```/ { exit } on { print }' \
+  /usr/share/doc/parray/docs/build.md >make-c/Makefile
+if [ -s make-c/Makefile ] && make -C make-c >"$tmp/make.log" 2>&1; then
+  run "make + pkg-config (build.md): app" "PASS sum=8128 version=${version%.*}" make-c/app
 else
-  cat "$tmp/make.log"; fail "the Makefile project with pkg-config"
+  cat "$tmp/make.log"; fail "the Makefile of build.md with pkg-config"
 fi
 
 # 3. the main package alone: the CMake package must not look for MPI or CUDA
@@ -140,7 +147,7 @@ if echo " $names" | grep -q " parray-"; then # parts besides parray were install
   # shellcheck disable=SC2086 # a list of package names
   purge $rest
   installed=parray
-  if project build2; then
+  if project build2 OFF; then
     run "CMake project with parray alone: cpu_app" "PASS version=$version" build2/cpu_app
     [ ! -e build2/mpi_app ] || fail "mpi_app was built without parray-mpi"
     ! grep -Eq 'MPI|CUDA' "$tmp/cfg.log" || { grep -E 'MPI|CUDA' "$tmp/cfg.log"; fail "CMake looked for MPI or CUDA with parray alone"; }

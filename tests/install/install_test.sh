@@ -15,7 +15,7 @@
 #    CMake's default architectures (compiled for sm_90a); the MPI program with
 #    distributed dmem arrays of docs/threads.md (mpi + cuda components);
 #    compiled and linked here, run only where there is a GPU;
-#  - the Makefiles of docs/build.md, as the doc prints them, with pkg-config:
+#  - the Makefiles of docs/build.md, as the installed doc prints them, with pkg-config:
 #    C, MPI, CUDA (linked by nvcc and by cc) and MPI + CUDA, started without
 #    LD_LIBRARY_PATH; the C one must refuse a GPU program;
 #  - a program compiled file by file with pacc -c and linked, and an MPI
@@ -46,7 +46,7 @@ l=${L#"$P"/}
 doc=$P/share/doc/parray
 for f in bin/pac bin/pacc "$l/libparray.a" "$l/libparray.so" "$l/cmake/Parray/ParrayConfigVersion.cmake" \
          "$l/pkgconfig/parray.pc" include/parray.h include/parray/version.h include/parray/sgemm.pc \
-         share/doc/parray/README.md share/doc/parray/build.md; do
+         share/doc/parray/README.md share/doc/parray/docs/build.md; do
   [ -e "$P/$f" ] || fail "the prefix has no $f"
 done
 empty=$(find "$P" -type d -empty)
@@ -91,7 +91,7 @@ if [ "$sanitize" = ON ]; then # the installed runtime is instrumented: so must i
 fi
 version=$(pac --version | sed -n 's/^pac \([0-9.]*\).*/\1/p')
 [ -n "$version" ] || fail "pac --version printed no version"
-want=${version%.*} # find_package(Parray MAJOR.MINOR)
+mm=${version%.*} # MAJOR.MINOR
 
 # the installed pac finds the shipped .pc libraries beside itself
 printf '#include <parray/sgemm.pc>\n#parray {dmem float [128][128]} M\nvoid mul(float *a, float *b, float *c) {\n  #insert SGEMM(a, b, c, M)\n}\n' >sg.pc
@@ -177,7 +177,7 @@ fails_with() {
 cmake_project() { # cmake_project GENERATOR DIR MPI [CMAKE ARGS]
   gen=$1 b=$2 withmpi=$3
   shift 3
-  if ! LDFLAGS= cmake -S cmake_project -B "$b" -G "$gen" -DPARRAY_WANT_VERSION="$want" -DWITH_MPI=$withmpi \
+  if ! LDFLAGS= cmake -S cmake_project -B "$b" -G "$gen" -DWITH_MPI=$withmpi \
        "$@" >"$tmp/cfg.log" 2>&1; then
     cat "$tmp/cfg.log"; fail "$gen: configuring the CMake project"; return 1
   fi
@@ -229,7 +229,7 @@ targets=parray
 [ $cuda = ON ] && targets="$targets;cuda"
 [ $mpicuda = ON ] && targets="$targets;mpi_cuda"
 if [ $cuda = ON ] || [ ! -e "$L/libparray_cuda.a" ]; then
-  if LDFLAGS= cmake -S components_project -B build-comp -DPARRAY_WANT_VERSION="$want" >"$tmp/cfg.log" 2>&1; then
+  if LDFLAGS= cmake -S components_project -B build-comp >"$tmp/cfg.log" 2>&1; then
     expect="components: mpi=$(tf $mpi) cuda=$(tf $cuda) mpi_cuda=$(tf $mpicuda) nosuch=FALSE targets: $targets"
     grep -qxF -- "-- $expect" "$tmp/cfg.log" && ok "find_package(Parray OPTIONAL_COMPONENTS ...): $expect" ||
       { cat "$tmp/cfg.log"; fail "find_package(Parray OPTIONAL_COMPONENTS ...) did not give '$expect'"; }
@@ -239,14 +239,14 @@ if [ $cuda = ON ] || [ ! -e "$L/libparray_cuda.a" ]; then
   missing=nosuch
   [ $cuda = OFF ] && missing=cuda
   fails_with "find_package(Parray REQUIRED COMPONENTS $missing)" "$tmp/comp.log" "components not found: $missing" \
-    cmake -S components_project -B build-comp-$missing -DPARRAY_WANT_VERSION="$want" -DREQUIRE=$missing
+    cmake -S components_project -B build-comp-$missing -DREQUIRE=$missing
 fi
 
 # 3d. the CUDA project (compiled, and run on a GPU)
 if [ $cuda = ON ]; then
   cp "$doc/examples/cpu_or_gpu.pc" gpu_project/
   g=build-gpu
-  if LDFLAGS= cmake -S gpu_project -B $g -G "$gen1" -DPARRAY_WANT_VERSION="$want" -DWITH_MPI=$mpicuda \
+  if LDFLAGS= cmake -S gpu_project -B $g -G "$gen1" -DWITH_MPI=$mpicuda \
        >"$tmp/cfg.log" 2>&1 && cmake --build $g >"$tmp/build.log" 2>&1; then
     ok "CUDA project built (cpu_or_gpu.pc twice, SGEMM_TMA, MPI + CUDA: $mpicuda)"
     # the language of each translation: the target's definitions decided it
@@ -287,7 +287,7 @@ fi
 # 4. the Makefiles of docs/build.md, as installed, with pkg-config
 pkg-config --exact-version="$version" parray || fail "pkg-config: parray is not version $version"
 # recipe NAME: the ```make recipe=NAME block of build.md
-recipe() { awk -v r="$1" '$0 == "```make recipe=" r { on = 1; next } on && /^```/ { exit } on { print }' "$doc/build.md"; }
+recipe() { awk -v r="$1" '$0 == "```make recipe=" r { on = 1; next } on && /^```/ { exit } on { print }' "$doc/docs/build.md"; }
 # make_dir DIR RECIPE MAIN.PC: a folder with the recipe as its Makefile
 make_dir() {
   mkdir "$1" && recipe "$2" >"$1/Makefile" && cp "$3" "$1/main.pc" && cp make_project/util.c "$1/"
@@ -295,7 +295,7 @@ make_dir() {
 }
 make_dir make-c c make_project/main.pc
 if make -C make-c >"$tmp/make.log" 2>&1; then
-  run "make + pkg-config (build.md): C" "PASS sum=8128 version=$want" make-c/app
+  run "make + pkg-config (build.md): C" "PASS sum=8128 version=$mm" make-c/app
   starts make-c/app
 else
   cat "$tmp/make.log"; fail "make + pkg-config (build.md): C"
