@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # device_env.sh - sourced by the bench scripts that build the project on the
 # GPU machine (`. bench/device_env.sh` with ROOT set to the repository root):
 # puts a cmake on PATH where the system has none (the PyTorch venv's), and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # gpu_mpi_session.sh - one call on the GPU machine for distributed device
 # arrays (issue 16): build the runtime with CUDA and MPI there (with a
 # pre-generated scanner and parser in .carry/frontend when flex/bison are

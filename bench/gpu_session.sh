@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # gpu_session.sh - one call on the GPU machine: build everything for the GPU
 # there (with a pre-generated scanner and parser when flex/bison are absent),
 # run every GPU test and the GPU conformance programs, then the benchmarks

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kern_cols_session.sh - the second device call of the column-sum work: the
 # kernel library built with nvcc, then bench/kernels/gpu_run.sh alone on the
 # GPU (variants, benchmark next to copy and PyTorch, the kernel tests, ncu)

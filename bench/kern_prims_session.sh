@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kern_prims_session.sh - one device call for the kernel-library and
 # primitives misses (column sums of 1M x 32, elementwise parity, the fp16
 # 1024-wide softmax/layernorm): builds the kernel library (nvcc) and pac +

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # kern_s11_session.sh - one device call of the session-11 kernel work (issue
 # 19 item 3: elementwise f16 against PyTorch, fp16 column sums): the kernel
 # library built with nvcc (bench/kernels/gpu_run.sh KERN_BUILD_ONLY=1), then

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # multi_gpu_session.sh - one call on a GPU machine (one or several GPUs) for
 # the work of the last sessions: build everything with CUDA and MPI there
 # (the scanner and parser from .carry/frontend when flex/bison are absent,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ParrayHelpers.cmake - building .pc (Parray) sources in a CMake project,
 # loaded by ParrayConfig.cmake:
 #   parray_add_executable(NAME SOURCES... [LANGUAGE C|CUDA] [PAC_OPTIONS opt...])

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ParrayInstall.cmake - what `cmake --install` puts under the prefix, in the
 # GNUInstallDirs folders (CMAKE_INSTALL_BINDIR, _LIBDIR, _INCLUDEDIR, ...,
 # included by the top CMakeLists.txt): programs, static and shared runtime

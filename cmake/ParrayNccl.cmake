@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ParrayNccl.cmake - finds NCCL, the transport of distributed device arrays
 # between processes (runtime/cuda/mpi_nccl.c). Its header is needed at build
 # time; its library is loaded when a program first moves data between GPUs,

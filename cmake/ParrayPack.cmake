@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ParrayPack.cmake - the binary packages CPack builds from the install rules
 # (`cpack --config BUILD/CPackConfig.cmake`, or tools/release.sh; the files
 # land in BUILD/packages):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ParrayShared.cmake - parray_add_shared_twin(NAME): a shared library
 # NAME_shared made of the object files of the static library NAME (compiled
 # once, position-independent), installed as libNAME.so.MAJOR.MINOR.PATCH with soname

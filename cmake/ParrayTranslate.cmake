@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ParrayTranslate.cmake - the second half of the build rule that
 # ParrayHelpers.cmake gives a .pc file (cmake -P, after pac wrote its
 # translation to IN): reads pac's header line (/* pac: target=c|cuda pthd=N

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # parray_nvcc_launcher.sh - the CUDA compiler launcher that the Parray CMake
 # helpers (ParrayHelpers.cmake) give targets with CUDA translations:
 #   sh parray_nvcc_launcher.sh [OTHER LAUNCHER...] NVCC ARGS...

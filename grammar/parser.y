@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parser.y - the grammar of .pc files: C text as located tokens and bracket
  * groups, with Parray directives and $...$ expressions as nodes. Every action
  * is one constructor call (compiler/front/ast.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* copy_cpu.c - the CPU copy engine behind host-side #copy: a strided copy
  * between two layouts of the same logical index space. Dimensions of size 1
  * are dropped, the rest ordered by destination stride and merged where both

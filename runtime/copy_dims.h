@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* copy_dims.h - what the CPU copy engine (copy_cpu.c) and the shared
  * normaliser parray_copy_normalise (cpu/permute_cpu.c) both do to a list of
  * copy dimensions: order them outermost first and merge the neighbours that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* core.c - runtime basics: status strings, per-thread error text, fatal
  * messages that name the .pc line, element-type sizes and host allocation
  * for the paged and pinned memory kinds. */

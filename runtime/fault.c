@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fault.c - a generated program never dies without its line: each thread
  * records the .pc directive it is running (parray_site_enter /
  * parray_site_restore, called by generated code around host #copy and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # CPU side of the kernel library (elementwise and reductions): the CPU twins
 # of the GPU kernels, fp16/bf16 software conversions and workspace sizes.
 target_sources(parray PRIVATE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mpi.c - the runtime of mpi thread arrays (docs/threads.md):
  * program start (parray_mpi_main), the command dispatcher that processes
  * other than 0 run while process 0 executes #mainhost, detours and #sync,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # mpi.cmake - the mpi thread-array runtime (dispatcher, detours, distributed
 # arrays, collective #copy) as the static library parray_mpi. Included by
 # runtime/CMakeLists.txt when Open MPI is found.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mpi_copy.c - the collective #copy of the mpi runtime (parray_mpi_copy):
  * scatter from a process-0 buffer to a distributed array, gather back, and
  * all-to-all redistribution between two distributions. The algorithm is

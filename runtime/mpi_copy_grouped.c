@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mpi_copy_grouped.c - the collective #copy when a side is in a memory that
  * has a transport of its own (parray_mpi_memory.exchange: NCCL, for the
  * GPUs) or whose blocks other processes reach (the direct path: CUDA IPC

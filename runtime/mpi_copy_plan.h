@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mpi_copy_plan.h - the plan of a collective #copy, shared by the host
  * engine (mpi_copy.c: MPI_Scatterv / Gatherv / Alltoallv or messages of at
  * most 1 GiB) and the staged engine (mpi_copy_staged.c: a side in another

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mpi_copy_split.c - the collective #copy planned at run time
  * (parray_mpi_copy_split): used by the translator when the two sides of a
  * copy split the index space in ways whose common refinement cannot be

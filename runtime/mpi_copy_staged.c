@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mpi_copy_staged.c - the collective #copy when a side is in a memory other
  * than host memory (a parray_mpi_memory: the GPUs' memory, in
  * parray_mpi_cuda). The plan is the host engine's (mpi_copy_plan.h); what

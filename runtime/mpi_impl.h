@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mpi_impl.h - what the files of the MPI runtime (mpi.c: start, dispatcher,
  * detours, distributed-array table; mpi_copy.c: the collective #copy) share.
  * Private to runtime/; nothing here is part of the public API. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* permute_args.h - what parray_permute_cpu (cpu/permute_cpu.c) and
  * parray_permute_cuda (cuda/copy_strided.cu) share: the argument rules and
  * the description of a permute as a strided copy, which each then hands to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pthd.c - runtime of pthd thread arrays: a persistent pool of worker threads
  * that runs detour bodies (parray_pthd_run), the sense-reversing barrier behind
  * #sync (parray_team_sync), and pool shutdown.  How it works: docs/pthd_runtime.md.

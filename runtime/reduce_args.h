@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reduce_args.h - what the CPU reductions (cpu/reduce_cpu.c) and the CUDA
  * ones (cuda/reduce_*.cu) share: their argument rules. Private to the
  * runtime; included by C and CUDA host sources alike. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sgemm_args.h - what parray_sgemm (CUDA) and parray_sgemm_cpu share: the
  * argument rules and the mapping of a column-major product onto the
  * row-major one (C^T = op(B)^T op(A)^T). Private to the runtime; included

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # deps-test.sh - install, on top of what tools/deps.sh installs, the tools
 # that only the test suite (tools/test.sh) uses, on Debian/Ubuntu: python3
 # (tools/stages.sh, the release and docs checks), bc, csmith, clang with

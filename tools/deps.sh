@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # deps.sh - install what building pac and running Parray programs need on
 # Debian/Ubuntu: a C compiler and binutils (pacc reads objects with readelf),
 # CMake, Ninja, flex, bison, and Open MPI (mpi thread arrays). Where the CUDA

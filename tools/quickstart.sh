@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # quickstart.sh - install what is missing, build pac and its runtime, and run
 # the main example: the paper's matrix product on one CPU thread (figure 8), a
 # 2x2 pthd array (figure 10), 4 MPI processes, and the GPU (figure 13) when the

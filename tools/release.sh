@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # release.sh - make the release files of the version in CMakeLists.txt
 # (docs/release.md gives the whole procedure):
 #   1. checks: a clean work tree, HEAD tagged vVERSION (an annotated tag),

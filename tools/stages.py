@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 # stages.py - the checks of tools/stages.sh (run that): the compiler's stage
 # folders call and include one way only, and no function is too long.
 #

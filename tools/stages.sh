@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # stages.sh - check the compiler's layering after a build (for CI):
 #   sh tools/stages.sh [options] BUILD_DIR
 #   sh tools/stages.sh --only lengths [--max-lines N]     (no build needed)

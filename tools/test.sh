@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # test.sh - build everything and run the whole test suite with ctest.
 #   BUILD=dir CMAKE_ARGS="..." sh tools/test.sh
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # run.sh - bench/detour_loop on the GPU machine in one call: build pac, pacc
 # and the CUDA runtime (the project's CMake, without MPI), build
 # detour_loop.pc with pacc and run it. Its table goes to stdout and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cufft_peer.cu - the GPU peer of the Parray FFT (examples/fft/fft.pc
  * -DFFT_GPU) in bench/fft/run.sh: one cuFFT plan of the whole N0 x N1 (x N2)
  * transform on one GPU, forward, in place, natural order. Median of REPS

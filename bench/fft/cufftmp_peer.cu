@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cufftmp_peer.cu - NVIDIA's multi-process FFT (cuFFTMp) as the peer of the
  * Parray FFT on several GPUs (bench/fft/run.sh, PEERS=cufftmp): one process
  * per GPU (rank r on GPU r mod the count), the N0 x N1 (x N2) transform

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cufftxt_peer.cu - cuFFT's single-process multi-GPU transform
  * (cufftXtSetGPUs) as the peer of the Parray FFT on several GPUs
  * (bench/fft/run.sh, PEERS=cufftxt): one process drives GPUs 0..G-1, the

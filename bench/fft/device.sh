@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # device.sh - one call on the GPU machine for the FFT benchmark: build pac and
 # the runtime there (with the pre-generated scanner and parser of
 # .carry/frontend when flex and bison are absent, and FFTW3 / FFTW-MPI from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fftw_mpi_peer.c - the peer of the Parray FFT (examples/fft/fft.pc) in
  * bench/fft/run.sh: FFTW-MPI's own distributed plan of the same transform
  * (fftw_mpi_plan_dft_2d/3d, forward, in place, FFTW_MEASURE, output left

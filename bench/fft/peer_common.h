@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* peer_common.h - what the FFT peers of bench/fft/run.sh share: the random
  * input (in [-0.5, 0.5), the same xorshift as examples/fft/fft.pc, a
  * different stream per seed), the round trip's error sums, and the size as

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # run.sh - the Parray FFT (examples/fft/fft.pc) against what users run today,
 # in the same run on this machine, one row per size and process count:
 #   cpu: Parray (FFTW on each block, one #copy per transposition, transposed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_kernels.cu - times the elementwise and reduction kernels of the
  * runtime next to cudaMemcpy device-to-device moving the same number of
  * bytes, two ways: CUDA events around each call (median of 30 runs, after a

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """compare.py CUDA_CSV TORCH_CSV - merge bench_kernels and torch_kernels
 output into two tables (CUDA events around each call; back-to-back calls
 replayed from a CUDA graph): our TB/s, copy TB/s, PyTorch TB/s (bytes read +

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # gpu_run.sh - everything the kernel library needs from one device call:
 # build (plain nvcc, or the project's CMake with KERN_CMAKE=1) for sm_90, run
 # the CPU and GPU tests, time the engine's tuning variants, the benchmark and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """torch_kernels.py - the peer of bench_kernels.cu: the same operations in
 PyTorch, timed the same two ways (torch.cuda.Event around each call, median
 of 30 runs after a warm-up of at least 25 ms; and 30 calls captured in a CUDA

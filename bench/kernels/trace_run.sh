@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # trace_run.sh BIN_DIR CASE... - profile evidence for the kernel library's
 # remaining misses, on the GPU machine: for each case name of bench_kernels
 # (e.g. "relu f32 16MB"), our benchmark and PyTorch's run alone (BENCH_ONLY)

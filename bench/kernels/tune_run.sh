@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # tune_run.sh - one device call for the tuning pass of the kernel library and
 # permute (issue 5 misses): CMake build of the kernel/permute targets for
 # sm_90, then, alone on the GPU, the engine/reduction variants, the library

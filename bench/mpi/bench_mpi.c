@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_mpi.c - the redistribution #copy of the mpi runtime against a
  * hand-written MPI_Alltoall moving the same bytes, in one run:
  *   ROWS = [[#P][N/P]][N]  ->  COLS = [N][[#P][N/P]]   (float, P processes)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # run.sh - the all-to-all redistribution of distributed device arrays
 # (alltoall_bench.pc: rows to columns of an N x N float matrix, one #copy)
 # against its peers measured in the same run on this machine's GPUs, with 2

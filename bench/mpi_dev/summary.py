@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """summary.py - the markdown tables of bench/mpi_dev/run.sh, from its
 combined log on stdin: per process count and matrix size, pac's #copy in GB/s
 for every transport run (lines "transport=T np=.. pac_copy=.."), the NCCL

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """torch_alltoall.py - the PyTorch/NCCL peers of alltoall_bench.pc: the
 rows-to-columns redistribution of an N x N float matrix over NP processes,
 one GPU each (cuda device LOCAL_RANK, NCCL backend), as users write it today.

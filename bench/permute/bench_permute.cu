@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_permute.cu - times parray_permute_cuda / parray_copy_strided_cuda
  * (and engine variants) with CUDA events next to a cudaMemcpy D2D of the
  * same bytes, on buffers of 256 MiB .. 1 GiB (past the 60 MB L2): warm-up,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # gpu_run.sh - one device job for the permute library: build (nvcc/gcc
 # directly, so unrelated work in the tree cannot break it), run the CPU test,
 # the GPU tests (with the two >2^31-element u8 cases), a compute-sanitizer

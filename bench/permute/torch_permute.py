@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """torch_permute.py - the PyTorch peer for bench_permute: reads the CSV that
 bench_permute wrote, times x.permute(perm).contiguous() (and a plain
 y.copy_(x)) with CUDA events on the same shapes and dtypes in the same job

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """compare.py - the table of bench/prims: the examples written with
 parray/primitives.cuh (their --bench rows) against PyTorch (torch_prims.py)
 and, for the broadcast add, against a device-to-device copy of the same

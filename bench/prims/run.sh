@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # run.sh - everything bench/prims needs from one call on the GPU machine
 # (under 10 minutes): build pac and pacc (the project's CMake, without MPI),
 # build the three examples written with parray/primitives.cuh, run their

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """torch_prims.py - the PyTorch peer of the examples written with
 parray/primitives.cuh (examples/softmax.pc, layernorm.pc, bcast_add.pc,
 run with --bench): torch.softmax(dim=-1), torch.nn.functional.layer_norm and

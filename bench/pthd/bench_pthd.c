@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_pthd.c - overhead of a pthd detour (parray_pthd_run with an empty
  * body) against an empty `#pragma omp parallel num_threads(n)` region
  * (libgomp), and of #sync (parray_team_sync) against `#pragma omp barrier`,

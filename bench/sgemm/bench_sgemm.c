@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_sgemm.c - times parray_sgemm against cuBLAS cublasSgemm with
  * CUBLAS_DEFAULT_MATH (plain FP32, TF32 tensor-op math off) in the same run.
  * Square sizes (default 1024 2048 4096 8192), random inputs in [-1, 1),

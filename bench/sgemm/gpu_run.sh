@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # gpu_run.sh - one device call for the SGEMM work: build the project's SGEMM
 # targets with CMake (-DPARRAY_SGEMM_VARIANTS=ON adds the tuning variants),
 # report registers/spills (-Xptxas -v) and the SASS mix of every kernel's main

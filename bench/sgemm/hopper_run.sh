@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # hopper_run.sh - one device call for parray_sgemm's Hopper kernel
 # (runtime/cuda/sgemm_hopper.cu): build (or take prebuilt binaries), report
 # its registers and main-loop SASS, run the GPU test, compute-sanitizer

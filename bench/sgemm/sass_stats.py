@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """sass_stats.py - summarise `cuobjdump --dump-sass` output of the SGEMM
 kernels: per kernel, the instruction mix of its hottest loop (the largest
 region closed by a backward branch) -- FFMA share, shared-memory load width,

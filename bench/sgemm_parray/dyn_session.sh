@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # dyn_session.sh - one device call for dynamic shared memory in detours and
 # the SGEMM_TMA ring it allows (session 11): the sgemm_parray GPU run
 # (tests, SGEMM_TMA against parray_sgemm at SIZES, the ring variants in

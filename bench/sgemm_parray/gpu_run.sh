@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # gpu_run.sh - one call on the GPU machine for the SGEMM written in Parray:
 # build (pac, pacc and the runtime from a kit carried in $KIT when it runs
 # there, else with CMake), run the GPU tests tests/gpu/sgemm_parray.pc (the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench_translate.sh - translation speed of pac in lines per second on a large
 # generated .pc, next to the system preprocessor reading the same file size
 # of plain C (the same run, the same machine). Median of 7 runs after one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gen_pc.c - writes a large .pc file for the translation-speed benchmark:
  * many functions mixing plain C with Parray types, offsets, #create,
  * #copy and pthd detours, in the proportions of the paper's programs. */

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # old_vs_new.sh - two pac binaries on the same generated file, on the same
 # machine, in interleaved pairs (old, new, old, new, ...: drifts of the
 # machine hit both alike): per run the CPU time (user + system, from wait4)

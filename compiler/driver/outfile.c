@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* outfile.c - writing the translation to its output file. A regular file
  * (or one that does not exist yet) is written to a temporary file beside it
  * that is renamed into place, so that a failed write leaves nothing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* outfile.h - writing the translation to its output file: atomically (a
  * temporary file renamed into place) for regular files, straight to
  * stdout, devices and FIFOs, and never over the input file. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pac.c - the translator's command line: reads the options and hands the
  * translation to pac_translate (translate.c). */
 #define _DEFAULT_SOURCE 1 /* readlink */

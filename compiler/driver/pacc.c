@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pacc.c - the driver, a compiler command like gcc and nvcc: `pacc FILE.pc
  * -o PROG` translates each .pc file with pac, compiles each source to an
  * object (the C compiler, mpicc for programs with mpi thread arrays, nvcc

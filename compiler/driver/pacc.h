@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pacc.h - what the parts of pacc share: one command's state (its inputs,
  * its options sorted by where they go, what it builds), the command line
  * read into it (pacc_args.c) and the temporary folder it builds in

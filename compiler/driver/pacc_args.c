@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pacc_args.c - pacc's command line: @FILE response files expanded as gcc
  * expands them, then each option sorted by where it goes (pac, the
  * preprocessors, the compilers, nvcc only, the linker) into the command's

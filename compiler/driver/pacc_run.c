@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pacc_run.c - the commands pacc builds and runs: argument vectors (strv),
  * the strings pacc allocates (freed at exit), the tools named by the
  * environment (CC, NVCC, MPICC, with arguments), and running a command:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pacc_run.h - the commands pacc builds and runs (pacc_run.c): argument
  * vectors, strings freed at exit, and running a command with -v / -###,
  * its output captured or its error output relayed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pacc_tmp.c - pacc's temporary folder. The translations and objects of one
  * command live in $TMPDIR/pacc-UID/KEY (TMPDIR unset or empty: /tmp):
  * pacc-UID belongs to the user (created with mode 0700; refused when another

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* translate.c - one translation from start to end: load the .pc file and the
  * .pc files it includes, parse them, learn what the C headers declare, lower
  * to C or CUDA and write the result (or the --layout report). pac's main()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* translate.h - the translator as a library call: one .pc file (read from
  * disk or given in memory) in, its C or CUDA translation (or --layout
  * report) out, diagnostics to a given stream. Used by pac's command line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* emit.c - what the emitters share: the table of a target, the site
  * arguments of the runtime's error calls, declarations from patterns, byte
  * counts and the pieces of a #copy that both targets print the same way. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* emit.h - the emitters: one per target behind one table of functions. Each
  * function prints a plan (plan.h) and returns the C or CUDA text that
  * replaces the construct; code that must live at file scope (outlined

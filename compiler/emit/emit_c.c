@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* emit_c.c - the host emitter (target "c"): a pthd or mpi #detour becomes a
  * static function at file scope taking its captures through a struct, run
  * by parray_pthd_run or parray_mpi_detour; host #create/#destroy call the

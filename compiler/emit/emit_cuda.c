@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* emit_cuda.c - the CUDA emitter (target "cuda"): a cuda #detour becomes a
  * __global__ kernel named after its type and line, launched with the grid
  * and block of its thread array type (the extents the lowering mapped to

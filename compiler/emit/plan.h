@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plan.h - what each Parray construct becomes: the records the lowering
  * (compiler/lower) fills in after it has checked the construct and decided
  * everything about it, and an emitter (emit.h) prints. Plans are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* printer.c - output assembly with line bookkeeping (see printer.h). */
 #include "printer.h"
 

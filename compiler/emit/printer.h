@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* printer.h - the shared output printer of the C and CUDA emitters. Output is
  * assembled from source text copied through unchanged and generated text
  * that replaces Parray constructs; it keeps line numbers in step with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ast.c - constructors for the syntax tree (one per grammar action). */
 #include "ast.h"
 

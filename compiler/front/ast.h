@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ast.h - the syntax tree the parser builds. C code stays located text: each
  * C token is an item holding only its kind and byte range, and brackets form
  * groups. Parray constructs (directives, $...$) are nodes of their own. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cpp.c - running the system preprocessor: the command's words, the
  * arguments and a temporary file holding the text; its standard output is
  * collected (the conditional groups of ppcond.c and the header reader of

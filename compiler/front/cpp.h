@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cpp.h - running the system preprocessor over a text (cpp.c). */
 #ifndef PAC_CPP_H
 #define PAC_CPP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* diag.c - the printing of diagnostics with the source line and a caret
  * under the range (source files and line numbers: source.c). */
 #include "diag.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* diag.h - GCC-style diagnostics:
  *   file.pc:LINE:COL: error: message
  *    LINE | source line

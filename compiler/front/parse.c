@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parse.c - runs the scanner and parser over one source buffer. */
 #include "parse.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parse.h - the state shared by the reentrant scanner (grammar/lexer.l) and
  * the pure parser (grammar/parser.y), and the entry point that turns a source
  * file into a list of items. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ppcond.c - which groups of conditional compilation are live (see
  * ppcond.h): the preprocessor lines of each segment are found (outside
  * comments), conditionals are matched into groups, and the groups are

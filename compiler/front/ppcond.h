@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ppcond.h - C's conditional compilation, decided before scanning: which
  * groups of #if/#ifdef/#ifndef/#elif/#else/#endif are live, and which
  * #include "x.pc" lines are reached. Directives and $...$ are translated in

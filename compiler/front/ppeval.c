@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ppeval.c - evaluates #if/#elif conditions the way GCC's preprocessor does
  * (C11 6.10.1), for pac --no-cpp: the arithmetic half. ppmacro.c tokenizes
  * the condition and expands its macros; here its integer and character

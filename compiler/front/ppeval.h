@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ppeval.h - the value of #if and #elif conditions without running a
  * preprocessor: the macros a file defines, in order, and those of -D/-U. */
 #ifndef PAC_PPEVAL_H

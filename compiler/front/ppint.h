@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ppint.h - what the two halves of the #if evaluator share: the tokens of
  * ppmacro.c's tokenizer, the error record, the bounds, and the call that
  * turns a condition into its macro-expanded tokens for ppeval.c to evaluate.

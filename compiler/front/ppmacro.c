@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ppmacro.c - the preprocessing half of the #if evaluator (ppeval.c is the
  * arithmetic half): a small tokenizer, the macro table of #define/#undef and
  * -D/-U, and macro expansion as GCC does it (object- and function-like, # and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* source.c - loading source files (the main .pc file and the .pc files it
  * includes, in one buffer), removing line splices, and mapping offsets to
  * files, lines and columns (see source.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* source.h - the text of a translation: the main .pc file and the .pc files
  * it includes in one buffer, line splices removed, and byte-range locations
  * in it; line and column are computed only when printing (diag.h). */

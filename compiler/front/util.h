@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* util.h - small building blocks shared by every stage of pac: an arena
  * allocator, growable byte buffers, typed vectors and a string-keyed hash map.
  * Nothing here knows about Parray. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lower.c - the walker: goes through the items of the file in order, keeps
  * the C scopes up to date with every declaration it reads (file scope,
  * function parameters, block locals, for-loop variables), copies C text

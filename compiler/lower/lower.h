@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lower.h - the lowering: the walker over the syntax tree (lower.c) keeps
  * the scopes and the output in step with the source, copying C through;
  * each Parray construct is checked and decided here -- lower_dollar.c

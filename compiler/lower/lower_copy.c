@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lower_copy.c - #copy (docs/language.md, Copies): checked here and planned
  * inside a cuda detour as the thread's own loops over the modes of the two
  * layouts, in 16/8/4-byte packs where the layouts allow (docs/cuda.md), with

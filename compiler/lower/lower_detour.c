@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lower_detour.c - thread arrays (docs/threads.md): a #detour is checked,
  * its body walked into a buffer, the variables of the enclosing scopes that
  * the body uses found through the translator's scopes and captured (by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lower_devuse.c - host code that reads or writes through a pointer to
  * device memory: a variable given to the #create of a dmem type (process
  * 0's array, or inside an mpi detour this process's block of a distributed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lower_dollar.c - $...$ expressions: offsets $T[..]$, $dim(T)$, $dim_p(T)$,
  * $size(T)$, $cnt(T)$ (docs/language.md), plus the evaluation of the C
  * expressions inside them and inside dimension sizes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lower_kinds.c - where a variable's memory may be, along the paths the
  * program can take: for each variable, the set of memory kinds it may point
  * to at the current point of the walk (the kinds of the #create that reach

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lower_localtypes.c - the local types a detour body takes with it: a body
  * moves to a function of its own (a thread's, a process's, a kernel), out of
  * the function it was written in, so the types that function declared

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lower_mem.c - storage: #create and #destroy for every memory kind
  * (docs/language.md, Storage) are checked here and planned as an
  * allocation on the host, on the device, in a kernel (smem, rmem) or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lower_prog.c - program structure: #parray declarations, #mainhost (the
  * program's entry), #subprog templates and their #insert instances with
  * private names, and #global blocks hoisted to file scope (docs/language.md:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lower_tma.c - the bulk tensor copy of a cuda detour (docs/cuda.md, "Bulk
  * tensor copies"): `#copy A(a) at(i0, ...) to S(s) tma(bar)` moves the box
  * S-shaped at (i0, ...) of the dmem tensor A (whose base is the kernel

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cdecl.c - a tolerant reader of C declarations over located tokens (see
  * cdecl.h). It knows the C11 declaration grammar with GNU and CUDA
  * extensions (attributes, __asm__ labels, typeof, __shared__ ...), decides

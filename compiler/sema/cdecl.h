@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cdecl.h - recognising C declarations in located token streams: which
  * statements declare what names, with which specifiers and declarators, so
  * that the translator knows every variable, parameter and typedef visible at

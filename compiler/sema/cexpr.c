@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cexpr.c - a precedence-climbing reader for C expressions over lowered
  * tokens (see cexpr.h). Constant arithmetic is folded with overflow checks:
  * a constant that does not fit, a division by zero or an overflow is an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cexpr.h - reading C expressions that appear inside Parray constructs
  * (dimension sizes, indices, copy sizes) into the expression IR: integer
  * constants are evaluated with C semantics, object-like macros expanded, and

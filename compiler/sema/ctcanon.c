@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ctcanon.c - C types by meaning: the canonical spelling of a type written as
  * text (an element type of a #parray, say), so that two spellings of one
  * type compare equal. Typedefs visible in the scopes are expanded (a

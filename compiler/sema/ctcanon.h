@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ctcanon.h - C types by meaning (ctcanon.c): one canonical spelling per type,
  * typedefs of the scopes expanded, for every comparison of C types the
  * translator makes. */

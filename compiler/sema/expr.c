@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* expr.c - construction, simplification, printing and evaluation of the
  * integer expression IR (see expr.h). All simplifications rely only on
  * identities valid for non-negative operands, and are applied only when the

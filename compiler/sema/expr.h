@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* expr.h - the integer expression IR used for sizes, strides and offsets.
  * Constructors simplify as they build (constants folded, strides chained into
  * one multiply, '/' and '%' removed where value ranges prove them redundant),

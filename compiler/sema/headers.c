@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* headers.c - learning what the included headers declare (see headers.h):
  * the .pc file's preprocessor lines are run through the system preprocessor
  * with -dD, and its output is read with the declaration reader. */

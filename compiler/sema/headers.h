@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* headers.h - what the included headers declare: typedef names, file-scope
  * names and macros, learned by running the system preprocessor over the
  * .pc file's preprocessor lines (with the same -I/-D/-U) and reading its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* layout.c - offset functions of dimension nodes: flat layouts (concatenate,
  * compose with a stride-and-size selection, coalesce, common refinements of
  * several layouts over one index space), offset expressions for

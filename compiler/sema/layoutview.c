@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* layoutview.c - `pac --layout TYPE`: the dimension tree of a type with
  * sizes, strides of natural leaves, referenced offsets, the flat layout of
  * every node, and for up to two top-level dimensions the grid of element

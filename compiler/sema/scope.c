@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scope.c - symbol tables with an undo log per block (see scope.h). */
 #include "scope.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scope.h - block-structured symbol tables: the C names the translator has
  * seen declared (variables, parameters, typedefs, functions, enumerators)
  * and the Parray types, each visible from its declaration to the end of its

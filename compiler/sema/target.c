@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* target.c - how cuda thread array types map onto the hardware (target.h). */
 #include "target.h"
 

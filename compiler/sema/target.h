@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* target.h - facts about the hardware a thread array type runs on, used by
  * the lowering (target.c): how the dimension tree of a cuda thread array
  * maps onto a grid and a block (up to three children of a dimension map to

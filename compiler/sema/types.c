@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* types.c - building dimension trees from #parray bodies: defaults for memory
  * kind and element type, references to other types' dimensions, sizes,
  * sibling weights and the strides of natural leaves (docs/language.md). */

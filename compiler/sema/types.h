@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* types.h - the Parray array-type engine. A type is a tree of dimension
  * nodes; every node has a size and an offset function (docs/language.md).
  * Where possible the offset function is kept as a flat layout (CuTe style): a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parray/core.h - the part of the Parray runtime every generated program uses:
  * status codes, source locations for run-time messages, element types, host
  * allocation per memory kind, and the CPU copy engine.  C11, no CUDA needed. */

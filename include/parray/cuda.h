@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parray/cuda.h - CUDA part of the runtime API: device selection (INIT_GPU),
  * checked allocation per memory kind, host/device copies between layouts,
  * launch checking, and the check that a kernel's pointer arguments do not

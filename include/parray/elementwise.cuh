@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parray/elementwise.cuh - the vectorized elementwise engine of the runtime,
  * for CUDA C++ (.cu) files: the built-in operations of parray/kernels.h use
  * it, and user code defines its own operations from a C expression with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parray/kernels.h - the runtime kernel library, elementwise and reduction
  * half: built-in elementwise operations (unary, binary, ternary, casts) and
  * reductions (sum, mean, max, min over the whole array, over the last

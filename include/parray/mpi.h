@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parray/mpi.h - the runtime of mpi thread arrays and distributed arrays
  * (docs/threads.md) on Open MPI. Every process runs the same
  * program; process 0 runs the #mainhost code and drives the others, which

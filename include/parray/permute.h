@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parray/permute.h - permute/transpose of dense arrays and the device copy
  * engine behind #copy between two dmem layouts, plus the dimension
  * normaliser that the CPU and CUDA engines share.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parray/primitives.cuh - block-level primitives for cuda detour bodies (and
  * any CUDA C++ kernel): a kernel written with them moves its data in 16-byte
  * packs, reduces with warp shuffles before shared memory and accumulates

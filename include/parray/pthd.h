@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parray/pthd.h - the runtime of pthd thread arrays (docs/threads.md):
  * a persistent pool of POSIX threads that runs a detour body once per thread
  * index, and the barrier behind #sync.  The translator outlines each

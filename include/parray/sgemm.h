@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parray/sgemm.h - single-precision matrix product of the runtime library:
  *   C = alpha * op(A) * op(B) + beta * C
  * on the GPU (parray_sgemm, hand-tuned for Hopper, plain FP32 FFMA, no tensor

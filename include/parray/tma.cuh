@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* parray/tma.cuh - device helpers for the bulk tensor copies of the tensor
  * memory accelerator (compute capability 9.0 and later): what
  * `#copy A(a) at(i0, ...) to S(s) tma(bar)` prints inside a cuda detour

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* elementwise_cpu.c - CPU twins of the built-in elementwise operations and
  * casts of parray/kernels.h: plain loops with the same results as the GPU
  * kernels (fp16/bf16 decoded to fp32, computed, rounded once to nearest even;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* elementwise_half_cpu.c - software fp16 (IEEE binary16) and bfloat16
  * conversions for the CPU kernels and for tests: exact decoding, and
  * rounding from double to nearest even with correct overflow, subnormals

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* permute_cpu.c - host side of the permute/transpose library: the dimension
  * normaliser shared by the CPU and CUDA copy engines (byte strides, size-1
  * dimensions dropped, dimensions that move together merged) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reduce_cpu.c - CPU twins of the reductions of parray/kernels.h (whole
  * array, last dimension with a row stride, leading dimension): sequential
  * loops accumulating in double for floating types and in wrapping int64 for

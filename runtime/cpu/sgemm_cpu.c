@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sgemm_cpu.c - parray_sgemm_cpu: C = alpha*op(A)*op(B) + beta*C on the host,
  * row- or column-major, any shape and leading dimensions. Blocked for cache
  * (64x64 blocks of C, 256-deep slices of k, the B slice packed contiguous),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* copy_indexed.cu - copies by a list of element offsets on the GPU: a
  * gather (dst[i] = src[idx[i]]) and a scatter (dst[idx[i]] = src[i]). They
  * pack and unpack the messages of a distributed #copy planned at run time

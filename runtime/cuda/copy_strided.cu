@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* copy_strided.cu - the device copy engine (#copy between two dmem layouts)
  * and the device permute. Plans a copy after parray_copy_normalise (byte
  * strides, size-1 dimensions dropped, dimensions that move together merged)

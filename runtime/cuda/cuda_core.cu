@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuda_core.cu - CUDA side of the runtime core: device selection
  * (INIT_GPU), checked allocation, host/device copies between layouts,
  * launch checking and the waits for detours launched without one (a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* elementwise_binary.cu - parray_binary_cuda and parray_ternary_cuda: the
  * built-in two- and three-input operations on the six arithmetic types,
  * instantiated on the vectorized engine of parray/elementwise.cuh. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* elementwise_cast.cu - parray_cast_cuda: conversion between any two of the
  * 8 element types on the vectorized engine (fp32 <-> fp16/bf16 use the pair
  * conversion instructions). Same-type casts are a device-to-device copy. */

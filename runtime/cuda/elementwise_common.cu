@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* elementwise_common.cu - per-device launch shape shared by all runtime
  * kernels: multiprocessor count and resident threads per multiprocessor,
  * queried once per device and cached in atomics (safe across threads). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* elementwise_unary.cu - parray_unary_cuda: relu, gelu, exp, scale, neg and
  * abs on the six arithmetic types (gelu and exp on floating types only). */
 #include <math.h>

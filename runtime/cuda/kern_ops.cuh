@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kern_ops.cuh - device arithmetic shared by the built-in elementwise
  * operations and the reductions: per-type arithmetic with the semantics of
  * parray/kernels.h (wrapping integers, NaN-propagating min/max, fp16/bf16

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kern_plan.h - launch plans of the multi-block reductions, in C so that the
  * CPU library (workspace sizes) and the CUDA kernels share one definition.
  * Internal to the runtime. */

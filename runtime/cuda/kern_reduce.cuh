@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kern_reduce.cuh - building blocks of the GPU reductions: accumulator types
  * (fp32 for fp32/fp16/bf16, fp64 for fp64, int64 for integers), the combine
  * operations, warp/sub-warp butterflies and block reductions (fixed order, so

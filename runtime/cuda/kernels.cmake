@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # GPU side of the kernel library (elementwise and reductions). One file per
 # kernel family so a parallel build compiles them side by side.
 target_sources(parray_cuda PRIVATE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mpi_dev.c - distributed device arrays: a dmem type with a dimension over an
  * mpi thread array gives each process its block in the memory of its own GPU
  * (the GPU INIT_GPU selected on that process, else local rank mod the node's

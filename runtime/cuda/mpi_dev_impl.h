@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mpi_dev_impl.h - what the files of parray_mpi_cuda share: mpi_dev.c
  * (distributed device arrays, the GPU's memory for the copy engine, the
  * service every process runs), mpi_nccl.c (NCCL as the transport between

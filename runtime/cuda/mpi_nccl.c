@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mpi_nccl.c - NCCL as the transport of distributed device arrays: what a
  * #copy moves between processes that do not reach each other's blocks goes
  * as one group of ncclSend / ncclRecv on the receive lane's stream, over

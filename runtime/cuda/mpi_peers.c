@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mpi_peers.c - the direct path of distributed device arrays: each process
  * maps the blocks of the processes on its node through CUDA IPC (handles
  * exchanged once per array, at its first #copy), so that a #copy writes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* permute_kernels.cu - the GPU kernels behind parray_permute_cuda and
  * parray_copy_strided_cuda (copy_strided.cu plans, this file launches):
  *  - a tiled shared-memory transpose for copies where src and dst have

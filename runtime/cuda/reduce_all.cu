@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reduce_all.cu - parray_reduce_all_cuda: reduction of a whole array in one
  * launch. The array (from its first 16-byte aligned element) is cut into
  * fixed chunks of PARRAY_RD_ALL_CHUNK elements; a persistent grid walks the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reduce_cols.cu - parray_reduce_cols_cuda: reduction over the leading
  * dimension (column reductions) of a rows x cols array with a row stride.
  * Blocks of 1024 threads: TX threads across 16-byte column packs, TY down

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reduce_common.cu - shared host side of the GPU reductions: argument
  * checks (the CPU reductions' rules, reduce_args.h, plus alignment), the
  * occupancy cache that sizes persistent grids, and temporary

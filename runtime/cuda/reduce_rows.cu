@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reduce_rows.cu - parray_reduce_rows_cuda: reduction over the last
  * dimension of a (possibly padded) rows x cols array.
  * Rows whose starts share one 16-byte alignment (row_stride*size a multiple

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # sgemm.cmake - adds parray_sgemm (runtime/cuda/sgemm.cu, the kernel template
 # in sgemm_kernel.cu) to the CUDA runtime library. With
 # -DPARRAY_SGEMM_VARIANTS=ON the extra tile configurations of

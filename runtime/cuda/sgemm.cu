@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sgemm.cu - parray_sgemm: the FP32 matrix product on the GPU (plain FFMA,
  * no tensor cores), tuned for Hopper. Checks the arguments, maps every
  * layout onto a row-major product, chooses the kernel from the device, the

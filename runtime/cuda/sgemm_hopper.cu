@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sgemm_hopper.cu - parray_sgemm's kernel for Hopper (compute capability
  * 9.0, compiled for sm_90a only): plain FP32 FFMA like the other kernels, fed
  * by the tensor memory accelerator, with warp specialisation.

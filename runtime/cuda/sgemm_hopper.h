@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sgemm_hopper.h - the interface between parray_sgemm's dispatch (sgemm.cu)
  * and the Hopper-only kernel of sgemm_hopper.cu (compiled for sm_90a alone,
  * and only when the CUDA compiler can: PARRAY_SGEMM_HOPPER is then defined

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sgemm_kernel.cu - the FP32 SGEMM kernel template behind parray_sgemm
  * (included by sgemm.cu and sgemm_variants.cu; it defines templates only, so
  * compiling it alone produces nothing). Row-major view only: the host code maps

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sgemm_problem.h - the row-major product C = alpha*op(A)*op(B) + beta*C as
  * parray_sgemm's dispatch (sgemm.cu) hands it to a kernel, after the
  * column-major mapping: the part that the launch parameters of every kernel

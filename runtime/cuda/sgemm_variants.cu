@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sgemm_variants.cu - extra SGEMM tile configurations for tuning, built only
  * with -DPARRAY_SGEMM_VARIANTS=ON (the benchmark script's build); each has
  * the row-major NN kernel only. parray_sgemm_config(5 + v, ...) runs variant v (slot 4 is the Hopper kernel). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tensor_map.cu - the tensor maps of the bulk tensor copies a cuda detour
  * makes (`#copy A(a) at(...) to S(s) tma(bar)`, docs/cuda.md): the host
  * encodes one before the launch from the dmem type A (its extents and

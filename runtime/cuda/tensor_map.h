@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tensor_map.h - the runtime's one way to cuTensorMapEncodeTiled: the
  * driver's entry point found through the CUDA runtime (the libraries do
  * not link libcuda), shared by parray_cuda_tensor_map (tensor_map.cu) and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # emu.sh - checks the Parray SGEMM (include/parray/sgemm.pc) on the CPU: pac
 # translates emu.pc (every layout of the GPU test plus alpha/beta), the
 # kernel launches become calls of shim.h's emulator, g++ builds it (with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* shim.h - runs the CUDA kernels that pac generates from include/parray/sgemm.pc
  * on the CPU, for checking the kernel's logic without a GPU (emu.sh): one
  * std::thread per CUDA thread, blocks one after another, a std::barrier per

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # package.py - the Spack package of pac (the Parray compiler) and libparray,
 # in a Spack package repository of its own (packaging/spack; docs/release.md
 # says how to use it and how far it was tested).
