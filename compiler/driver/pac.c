@@ -2,6 +2,7 @@
 /* pac.c - the translator's command line: reads the options and hands the
  * translation to pac_translate (translate.c). */
 #define _DEFAULT_SOURCE 1 /* readlink */
+#include "lsp.h"
 #include "translate.h"
 
 #include <limits.h>
@@ -30,6 +31,7 @@ static void usage(FILE *f) {
           "  --emit=c|cuda    choose the target (default: cuda when the file uses GPU types)\n"
           "  --no-line        omit #line markers\n"
           "  --layout TYPE    print the dimension tree and offsets of TYPE, then exit\n"
+          "  --lsp            serve the Language Server Protocol on stdin/stdout (no FILE)\n"
           "  -I DIR, -D NAME[=VAL], -U NAME, -isystem DIR, -include FILE\n"
           "                   passed to the preprocessor that reads the #include'd headers\n"
           "  --typedef NAME   treat NAME as a type name\n"
@@ -81,7 +83,7 @@ static int dep_option(int argc, char **argv, int *i, pac_deps *d, bool *want, ch
 typedef struct cmdline {
   pac_options opt;
   pac_deps deps;
-  bool want_deps, werror, nowarn;
+  bool want_deps, werror, nowarn, lsp;
   char *quoted; /* -MQ's target, quoted */
 } cmdline;
 
@@ -103,6 +105,7 @@ static int parse_one(cmdline *c, int argc, char **argv, int *i, const char **cpp
   else if (!strcmp(a, "--emit=c")) opt->target = TARGET_C;
   else if (!strcmp(a, "--emit=cuda")) opt->target = TARGET_CUDA;
   else if (!strcmp(a, "--no-line")) opt->lines = false;
+  else if (!strcmp(a, "--lsp")) c->lsp = true;
   else if (!strcmp(a, "--layout") && *i + 1 < argc) opt->layout = argv[++*i];
   else if (!strcmp(a, "--typedef") && *i + 1 < argc) tds[opt->ntypedefs++] = argv[++*i];
   else if (!strcmp(a, "--cpp") && *i + 1 < argc) opt->cpp = argv[++*i];
@@ -148,7 +151,11 @@ static int parse_args(cmdline *c, int argc, char **argv, const char **cpp_args, 
     int rc = parse_one(c, argc, argv, &i, cpp_args, tds);
     if (rc >= 0) return rc;
   }
-  if (!c->opt.input) {
+  if (c->lsp && c->opt.input) {
+    fprintf(stderr, "pac: error: --lsp reads its documents from the client, not '%s'\n", c->opt.input);
+    return 2;
+  }
+  if (!c->opt.input && !c->lsp) {
     usage(stderr);
     return 2;
   }
@@ -187,7 +194,7 @@ int main(int argc, char **argv) {
   }
   pac_io io = {.err = stderr, .selfinc = selfinc[0] ? selfinc : NULL, .deps = c.want_deps ? &c.deps : NULL,
                .werror = c.werror, .no_warnings = c.nowarn};
-  status = pac_translate(&c.opt, &io);
+  status = c.lsp ? pac_lsp_serve(stdin, stdout, &c.opt, io.selfinc) : pac_translate(&c.opt, &io);
   free(c.quoted);
   free(cpp_args);
   free(tds);

@@ -4,7 +4,8 @@
 # directives, kinds, nested $...$ and #T references their groups; the
 # TextMate grammar is valid JSON whose patterns compile and whose $...$ rule
 # nests as pac's does; its first-line rule and the VS Code manifest keep
-# pkg-config files out of Parray.
+# pkg-config files out of Parray; the VS Code manifest starts the language
+# client (extension.js, pac --lsp) for Parray files.
 # Usage: editor.sh EDITORDIR   (exits 77, skipped, without vim and python3)
 set -u
 ed=$(cd "$1" && pwd)
@@ -170,7 +171,26 @@ for path, want in [("/usr/lib/x86_64-linux-gnu/pkgconfig/ompi.pc", "pkgconfig"),
                    ("/home/u/pkgconfig_tools/main.pc", "parray")]:
     assert vscode_language(path) == want, (path, vscode_language(path), want)
 print("ok   TextMate grammar:", len(pats), "patterns; first line and VS Code file names")
+# the language client: the manifest starts extension.js for Parray files,
+# which runs the configured pac with --lsp
+import os
+man = json.load(open(f"{d}/package.json"))
+assert man["main"] == "./extension.js" and os.path.isfile(f"{d}/extension.js"), "main"
+assert "onLanguage:parray" in man["activationEvents"], "activation"
+assert "vscode-languageclient" in man["dependencies"], "the client library"
+props = man["contributes"]["configuration"]["properties"]
+assert props["parray.server.path"]["default"] == "pac", "server path"
+js = open(f"{d}/extension.js").read()
+assert '"--lsp"' in js and "parray.server" in js and 'language: "parray"' in js, "extension.js"
+print("ok   VS Code language client manifest")
 PY
+  if command -v node >/dev/null 2>&1; then
+    node --check "$ed/textmate/extension.js" || { echo "FAIL extension.js does not parse"; fail=$((fail + 1)); }
+  fi
+fi
+lua=$(command -v luac5.4 || command -v luac5.3 || command -v luac5.1 || command -v luac || true)
+if [ -n "$lua" ]; then
+  "$lua" -p "$ed/neovim/plugin/parray_lsp.lua" || { echo "FAIL parray_lsp.lua does not parse"; fail=$((fail + 1)); }
 fi
 [ "$ran" = 1 ] || { echo "skipped: neither vim nor python3"; exit 77; }
 [ "$fail" -eq 0 ]
