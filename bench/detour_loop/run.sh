@@ -1,27 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# run.sh - bench/detour_loop on the GPU machine in one call: build pac, pacc
-# and the CUDA runtime (the project's CMake, without MPI), build
-# detour_loop.pc with pacc and run it. Its table goes to stdout and
-# $OUT/detour_loop.txt; the build log to $OUT/build.log.
-# Usage (repository root): bash bench/detour_loop/run.sh
-#   PACC=path/to/pacc   use that pacc (and its runtime) instead of building one
+# run.sh - bench/detour_loop: builds detour_loop.pc with pacc and runs it on
+# the GPU (a detour in a host loop against the same kernel written by hand
+# in CUDA); the table goes to stdout and $OUT/detour_loop.txt.
+#   bash bench/detour_loop/run.sh BUILD_DIR     (pacc in BUILD_DIR/bin; bench/run.sh builds it)
+# Settings (environment):
+#   OUT    folder for the program, its table and build.log (default: a temporary folder)
+#   PACC   the pacc to use (default BUILD_DIR/bin/pacc)
 set -u
-OUT=${OUT:-/tmp/detour_loop_out}
-mkdir -p "$OUT"
-cd "$(dirname "$0")/../.." || exit 1
-B=${BUILD:-/tmp/build-detour-loop}
-ROOT=$PWD
-. bench/device_env.sh # cmake on PATH, GEN, FE
-if [ -z "${PACC:-}" ]; then
-  # shellcheck disable=SC2086 # GEN and FE are one word or none
-  { cmake -S . -B "$B" $GEN $FE -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPARRAY_WITH_MPI=OFF \
-      -DPARRAY_SGEMM_VARIANTS=OFF -DBUILD_TESTING=OFF &&
-    cmake --build "$B" -j "$(nproc)" --target pac pacc parray parray_cuda parray_headers; } >"$OUT/build.log" 2>&1 ||
-    { tail -30 "$OUT/build.log"; exit 1; }
-  PACC=$B/bin/pacc
+root=$(cd "$(dirname "$0")/../.." && pwd)
+PACC=${PACC:-${1:?usage: run.sh BUILD_DIR}/bin/pacc}
+tmp=""
+if [ -z "${OUT:-}" ]; then
+  tmp=$(mktemp -d)
+  OUT=$tmp
+  trap 'rm -rf "$tmp"' EXIT
 fi
-"$PACC" -O2 bench/detour_loop/detour_loop.pc -o "$OUT/detour_loop" >>"$OUT/build.log" 2>&1 ||
+mkdir -p "$OUT"
+"$PACC" -O2 "$root/bench/detour_loop/detour_loop.pc" -o "$OUT/detour_loop" >"$OUT/build.log" 2>&1 ||
   { tail -30 "$OUT/build.log"; exit 1; }
 nvidia-smi -L 2>/dev/null | head -1 | tee "$OUT/detour_loop.txt"
 "$OUT/detour_loop" | tee -a "$OUT/detour_loop.txt"

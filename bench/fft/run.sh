@@ -30,6 +30,7 @@
 # round's ratio printed and their median). GPU: PIECES (default "1"), PEERS
 # (default "cufft"; also cufftxt cufftmp), PEERS_ONLY=1 (the peers alone).
 # The check's FFTW reference runs on all the machine's cores.
+# shellcheck disable=SC2086 # $mpirun is a command of several words
 set -u
 build=$1 mode=$2
 bin=$build/bin
@@ -107,7 +108,7 @@ for prec in $PRECS; do
         echo "ratio fftw-mpi/parray $prec $size np=$np round $round: $r"
         rs="$rs $r"
       done
-      echo "ratio fftw-mpi/parray $prec $size np=$np: median $(echo $rs | tr ' ' '\n' | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }') of$rs"
+      echo "ratio fftw-mpi/parray $prec $size np=$np: median $(echo "$rs" | tr ' ' '\n' | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }') of$rs"
     done
     [ "$mode" = cpu ] && [ "$n2" != 1 ] && for grid in ${PENCILS:-}; do
       p0=${grid%x*} p1=${grid#*x}

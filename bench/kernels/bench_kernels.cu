@@ -259,7 +259,7 @@ static const EwVariant kEwVariants[] = {
     EWV("occ14", 1, 0, 128, 0, false, 14),
     EWV("occ15", 0, 0, 128, 0, false, 15),
     EWV("occ12cs", 1, 0, 128, ew::kHintStoreCs, false, 12),
-    EWV("nocap", 0, 0, 128), /* the default until session 11: no residency cap */
+    EWV("nocap", 0, 0, 128), /* no residency cap */
     {"cur#2", ew_run<ew::DefaultTuning, float, __half>, ew_run<ew::DefaultTuning, __half, float>},
 };
 

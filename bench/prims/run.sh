@@ -1,37 +1,33 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# run.sh - everything bench/prims needs from one call on the GPU machine
-# (under 10 minutes): build pac and pacc (the project's CMake, without MPI),
-# build the three examples written with parray/primitives.cuh, run their
+# run.sh - bench/prims: builds the three examples written with
+# parray/primitives.cuh (softmax, layernorm, bcast_add) with pacc, runs their
 # self-tests (plain and, with SANITIZE=1, under compute-sanitizer), their
-# --bench mode and the PyTorch peer, and print the merged table.
-# Files in $OUT: build.log, tests.log, prims.csv, torch.csv, table.md.
-# Usage (repository root): bash bench/prims/run.sh
-#   PACC=path/to/pacc   use that pacc instead of building one
-#   PYTHON=python       the Python with PyTorch (default /opt/torch/.venv/bin/python, else python3)
-#   BUILD_ONLY=1        stop after building the examples (no GPU needed)
+# --bench mode and the PyTorch peer (torch_prims.py), and prints the merged
+# table (compare.py).
+#   bash bench/prims/run.sh BUILD_DIR     (pacc in BUILD_DIR/bin; bench/run.sh builds it)
+# Settings (environment):
+#   OUT         folder for build.log, tests.log, prims.csv, torch.csv, table.md
+#               (default prims-out in the current folder)
+#   PACC        the pacc to use (default BUILD_DIR/bin/pacc)
+#   PYTHON      the Python with PyTorch (default python3)
+#   SANITIZE=1  also run the self-tests under compute-sanitizer
+#   BUILD_ONLY=1  stop after building the examples (no GPU needed)
 set -u
-OUT=${OUT:-/tmp/prims_out}
+PACC=${PACC:-${1:?usage: run.sh BUILD_DIR}/bin/pacc}
+case $PACC in /*) ;; *) PACC=$PWD/$PACC ;; esac
+OUT=${OUT:-$PWD/prims-out}
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
 cd "$(dirname "$0")/../.." || exit 1
-B=${BUILD:-/tmp/build-prims}
+B=$OUT/build
 T0=$(date +%s)
 EXAMPLES="softmax layernorm bcast_add"
 
-ROOT=$PWD
-. bench/device_env.sh # cmake on PATH, GEN, FE
-if [ -z "${PACC:-}" ]; then
-  # shellcheck disable=SC2086 # GEN and FE are one word or none
-  { cmake -S . -B "$B" $GEN $FE -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPARRAY_WITH_MPI=OFF \
-      -DPARRAY_SGEMM_VARIANTS=OFF -DBUILD_TESTING=OFF &&
-    cmake --build "$B" -j "$(nproc)" --target pac pacc parray parray_cuda parray_headers; } >"$OUT/build.log" 2>&1 ||
-    { echo "BUILD FAILED (pac)"; grep -E "error|Error" "$OUT/build.log" | head -20; exit 1; }
-  PACC=$B/bin/pacc
-fi
 mkdir -p "$B/prims"
 pids=()
 for e in $EXAMPLES; do
-  "$PACC" -O2 -arch=sm_90 -lineinfo "examples/$e.pc" -o "$B/prims/$e" >"$B/prims/$e.log" 2>&1 & pids+=($!)
+  "$PACC" -O2 -lineinfo "examples/$e.pc" -o "$B/prims/$e" >"$B/prims/$e.log" 2>&1 & pids+=($!)
 done
 fail=0
 for i in "${!pids[@]}"; do wait "${pids[$i]}" || fail=1; done
@@ -53,8 +49,6 @@ done
 
 echo "op,dtype,shape,bytes,us_waited,us,tbs,max_rel_err,check" >"$OUT/prims.csv"
 for e in $EXAMPLES; do timeout 200 "$B/prims/$e" --bench >>"$OUT/prims.csv" 2>>"$OUT/tests.log" || echo "bench $e: rc=$?"; done
-PY=${PYTHON:-/opt/torch/.venv/bin/python}
-[ -x "$PY" ] || PY=python3
-PYTHONUNBUFFERED=1 timeout 240 "$PY" bench/prims/torch_prims.py >"$OUT/torch.csv" 2>>"$OUT/tests.log" || echo "torch: rc=$?"
+PYTHONUNBUFFERED=1 timeout 240 "${PYTHON:-python3}" bench/prims/torch_prims.py >"$OUT/torch.csv" 2>>"$OUT/tests.log" || echo "torch: rc=$?"
 python3 bench/prims/compare.py "$OUT/prims.csv" "$OUT/torch.csv" | tee "$OUT/table.md"
 echo "total $(( $(date +%s) - T0 )) s"

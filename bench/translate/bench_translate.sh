@@ -17,7 +17,7 @@ grep -v '^#line ' "$tmp/big.c" >"$tmp/plain.c"
 cc -E -I "$inc" "$tmp/plain.c" -o "$tmp/out.i" || { echo "the peer (cc -E) failed" >&2; exit 1; }
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 time_of() { # seconds of the command, 7 times
-  for i in 1 2 3 4 5 6 7; do
+  for _ in 1 2 3 4 5 6 7; do
     s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
     awk -v s="$s" -v e="$e" 'BEGIN {printf "%.6f\n", e - s}'
   done | median
