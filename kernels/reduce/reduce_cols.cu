@@ -21,7 +21,7 @@
  * per tile: one acquire-release atomic by thread 0 after a barrier) folds
  * the splits in index order, 8 loads in flight per thread. No atomics touch
  * the values: results are reproducible. Per-block globaltimer stamps (bench
- * variants 22/23, fp16 1M x 32 on the H100, session 11): the blocks'
+ * variants 22/23, fp16 1M x 32 on the H100): the blocks'
  * streaming ends at 22-23.3 us, the last ticket at 24.2 us, and the last
  * block's fold takes 2 us more (1.4 us until its partial-row loads have all
  * arrived, 0.45 us of tree, 0.2 us to the store); with the fence and a
@@ -39,7 +39,7 @@ constexpr int kColThreads = PARRAY_RD_COL_THREADS;
 
 /* How a split grid finishes: every thread fences before the ticket (the
  * first version, kept for the bench), thread 0 alone fences after a barrier
- * (the default until session 11), no ticket: the partial rows are folded by
+ * (an earlier default), no ticket: the partial rows are folded by
  * a second kernel (cols_fold_kernel), or thread 0 takes the ticket with one
  * acquire-release atomic after a barrier (the default: 1-1.5% faster than
  * the fence and a relaxed atomic on the H100, bench variants 15 vs 17). */
@@ -350,7 +350,7 @@ struct ColVariant {
  * or H200); 11 = the default with the first version's shared-memory tree;
  * 12 = the first version (tree, every thread fencing); 13-16: one block of
  * 512 or 1024 threads per multiprocessor (132) with 8 loads, fold kernel or
- * ticket; 512 blocks with the fold kernel. Session 11: 17 = 15 with one
+ * ticket; 512 blocks with the fold kernel; 17 = 15 with one
  * acquire-release atomic as the ticket; 18 = two blocks of 512 threads with
  * 8 loads per multiprocessor (264); 19 = four blocks of 512 threads, 4 loads
  * (528; registers capped at 32 so that all 64 warps are resident); 20 = 128

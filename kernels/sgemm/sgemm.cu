@@ -132,7 +132,7 @@ static const char *hopper_name(const HopperArgs &h) { return h.cluster == 2 ? HO
 
 /* Whether the automatic choice runs the Hopper kernel's cluster form
  * (slot 13) rather than the one-block form (slot 4): where it was faster in
- * two runs (H100, 2026-11-24 session 11): A m-contiguous and B k-contiguous
+ * two runs on an H100 (bench/RESULTS.md): A m-contiguous and B k-contiguous
  * in the row-major view (row-major TT, column-major TT), which the kernel
  * runs as is, at 6144^3 (0.986-0.990 of cuBLAS against 0.974-0.978) and
  * 8192^3 (0.984-0.986 against 0.966-0.974); not at 2048 and 4096

@@ -52,7 +52,7 @@
  * k-contiguous operands into the ring by the producer warpgroup (0.80-0.88),
  * and stream-K over the last wave with atomic fix-up (commit 33042f7: its
  * work list made the whole-tile loop 6-8% slower, more than it saved).
- * The cluster form (H100, 2026-11-24 session 11): halving A's L2 -> SM
+ * The cluster form (H100, bench/RESULTS.md): halving A's L2 -> SM
  * traffic did not make row-NN (as C^T: 0.969-0.972 of cuBLAS at 8192
  * against 0.977-0.981) or row-TN (0.913-0.918 against 0.984-0.987) faster;
  * ncu on row-NN at 8192 shows an issue-bound kernel either way (memory busy
@@ -112,7 +112,7 @@ __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
  * of the cluster. The default semantics (release at CTA scope), as CUTLASS's
  * ClusterBarrier::arrive: with .release.cluster (and the producer's wait
  * .acquire.cluster) the cluster form ran at 0.79-0.84 of cuBLAS against
- * 0.97-1.02 for the one-block form (H100, 2026-11-24 session 11). */
+ * 0.97-1.02 for the one-block form (H100). */
 __device__ __forceinline__ void mbar_arrive_remote(uint32_t bar, unsigned rank) {
   asm volatile("{\n"
                ".reg .b32 ra;\n"
@@ -358,7 +358,7 @@ __device__ __forceinline__ void consume(const KParams &P, const float *sA, const
       // this thread's reads of the stage (generic proxy) before the bulk copy
       // that refills it (async proxy): without the fence the Parray twin of
       // this loop (include/parray/sgemm.pc, SGEMM_TMA) computed wrong products
-      // under stress at 4096 and 8192 (bench/RESULTS.md, 2026-11-24 session 10)
+      // under stress at 4096 and 8192 (bench/RESULTS.md)
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
       __syncwarp();
       if (lane == 0) mbar_arrive(empty + 8 * s);
