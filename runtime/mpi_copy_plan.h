@@ -3,6 +3,8 @@
  * engine (mpi_copy.c: MPI_Scatterv / Gatherv / Alltoallv or messages of at
  * most 1 GiB) and the staged engine (mpi_copy_staged.c: a side in another
  * memory, moved in pieces that overlap transfers with the exchange).
+ * Defined in mpi_copy_plan.c, which calls none of the engines, so that the
+ * engines depend on it and not on each other's files.
  * docs/mpi_runtime.md describes the algorithm. Private to runtime/. */
 #ifndef PARRAY_MPI_COPY_PLAN_H
 #define PARRAY_MPI_COPY_PLAN_H

@@ -44,8 +44,8 @@ RMPI_HIDDEN bool rmpi_lookup(int handle, void **ptr, size_t *bytes, int64_t *npr
 RMPI_HIDDEN parray_status rmpi_error(int rc, const char *what);
 
 /* mpi_copy.c: a dispatcher's part of a copy command (every process other
- * than 0 calls it with the broadcast descriptor); and freeing the cached
- * pack buffers at the end. */
+ * than 0 calls it with the broadcast descriptor); mpi_copy_plan.c: freeing
+ * the cached pack buffers at the end. */
 RMPI_HIDDEN parray_status rmpi_copy_serve(const void *payload, size_t bytes);
 RMPI_HIDDEN void rmpi_copy_cleanup(void);
 /* Process 0: check one side of a copy over n modes of extents shape (handle
