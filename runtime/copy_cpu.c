@@ -3,7 +3,9 @@
  * between two layouts of the same logical index space. Dimensions of size 1
  * are dropped, the rest ordered by destination stride and merged where both
  * strides chain (copy_dims.h, as parray_copy_normalise does), so that
- * contiguous runs become memcpy and transposes become cache-blocked loops. */
+ * contiguous runs become memcpy and transposes become cache-blocked loops.
+ * Also parray_copy_normalise (parray/permute.h), the same normalisation in
+ * byte strides that the device copy engine runs first. */
 #include "parray/core.h"
 
 #include <stddef.h>
@@ -131,4 +133,25 @@ parray_status parray_copy_strided_cpu(void *dst, const int64_t *dst_stride, cons
     }
   }
   return PARRAY_OK;
+}
+
+int parray_copy_normalise(parray_copy_dim *out, const int64_t *shape, const int64_t *dst_stride,
+                          const int64_t *src_stride, int ndim, size_t elem_size) {
+  if (!out || ndim < 0 || ndim > MAXD || elem_size == 0 || elem_size > (size_t)INT64_MAX ||
+      (ndim > 0 && (!shape || !dst_stride || !src_stride))) {
+    parray_set_error("parray_copy_normalise: bad rank %d, element size %zu or null pointer", ndim, elem_size);
+    return -1;
+  }
+  const int64_t es = (int64_t)elem_size;
+  int m = 0;
+  for (int i = 0; i < ndim; i++) {
+    if (shape[i] < 1) {
+      parray_set_error("parray_copy_normalise: extent %lld of dimension %d is not positive", (long long)shape[i], i);
+      return -1;
+    }
+    if (shape[i] == 1) continue;
+    out[m++] = (parray_copy_dim){shape[i], dst_stride[i] * es, src_stride[i] * es};
+  }
+  if (es > 1) out[m++] = (parray_copy_dim){es, 1, 1};
+  return parray__copy_dims_merge(out, m);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* copy_dims.h - what the CPU copy engine (copy_cpu.c) and the shared
- * normaliser parray_copy_normalise (cpu/permute_cpu.c) both do to a list of
+/* copy_dims.h - what the CPU copy engine and the shared normaliser
+ * parray_copy_normalise (both in copy_cpu.c) do to a list of
  * copy dimensions: order them outermost first and merge the neighbours that
  * move together. The strides may be in elements or in bytes (the same unit
  * on both sides). Private to the runtime. */

@@ -70,9 +70,9 @@ static struct {
   bool *comm_made;
 } st = {.rank = 0, .size = 1, .node_rank = 0, .node_size = 1};
 
-int pmpi_rank(void) { return st.rank; }
-int pmpi_size(void) { return st.size; }
-MPI_Comm pmpi_comm(void) { return st.comm; }
+int rmpi_rank(void) { return st.rank; }
+int rmpi_size(void) { return st.size; }
+MPI_Comm rmpi_comm(void) { return st.comm; }
 int parray_mpi_rank(void) { return st.rank; }
 int parray_mpi_size(void) { return st.size; }
 int parray_mpi_node_rank(void) { return st.node_rank; }
@@ -88,7 +88,7 @@ static void find_node_rank(void) {
   MPI_Comm_free(&node);
 }
 
-parray_status pmpi_error(int rc, const char *what) {
+parray_status rmpi_error(int rc, const char *what) {
   char msg[MPI_MAX_ERROR_STRING] = "";
   int len = 0;
   if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "error code %d", rc);
@@ -105,7 +105,7 @@ static void abort_hook(int status) {
   if (MPI_Finalized(&fin) == MPI_SUCCESS && !fin) MPI_Abort(MPI_COMM_WORLD, status ? status : 1);
 }
 
-bool pmpi_can_command(const char *what) {
+bool rmpi_can_command(const char *what) {
   if (!st.up) {
     parray_set_error("%s: the mpi runtime is not running (the program must start in parray_mpi_main)", what);
     return false;
@@ -130,10 +130,10 @@ static parray_status send_command(int op, int id, int64_t a, int64_t b, const vo
   int rc = MPI_Ibcast(&h, (int)sizeof h, MPI_BYTE, 0, st.comm, &rq);
   if (rc == MPI_SUCCESS) rc = MPI_Wait(&rq, MPI_STATUS_IGNORE);
   if (rc == MPI_SUCCESS && bytes > CMD_INLINE) rc = MPI_Bcast((void *)payload, (int)bytes, MPI_BYTE, 0, st.comm);
-  return rc == MPI_SUCCESS ? PARRAY_OK : pmpi_error(rc, "sending a command to the other processes");
+  return rc == MPI_SUCCESS ? PARRAY_OK : rmpi_error(rc, "sending a command to the other processes");
 }
 
-parray_status pmpi_command(int op, int64_t a, int64_t b, const void *payload, size_t bytes) {
+parray_status rmpi_command(int op, int64_t a, int64_t b, const void *payload, size_t bytes) {
   return send_command(op, 0, a, b, payload, bytes);
 }
 
@@ -168,7 +168,7 @@ static int wait_idle(MPI_Request *rq) {
 static parray_status comm_for(int64_t n, MPI_Comm *out) {
   if (!st.comm_made[n]) {
     int rc = MPI_Comm_split(st.comm, st.rank < n ? 0 : MPI_UNDEFINED, st.rank, &st.comms[n]);
-    if (rc != MPI_SUCCESS) return pmpi_error(rc, "creating the communicator of a detour");
+    if (rc != MPI_SUCCESS) return rmpi_error(rc, "creating the communicator of a detour");
     st.comm_made[n] = true;
   }
   *out = st.comms[n];
@@ -198,11 +198,11 @@ static parray_status run_detour(int id, int64_t nprocs, const void *ctx, size_t 
   st.body_comm = MPI_COMM_NULL;
   if (copy != small) free(copy);
   int rc = MPI_Barrier(comm);
-  return rc == MPI_SUCCESS ? PARRAY_OK : pmpi_error(rc, "waiting for the end of a detour");
+  return rc == MPI_SUCCESS ? PARRAY_OK : rmpi_error(rc, "waiting for the end of a detour");
 }
 
 parray_status parray_mpi_detour(int id, const void *ctx, size_t ctx_bytes, int64_t nprocs) {
-  if (!pmpi_can_command("mpi #detour")) return PARRAY_ERR_INVALID;
+  if (!rmpi_can_command("mpi #detour")) return PARRAY_ERR_INVALID;
   if (id < 0 || id >= st.prog->nbodies || !st.prog->bodies[id]) {
     parray_set_error("mpi #detour: no detour body number %d (the program has %d)", id, st.prog->nbodies);
     return PARRAY_ERR_INVALID;
@@ -220,7 +220,7 @@ parray_status parray_mpi_detour(int id, const void *ctx, size_t ctx_bytes, int64
                      (long long)nprocs, st.size, (long long)nprocs);
     return PARRAY_ERR_INVALID;
   }
-  parray_status s = send_command(PMPI_CMD_DETOUR, id, nprocs, (int64_t)ctx_bytes, ctx, ctx_bytes);
+  parray_status s = send_command(RMPI_CMD_DETOUR, id, nprocs, (int64_t)ctx_bytes, ctx, ctx_bytes);
   return s == PARRAY_OK ? run_detour(id, nprocs, ctx, ctx_bytes) : s;
 }
 
@@ -228,14 +228,14 @@ void parray_mpi_sync(void) {
   if (!st.in_body || st.body_comm == MPI_COMM_NULL) return;
   int rc = MPI_Barrier(st.body_comm);
   if (rc != MPI_SUCCESS) {
-    pmpi_error(rc, "#sync");
+    rmpi_error(rc, "#sync");
     serve_fatal();
   }
 }
 
 /* ---- distributed arrays --------------------------------------------------- */
 
-bool pmpi_lookup(int handle, void **ptr, size_t *bytes, int64_t *nprocs) {
+bool rmpi_lookup(int handle, void **ptr, size_t *bytes, int64_t *nprocs) {
   if (handle < 0 || handle >= st.narrays || !st.arrays[handle].used) return false;
   const array_entry *e = &st.arrays[handle];
   if (ptr) *ptr = e->ptr;
@@ -246,7 +246,7 @@ bool pmpi_lookup(int handle, void **ptr, size_t *bytes, int64_t *nprocs) {
 
 void *parray_mpi_local(int handle) {
   void *p = NULL;
-  return pmpi_lookup(handle, &p, NULL, NULL) ? p : NULL;
+  return rmpi_lookup(handle, &p, NULL, NULL) ? p : NULL;
 }
 
 /* Every process: take the lowest free slot (the same on every process),
@@ -275,7 +275,7 @@ static int run_create(size_t bytes, int64_t nprocs) {
   int rc = MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, st.comm);
   if (rc != MPI_SUCCESS) {
     parray_host_free(PARRAY_PAGED, p, bytes);
-    pmpi_error(rc, "#create of a distributed array");
+    rmpi_error(rc, "#create of a distributed array");
     return -1;
   }
   if (!out.ok) {
@@ -289,7 +289,7 @@ static int run_create(size_t bytes, int64_t nprocs) {
 }
 
 int parray_mpi_create(size_t local_bytes, int64_t nprocs) {
-  if (!pmpi_can_command("#create of a distributed array")) return -1;
+  if (!rmpi_can_command("#create of a distributed array")) return -1;
   if (nprocs < 1) {
     parray_set_error("#create of a distributed array over %lld processes", (long long)nprocs);
     return -1;
@@ -303,7 +303,7 @@ int parray_mpi_create(size_t local_bytes, int64_t nprocs) {
     parray_set_error("#create of a distributed array: %zu bytes per process is too large", local_bytes);
     return -1;
   }
-  if (send_command(PMPI_CMD_CREATE, 0, (int64_t)local_bytes, nprocs, NULL, 0) != PARRAY_OK) return -1;
+  if (send_command(RMPI_CMD_CREATE, 0, (int64_t)local_bytes, nprocs, NULL, 0) != PARRAY_OK) return -1;
   return run_create(local_bytes, nprocs);
 }
 
@@ -314,12 +314,12 @@ static void run_destroy(int64_t h) {
 }
 
 void parray_mpi_destroy(int handle) {
-  if (!pmpi_can_command("#destroy of a distributed array")) return;
-  if (!pmpi_lookup(handle, NULL, NULL, NULL)) {
+  if (!rmpi_can_command("#destroy of a distributed array")) return;
+  if (!rmpi_lookup(handle, NULL, NULL, NULL)) {
     parray_set_error("#destroy: %d is not a live distributed array", handle);
     return;
   }
-  if (send_command(PMPI_CMD_DESTROY, 0, handle, 0, NULL, 0) != PARRAY_OK) {
+  if (send_command(RMPI_CMD_DESTROY, 0, handle, 0, NULL, 0) != PARRAY_OK) {
     /* The others did not hear of it: nothing can be consistent any more. */
     serve_fatal();
   }
@@ -336,7 +336,7 @@ static int serve(void) {
     int rc = MPI_Ibcast(&h, (int)sizeof h, MPI_BYTE, 0, st.comm, &rq);
     if (rc == MPI_SUCCESS) rc = wait_idle(&rq);
     if (rc != MPI_SUCCESS) {
-      pmpi_error(rc, "receiving a command from process 0");
+      rmpi_error(rc, "receiving a command from process 0");
       serve_fatal();
     }
     void *payload = h.inl;
@@ -348,18 +348,18 @@ static int serve(void) {
       }
       rc = MPI_Bcast(payload, (int)h.bytes, MPI_BYTE, 0, st.comm);
       if (rc != MPI_SUCCESS) {
-        pmpi_error(rc, "receiving a command from process 0");
+        rmpi_error(rc, "receiving a command from process 0");
         serve_fatal();
       }
     }
     parray_status s = PARRAY_OK;
     switch (h.op) {
-    case PMPI_CMD_FINISH: return (int)h.a;
-    case PMPI_CMD_DETOUR: s = run_detour(h.id, h.a, payload, (size_t)h.b); break;
-    case PMPI_CMD_CREATE: (void)run_create((size_t)h.a, h.b); break; /* process 0 reports failures */
-    case PMPI_CMD_DESTROY: run_destroy(h.a); break;
-    case PMPI_CMD_COPY: s = pmpi_copy_serve(payload, (size_t)h.bytes); break;
-    case PMPI_CMD_COPY_SPLIT: s = pmpi_copy_split_serve(payload, (size_t)h.bytes); break;
+    case RMPI_CMD_FINISH: return (int)h.a;
+    case RMPI_CMD_DETOUR: s = run_detour(h.id, h.a, payload, (size_t)h.b); break;
+    case RMPI_CMD_CREATE: (void)run_create((size_t)h.a, h.b); break; /* process 0 reports failures */
+    case RMPI_CMD_DESTROY: run_destroy(h.a); break;
+    case RMPI_CMD_COPY: s = rmpi_copy_serve(payload, (size_t)h.bytes); break;
+    case RMPI_CMD_COPY_SPLIT: s = rmpi_copy_split_serve(payload, (size_t)h.bytes); break;
     default:
       parray_set_error("unknown command %d from process 0", h.op);
       s = PARRAY_ERR_INVALID;
@@ -380,7 +380,7 @@ static void release_all(void) {
   free(st.comm_made);
   st.comms = NULL;
   st.comm_made = NULL;
-  pmpi_copy_cleanup();
+  rmpi_copy_cleanup();
   if (st.comm != MPI_COMM_NULL) MPI_Comm_free(&st.comm);
 }
 
@@ -401,7 +401,7 @@ static void at_exit(void) {
     fprintf(stderr, "parray: error: exit() inside an mpi detour body on process 0\n");
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  if (send_command(PMPI_CMD_FINISH, 0, 0, 0, NULL, 0) != PARRAY_OK) MPI_Abort(MPI_COMM_WORLD, 1);
+  if (send_command(RMPI_CMD_FINISH, 0, 0, 0, NULL, 0) != PARRAY_OK) MPI_Abort(MPI_COMM_WORLD, 1);
   shut_down();
 }
 
@@ -448,7 +448,7 @@ int parray_mpi_main(int argc, char **argv, const parray_mpi_program *prog) {
     status = prog->mainhost(argc, argv);
     st.mainhost = false;
     fflush(stdout);
-    if (send_command(PMPI_CMD_FINISH, 0, status, 0, NULL, 0) != PARRAY_OK) {
+    if (send_command(RMPI_CMD_FINISH, 0, status, 0, NULL, 0) != PARRAY_OK) {
       fprintf(stderr, "parray: error: %s\n", parray_last_error());
       MPI_Abort(MPI_COMM_WORLD, 1);
     }

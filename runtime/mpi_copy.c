@@ -31,194 +31,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXM PMPI_MAXM
+#define MAXM RMPI_MAXM
 /* The most combos a copy may have (far above P_src * P_dst for real jobs). */
 #define MAX_COMBOS ((int64_t)1 << 26)
 #define P2P_CHUNK ((int64_t)1 << 30)
 
-/* Pack buffers are kept between copies (first-touching fresh pages on every
- * copy would cost more than the copy). Only the MPI thread uses them. */
-static struct {
-  void *p;
-  size_t bytes;
-} cache[2];
-
-void *pmpi_cached(int which, size_t bytes) {
-  if (cache[which].bytes >= bytes) return cache[which].p;
-  parray_host_free(PARRAY_PAGED, cache[which].p, cache[which].bytes);
-  cache[which].p = parray_host_alloc(PARRAY_PAGED, bytes);
-  cache[which].bytes = cache[which].p ? bytes : 0;
-  return cache[which].p;
-}
-
-void pmpi_copy_cleanup(void) {
-  for (int i = 0; i < 2; i++) {
-    parray_host_free(PARRAY_PAGED, cache[i].p, cache[i].bytes);
-    cache[i].p = NULL;
-    cache[i].bytes = 0;
-  }
-}
-
-static void combo_eval(const copy_desc *d, combo *c) {
-  c->ps = c->pd = 0;
-  c->os = d->sbase, c->od = d->dbase;
-  for (int k = 0; k < d->u; k++) {
-    c->ps += c->idx[k] * d->sp[k];
-    c->pd += c->idx[k] * d->dp[k];
-    c->os += c->idx[k] * d->sl[k];
-    c->od += c->idx[k] * d->dl[k];
-  }
-}
-
-void pmpi_combo_first(const copy_desc *d, combo *c) {
-  memset(c->idx, 0, sizeof c->idx);
-  combo_eval(d, c);
-}
-
-bool pmpi_combo_next(const copy_desc *d, combo *c) {
-  for (int k = (int)d->u - 1; k >= 0; k--) {
-    if (++c->idx[k] < d->shape[k]) {
-      combo_eval(d, c);
-      return true;
-    }
-    c->idx[k] = 0;
-  }
-  return false;
-}
-
-/* Inner modes laid out row-major and contiguous with these strides? */
-static bool inner_contiguous(const copy_desc *d, const int64_t *str) {
-  int64_t want = 1;
-  for (int k = (int)d->n - 1; k >= (int)d->u; k--) {
-    if (str[k] != want) return false;
-    want *= d->shape[k];
-  }
-  return true;
-}
-
-void pmpi_plan_free(plan *pl) {
-  free(pl->scnt);
-  pl->scnt = NULL;
-}
-
-parray_status pmpi_strided(const parray_mpi_memory *m, int lane, void *dst, const int64_t *ds, const void *src,
-                           const int64_t *ss, const int64_t *shape, int n, size_t es) {
-  if (!m) return parray_copy_strided_cpu(dst, ds, src, ss, shape, n, es);
-  return m->copy(m->ctx, lane, dst, ds, src, ss, shape, n, es);
-}
-
-/* Record one combo's block in the counts of its peer: cnt/dsp the peer's
- * count and first displacement, next where its run continues (-1: none yet);
- * *zc stays true while every peer's blocks follow each other. */
-static void count_run(int64_t *cnt, int64_t *dsp, int64_t *next, int64_t off, int64_t inner, bool *zc) {
-  *cnt += inner;
-  if (*next < 0)
-    *dsp = off;
-  else if (*next != off)
-    *zc = false;
-  *next = off + inner;
-}
-
-parray_status pmpi_plan_count(const copy_desc *d, plan *pl, char *sbase, char *rbase, bool self_peer) {
-  memset(pl, 0, sizeof *pl);
-  pl->P = pmpi_size();
-  pl->me = pmpi_rank();
-  pl->self_peer = self_peer;
-  pl->sbase = sbase;
-  pl->rbase = rbase;
-  size_t P = (size_t)pl->P;
-  pl->scnt = calloc(6 * P, sizeof(int64_t));
-  if (!pl->scnt) {
-    parray_set_error("#copy: out of memory");
-    return PARRAY_ERR_ALLOC;
-  }
-  pl->sdsp = pl->scnt + P, pl->rcnt = pl->scnt + 2 * P, pl->rdsp = pl->scnt + 3 * P;
-  pl->cur = pl->scnt + 4 * P, pl->next = pl->scnt + 5 * P;
-  pl->inner = 1;
-  for (int k = (int)d->n - 1; k >= (int)d->u; k--) {
-    pl->pk[k] = pl->inner;
-    pl->inner *= d->shape[k];
-  }
-  pl->szc = inner_contiguous(d, d->sl);
-  pl->rzc = inner_contiguous(d, d->dl);
-  /* next[p] / cur[p]: where the run for peer p continues (send / receive) */
-  for (size_t p = 0; p < P; p++) pl->next[p] = pl->cur[p] = -1;
-  combo c;
-  pmpi_combo_first(d, &c);
-  do {
-    bool self = c.ps == c.pd && !self_peer;
-    if (c.ps == pl->me && !self) count_run(&pl->scnt[c.pd], &pl->sdsp[c.pd], &pl->next[c.pd], c.os, pl->inner, &pl->szc);
-    if (c.pd == pl->me && !self) count_run(&pl->rcnt[c.ps], &pl->rdsp[c.ps], &pl->cur[c.ps], c.od, pl->inner, &pl->rzc);
-  } while (pmpi_combo_next(d, &c));
-  int64_t so = 0, ro = 0;
-  for (size_t p = 0; p < P; p++) {
-    if (!pl->szc) pl->sdsp[p] = so;
-    if (!pl->rzc) pl->rdsp[p] = ro;
-    so += pl->scnt[p];
-    ro += pl->rcnt[p];
-  }
-  pl->stot = pl->szc ? 0 : so;
-  pl->rtot = pl->rzc ? 0 : ro;
-  return PARRAY_OK;
-}
-
 /* The counts and the host pack buffers. */
 static parray_status plan_make(const copy_desc *d, plan *pl, char *sbase, char *rbase) {
-  parray_status s = pmpi_plan_count(d, pl, sbase, rbase, false);
+  parray_status s = rmpi_plan_count(d, pl, sbase, rbase, false);
   if (s != PARRAY_OK) return s;
   size_t es = (size_t)d->es;
-  if (pl->stot && !(pl->sbuf = pmpi_cached(0, (size_t)pl->stot * es))) goto nomem;
-  if (pl->rtot && !(pl->rbuf = pmpi_cached(1, (size_t)pl->rtot * es))) goto nomem;
+  if (pl->stot && !(pl->sbuf = rmpi_cached(0, (size_t)pl->stot * es))) goto nomem;
+  if (pl->rtot && !(pl->rbuf = rmpi_cached(1, (size_t)pl->rtot * es))) goto nomem;
   return PARRAY_OK;
 nomem:
   parray_set_error("#copy: process %d cannot allocate a %lld-byte pack buffer", pl->me,
                    (long long)((pl->rtot > pl->stot ? pl->rtot : pl->stot) * d->es));
-  pmpi_plan_free(pl);
+  rmpi_plan_free(pl);
   return PARRAY_ERR_ALLOC;
-}
-
-parray_status pmpi_pack_peer(const copy_desc *d, const plan *pl, int q, const parray_mpi_memory *m, int lane,
-                             char *buf) {
-  int64_t es = d->es, at = pl->sdsp[q];
-  int n = (int)(d->n - d->u);
-  combo c;
-  pmpi_combo_first(d, &c);
-  do {
-    if (c.ps != pl->me || c.pd != q) continue;
-    parray_status s = pmpi_strided(m, lane, buf + at * es, pl->pk + d->u, pl->sbase + c.os * es, d->sl + d->u,
-                                   d->shape + d->u, n, (size_t)es);
-    if (s != PARRAY_OK) return s;
-    at += pl->inner;
-  } while (pmpi_combo_next(d, &c));
-  return PARRAY_OK;
-}
-
-parray_status pmpi_copy_self(const copy_desc *d, const plan *pl, const parray_mpi_memory *m, int lane) {
-  int64_t es = d->es;
-  combo c;
-  pmpi_combo_first(d, &c);
-  do {
-    if (c.ps != pl->me || c.pd != pl->me) continue;
-    parray_status s = pmpi_strided(m, lane, pl->rbase + c.od * es, d->dl + d->u, pl->sbase + c.os * es, d->sl + d->u,
-                                   d->shape + d->u, (int)(d->n - d->u), (size_t)es);
-    if (s != PARRAY_OK) return s;
-  } while (pmpi_combo_next(d, &c));
-  return PARRAY_OK;
-}
-
-parray_status pmpi_unpack_peer(const copy_desc *d, const plan *pl, int p, const parray_mpi_memory *m, int lane,
-                               const char *buf) {
-  int64_t es = d->es, at = pl->rdsp[p];
-  combo c;
-  pmpi_combo_first(d, &c);
-  do {
-    if (c.pd != pl->me || c.ps != p) continue;
-    parray_status s = pmpi_strided(m, lane, pl->rbase + c.od * es, d->dl + d->u, buf + at * es, pl->pk + d->u,
-                                   d->shape + d->u, (int)(d->n - d->u), (size_t)es);
-    if (s != PARRAY_OK) return s;
-    at += pl->inner;
-  } while (pmpi_combo_next(d, &c));
-  return PARRAY_OK;
 }
 
 /* Everything received from other processes, from the unpack buffer: one
@@ -227,14 +57,14 @@ static parray_status unpack_all(const copy_desc *d, plan *pl) {
   int64_t es = d->es;
   for (int p = 0; p < pl->P; p++) pl->cur[p] = pl->rdsp[p];
   combo c;
-  pmpi_combo_first(d, &c);
+  rmpi_combo_first(d, &c);
   do {
     if (c.pd != pl->me || c.ps == pl->me) continue;
     parray_status s = parray_copy_strided_cpu(pl->rbase + c.od * es, d->dl + d->u, pl->rbuf + pl->cur[c.ps] * es,
                                               pl->pk + d->u, d->shape + d->u, (int)(d->n - d->u), (size_t)es);
     if (s != PARRAY_OK) return s;
     pl->cur[c.ps] += pl->inner;
-  } while (pmpi_combo_next(d, &c));
+  } while (rmpi_combo_next(d, &c));
   return PARRAY_OK;
 }
 
@@ -278,16 +108,16 @@ static parray_status run_p2p(const copy_desc *d, plan *pl, MPI_Comm comm) {
   for (int k = 1; k < pl->P && rc == MPI_SUCCESS && s == PARRAY_OK; k++) {
     int p = (pl->me + k) % pl->P;
     if (!pl->scnt[p]) continue;
-    if (!pl->szc && (s = pmpi_pack_peer(d, pl, p, NULL, 0, pl->sbuf)) != PARRAY_OK) break;
+    if (!pl->szc && (s = rmpi_pack_peer(d, pl, p, NULL, 0, pl->sbuf)) != PARRAY_OK) break;
     rc = post(true, sb + pl->sdsp[p] * es, pl->scnt[p] * es, p, comm, rq, &n);
   }
-  if (s == PARRAY_OK && rc == MPI_SUCCESS) s = pmpi_copy_self(d, pl, NULL, 0);
+  if (s == PARRAY_OK && rc == MPI_SUCCESS) s = rmpi_copy_self(d, pl, NULL, 0);
   if (n) {
     int rc2 = MPI_Waitall(n, rq, MPI_STATUSES_IGNORE);
     if (rc == MPI_SUCCESS) rc = rc2;
   }
   free(rq);
-  if (rc != MPI_SUCCESS) return pmpi_error(rc, "#copy (point-to-point exchange)");
+  if (rc != MPI_SUCCESS) return rmpi_error(rc, "#copy (point-to-point exchange)");
   if (s == PARRAY_OK && !pl->rzc && pl->rtot) s = unpack_all(d, pl);
   return s;
 }
@@ -297,8 +127,8 @@ static parray_status run_p2p(const copy_desc *d, plan *pl, MPI_Comm comm) {
 static parray_status run_collective(const copy_desc *d, plan *pl, MPI_Comm comm) {
   parray_status s = PARRAY_OK;
   for (int p = 0; p < pl->P && s == PARRAY_OK; p++)
-    if (p != pl->me && pl->scnt[p] && !pl->szc) s = pmpi_pack_peer(d, pl, p, NULL, 0, pl->sbuf);
-  if (s == PARRAY_OK) s = pmpi_copy_self(d, pl, NULL, 0);
+    if (p != pl->me && pl->scnt[p] && !pl->szc) s = rmpi_pack_peer(d, pl, p, NULL, 0, pl->sbuf);
+  if (s == PARRAY_OK) s = rmpi_copy_self(d, pl, NULL, 0);
   if (s != PARRAY_OK) return s;
   char *sb = pl->szc ? pl->sbase : pl->sbuf, *rb = pl->rzc ? pl->rbase : pl->rbuf;
   int P = pl->P;
@@ -323,14 +153,14 @@ static parray_status run_collective(const copy_desc *d, plan *pl, MPI_Comm comm)
     MPI_Type_free(&t);
   }
   free(iv);
-  if (rc != MPI_SUCCESS) return pmpi_error(rc, "#copy");
+  if (rc != MPI_SUCCESS) return rmpi_error(rc, "#copy");
   return !pl->rzc && pl->rtot ? unpack_all(d, pl) : PARRAY_OK;
 }
 
 /* p2p 2: the pipelined form of the staged engine on host memory (each
  * peer's pack sent at once, each arrival unpacked at once) */
 static parray_status plan_run(const copy_desc *d, plan *pl, MPI_Comm comm) {
-  if (d->p2p == 2) return pmpi_copy_staged(d, pl->rbase, NULL, pl->sbase, NULL, P2P_CHUNK);
+  if (d->p2p == 2) return rmpi_copy_staged(d, pl->rbase, NULL, pl->sbase, NULL, P2P_CHUNK);
   return d->p2p ? run_p2p(d, pl, comm) : run_collective(d, pl, comm);
 }
 
@@ -350,7 +180,7 @@ static bool extent(const int64_t *shape, const int64_t *str, int n, int64_t *max
   return true;
 }
 
-parray_status pmpi_check_side(const parray_mpi_side *s, const char *name, const int64_t *shape, int n, size_t es,
+parray_status rmpi_check_side(const parray_mpi_side *s, const char *name, const int64_t *shape, int n, size_t es,
                               int64_t block_bytes, int64_t *lmax) {
   if (!s->local) {
     parray_set_error("#copy: the %s has no local strides", name);
@@ -378,7 +208,7 @@ parray_status pmpi_check_side(const parray_mpi_side *s, const char *name, const 
   }
   size_t bytes;
   int64_t np, pmax;
-  if (!pmpi_lookup(s->handle, NULL, &bytes, &np)) {
+  if (!rmpi_lookup(s->handle, NULL, &bytes, &np)) {
     parray_set_error("#copy: the %s (handle %d) is not a live distributed array", name, s->handle);
     return PARRAY_ERR_INVALID;
   }
@@ -444,20 +274,8 @@ static size_t desc_pack(const copy_desc *d, int64_t *w) {
   return (size_t)(DESC_HEAD + 5 * n) * sizeof *w;
 }
 
-bool pmpi_desc_unpack(copy_desc *d, const int64_t *w, size_t bytes) {
-  if (bytes < DESC_HEAD * sizeof *w) return false;
-  int64_t n = w[0];
-  if (n < 0 || n > MAXM || bytes != (size_t)(DESC_HEAD + 5 * n) * sizeof *w) return false;
-  d->n = n, d->u = w[1], d->src_h = w[2], d->dst_h = w[3], d->es = w[4], d->p2p = w[5];
-  d->sbase = w[6], d->dbase = w[7];
-  if (d->sbase < 0 || d->dbase < 0) return false;
-  int64_t *arr[5] = {d->shape, d->sl, d->sp, d->dl, d->dp};
-  for (int j = 0; j < 5; j++) memcpy(arr[j], w + DESC_HEAD + j * n, (size_t)n * sizeof *w);
-  return true;
-}
-
 static char *side_base(int64_t h, void *ptr_on_0) {
-  if (h < 0) return pmpi_rank() == 0 ? ptr_on_0 : NULL;
+  if (h < 0) return rmpi_rank() == 0 ? ptr_on_0 : NULL;
   return parray_mpi_local((int)h);
 }
 
@@ -480,9 +298,9 @@ static parray_status describe(const parray_mpi_side *dst, const parray_mpi_side 
   }
   if (*total == 0) return PARRAY_OK;
   parray_status s;
-  if ((s = pmpi_check_side(src, "source", shape, nmodes, elem_size, block_bytes ? block_bytes[1] : -1, smax)) !=
+  if ((s = rmpi_check_side(src, "source", shape, nmodes, elem_size, block_bytes ? block_bytes[1] : -1, smax)) !=
           PARRAY_OK ||
-      (s = pmpi_check_side(dst, "destination", shape, nmodes, elem_size, block_bytes ? block_bytes[0] : -1, dmax)) !=
+      (s = rmpi_check_side(dst, "destination", shape, nmodes, elem_size, block_bytes ? block_bytes[0] : -1, dmax)) !=
           PARRAY_OK)
     return s;
   if (src->handle >= 0 && src->handle == dst->handle) {
@@ -518,7 +336,7 @@ parray_status parray_mpi_copy(const parray_mpi_side *dst, const parray_mpi_side 
   if (s != PARRAY_OK || total == 0) return s;
   if (src->handle < 0 && dst->handle < 0) /* both on process 0: a local copy */
     return parray_copy_strided_cpu(dst->ptr, dst->local, src->ptr, src->local, shape, nmodes, elem_size);
-  if (!pmpi_can_command("#copy of a distributed array")) return PARRAY_ERR_INVALID;
+  if (!rmpi_can_command("#copy of a distributed array")) return PARRAY_ERR_INVALID;
   /* Counts and packed displacements are at most `total`, in-place
    * displacements at most the largest local offset: MPI's int must hold them. */
   const char *force = getenv("PARRAY_MPI_COPY_P2P");
@@ -530,22 +348,22 @@ parray_status parray_mpi_copy(const parray_mpi_side *dst, const parray_mpi_side 
   if ((s = plan_make(&d, &pl, side_base(d.src_h, src->ptr), side_base(d.dst_h, dst->ptr))) != PARRAY_OK) return s;
   int64_t words[DESC_WORDS];
   size_t bytes = desc_pack(&d, words);
-  if ((s = pmpi_command(PMPI_CMD_COPY, 0, 0, words, bytes)) == PARRAY_OK) s = plan_run(&d, &pl, pmpi_comm());
-  pmpi_plan_free(&pl);
+  if ((s = rmpi_command(RMPI_CMD_COPY, 0, 0, words, bytes)) == PARRAY_OK) s = plan_run(&d, &pl, rmpi_comm());
+  rmpi_plan_free(&pl);
   return s;
 }
 
-parray_status pmpi_copy_serve(const void *payload, size_t bytes) {
+parray_status rmpi_copy_serve(const void *payload, size_t bytes) {
   copy_desc d;
-  if (!pmpi_desc_unpack(&d, payload, bytes)) {
+  if (!rmpi_desc_unpack(&d, payload, bytes)) {
     parray_set_error("#copy: malformed descriptor from process 0");
     return PARRAY_ERR_INVALID;
   }
   plan pl;
   parray_status s = plan_make(&d, &pl, side_base(d.src_h, NULL), side_base(d.dst_h, NULL));
   if (s != PARRAY_OK) return s;
-  s = plan_run(&d, &pl, pmpi_comm());
-  pmpi_plan_free(&pl);
+  s = plan_run(&d, &pl, rmpi_comm());
+  rmpi_plan_free(&pl);
   return s;
 }
 
@@ -570,13 +388,13 @@ parray_status parray_mpi_copy_describe(const parray_mpi_side *dst, const parray_
 parray_status parray_mpi_copy_execute(const int64_t *words, int nwords, const parray_mpi_copy_run *run) {
   if (nwords == 0) return PARRAY_OK;
   copy_desc d;
-  if (!run || nwords < 0 || !pmpi_desc_unpack(&d, words, (size_t)nwords * sizeof *words)) {
+  if (!run || nwords < 0 || !rmpi_desc_unpack(&d, words, (size_t)nwords * sizeof *words)) {
     parray_set_error("#copy: malformed descriptor");
     return PARRAY_ERR_INVALID;
   }
   int64_t chunk = run->chunk_bytes < d.es ? d.es : run->chunk_bytes;
   const parray_mpi_memory *m = run->dmem ? run->dmem : run->smem;
   if (!m || (run->path == PARRAY_MPI_PATH_STAGED && !run->used))
-    return pmpi_copy_staged(&d, run->dst, run->dmem, (char *)run->src, run->smem, chunk);
-  return pmpi_copy_grouped(&d, run, chunk);
+    return rmpi_copy_staged(&d, run->dst, run->dmem, (char *)run->src, run->smem, chunk);
+  return rmpi_copy_grouped(&d, run, chunk);
 }

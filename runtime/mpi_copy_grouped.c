@@ -86,8 +86,8 @@ static parray_status choose(grouped *g, bool *staged) {
   g->all = g->row + w, g->busy = g->direct + P;
   for (int q = 0; q < P; q++) g->row[q] = reaches(g, q);
   g->row[P] = g->m->exchange != NULL;
-  int rc = MPI_Allgather(g->row, (int)w, MPI_BYTE, g->all, (int)w, MPI_BYTE, pmpi_comm());
-  if (rc != MPI_SUCCESS) return pmpi_error(rc, "#copy (choosing the paths)");
+  int rc = MPI_Allgather(g->row, (int)w, MPI_BYTE, g->all, (int)w, MPI_BYTE, rmpi_comm());
+  if (rc != MPI_SUCCESS) return rmpi_error(rc, "#copy (choosing the paths)");
   bool xall = true;
   for (int p = 0; p < P; p++) xall = xall && g->all[(size_t)p * w + (size_t)P];
   for (int q = 0; q < P; q++) {
@@ -107,8 +107,8 @@ static parray_status choose(grouped *g, bool *staged) {
      * pair needs the missing transport (a process whose pairs all go
      * direct would otherwise wait in run() for the others) */
     int any = rest;
-    rc = MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, pmpi_comm());
-    if (rc != MPI_SUCCESS) return pmpi_error(rc, "#copy (choosing the paths)");
+    rc = MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, rmpi_comm());
+    if (rc != MPI_SUCCESS) return rmpi_error(rc, "#copy (choosing the paths)");
     rest = any;
   }
   if (want == PARRAY_MPI_PATH_EXCHANGE && !xall) {
@@ -135,7 +135,7 @@ static parray_status pack_sends(grouped *g) {
   if (!sm && pl->stot && !(g->shost = m->buffer(m->ctx, 2, (size_t)(pl->stot * es))))
     return no_room(g, "pinned host staging", pl->stot * es);
   for (int q = 0; q < pl->P && s == PARRAY_OK; q++)
-    if (pl->scnt[q]) s = pmpi_pack_peer(g->d, pl, q, sm, 0, sm ? g->sdev : g->shost);
+    if (pl->scnt[q]) s = rmpi_pack_peer(g->d, pl, q, sm, 0, sm ? g->sdev : g->shost);
   if (s == PARRAY_OK && !sm && pl->stot) s = m->from_host(m->ctx, 0, g->sdev, g->shost, (size_t)(pl->stot * es));
   return s;
 }
@@ -167,7 +167,7 @@ static parray_status start_exchange(grouped *g) {
 static parray_status write_combo(grouped *g, char *dst, const void *src, int *slot, int lanes) {
   const copy_desc *d = g->d;
   const parray_mpi_memory *m = g->m;
-  int64_t u = d->u, n = d->n - u, es = d->es, sh[PMPI_MAXM];
+  int64_t u = d->u, n = d->n - u, es = d->es, sh[RMPI_MAXM];
   int64_t bytes = es;
   for (int k = 0; k < n; k++) bytes *= d->shape[u + k], sh[k] = d->shape[u + k];
   int64_t parts = n > 0 && m->copy_peer && bytes >= SLAB_BYTES ? (bytes + SLAB_BYTES - 1) / SLAB_BYTES : 1;
@@ -203,7 +203,7 @@ static parray_status write_direct(grouped *g, int lanes) {
     int q = (pl->me + k) % pl->P;
     if (!g->direct[q]) continue;
     combo c;
-    pmpi_combo_first(d, &c);
+    rmpi_combo_first(d, &c);
     do {
       int actor = d->dst_h < 0 ? (int)c.pd : (int)c.ps, other = c.ps == pl->me ? (int)c.pd : (int)c.ps;
       if (actor != pl->me || c.ps == c.pd || other != q) continue;
@@ -211,7 +211,7 @@ static parray_status write_direct(grouped *g, int lanes) {
       char *dst = c.pd == pl->me ? pl->rbase : (char *)g->r->dst_peers[c.pd];
       parray_status s = write_combo(g, dst + c.od * es, src + c.os * es, &slot, lanes);
       if (s != PARRAY_OK) return s;
-    } while (pmpi_combo_next(d, &c));
+    } while (rmpi_combo_next(d, &c));
     if (m->copy_peer && m->peer_fence) {
       parray_status s = m->peer_fence(m->ctx);
       if (s != PARRAY_OK) return s;
@@ -234,13 +234,13 @@ static parray_status unpack_all(grouped *g) {
       return s;
   }
   for (int p = 0; p < pl->P && s == PARRAY_OK; p++)
-    if (pl->rcnt[p]) s = pmpi_unpack_peer(g->d, pl, p, dm, 1, dm ? g->rdev : g->rhost);
+    if (pl->rcnt[p]) s = rmpi_unpack_peer(g->d, pl, p, dm, 1, dm ? g->rdev : g->rhost);
   return s;
 }
 
 static parray_status barrier(void) {
-  int rc = MPI_Barrier(pmpi_comm());
-  return rc == MPI_SUCCESS ? PARRAY_OK : pmpi_error(rc, "#copy (barrier of the direct path)");
+  int rc = MPI_Barrier(rmpi_comm());
+  return rc == MPI_SUCCESS ? PARRAY_OK : rmpi_error(rc, "#copy (barrier of the direct path)");
 }
 
 /* Steps 2 to 5, once the paths are chosen. */
@@ -253,18 +253,18 @@ static parray_status run(grouped *g) {
   }
   parray_status s = PARRAY_OK;
   /* the transport is collective: every process starts it when any does */
-  int any = xchg, rc = MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, pmpi_comm());
-  if (rc != MPI_SUCCESS) return pmpi_error(rc, "#copy (choosing the paths)");
+  int any = xchg, rc = MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, rmpi_comm());
+  if (rc != MPI_SUCCESS) return rmpi_error(rc, "#copy (choosing the paths)");
   if (any && (s = pack_sends(g)) == PARRAY_OK) s = start_exchange(g);
   int dir = g->ndirect;
-  if ((rc = MPI_Allreduce(MPI_IN_PLACE, &dir, 1, MPI_INT, MPI_MAX, pmpi_comm())) != MPI_SUCCESS)
-    return pmpi_error(rc, "#copy (choosing the paths)");
+  if ((rc = MPI_Allreduce(MPI_IN_PLACE, &dir, 1, MPI_INT, MPI_MAX, rmpi_comm())) != MPI_SUCCESS)
+    return rmpi_error(rc, "#copy (choosing the paths)");
   if (dir) {
     parray_status b = barrier(); /* reached even after an error: the others wait here */
     if (s == PARRAY_OK) s = b;
     if (s == PARRAY_OK) s = write_direct(g, any ? 1 : 2);
   }
-  if (s == PARRAY_OK && !pl->self_peer) s = pmpi_copy_self(g->d, pl, g->m, 1);
+  if (s == PARRAY_OK && !pl->self_peer) s = rmpi_copy_self(g->d, pl, g->m, 1);
   if (s == PARRAY_OK && any) s = unpack_all(g);
   parray_status f = g->m->finish(g->m->ctx); /* nothing may still write */
   if (s == PARRAY_OK) s = f;
@@ -280,10 +280,10 @@ static parray_status run(grouped *g) {
 static bool own_part(const grouped *g) {
   if (g->pl.self_peer) return false;
   combo c;
-  pmpi_combo_first(g->d, &c);
+  rmpi_combo_first(g->d, &c);
   do
     if (c.ps == g->pl.me && c.pd == g->pl.me) return true;
-  while (pmpi_combo_next(g->d, &c));
+  while (rmpi_combo_next(g->d, &c));
   return false;
 }
 
@@ -299,21 +299,21 @@ static void report(const grouped *g, bool staged) {
                                                  : PARRAY_MPI_PATH_EXCHANGE;
 }
 
-parray_status pmpi_copy_grouped(const copy_desc *d, const parray_mpi_copy_run *r, int64_t chunk) {
+parray_status rmpi_copy_grouped(const copy_desc *d, const parray_mpi_copy_run *r, int64_t chunk) {
   grouped g;
   memset(&g, 0, sizeof g);
   g.d = d, g.r = r, g.m = r->dmem ? r->dmem : r->smem;
   bool staged = false;
   /* an error on one process ends the job (the caller stops naming the .pc
    * line), so the others never wait for it in a collective call */
-  parray_status s = pmpi_plan_count(d, &g.pl, (char *)r->src, (char *)r->dst, r->smem != r->dmem);
+  parray_status s = rmpi_plan_count(d, &g.pl, (char *)r->src, (char *)r->dst, r->smem != r->dmem);
   if (s == PARRAY_OK) s = choose(&g, &staged);
   if (s == PARRAY_OK) {
     report(&g, staged);
-    s = staged ? pmpi_copy_staged(d, (char *)r->dst, r->dmem, (char *)r->src, r->smem, chunk) : run(&g);
+    s = staged ? rmpi_copy_staged(d, (char *)r->dst, r->dmem, (char *)r->src, r->smem, chunk) : run(&g);
   }
   free(g.row);
   free(g.direct);
-  pmpi_plan_free(&g.pl);
+  rmpi_plan_free(&g.pl);
   return s;
 }

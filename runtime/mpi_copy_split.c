@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXM PMPI_MAXM
+#define MAXM RMPI_MAXM
 #define HEAD 7
 _Static_assert(HEAD + 6 * MAXM == PARRAY_MPI_SPLIT_DESC_WORDS, "the split description's size");
 
@@ -86,7 +86,7 @@ static void part_free(part *pt) {
 
 static parray_status part_make(split_desc *d, int64_t total, part *pt) {
   memset(pt, 0, sizeof *pt);
-  pt->P = pmpi_size(), pt->me = pmpi_rank();
+  pt->P = rmpi_size(), pt->me = rmpi_rank();
   int P = pt->P, me = pt->me;
   pt->scnt = calloc((size_t)P * 5, sizeof *pt->scnt);
   if (!pt->scnt) goto nomem;
@@ -114,7 +114,7 @@ static parray_status part_make(split_desc *d, int64_t total, part *pt) {
   return PARRAY_OK;
 nomem:
   part_free(pt);
-  parray_set_error("#copy: process %d cannot allocate its lists for a copy planned at run time", pmpi_rank());
+  parray_set_error("#copy: process %d cannot allocate its lists for a copy planned at run time", rmpi_rank());
   return PARRAY_ERR_ALLOC;
 }
 
@@ -218,10 +218,10 @@ static parray_status move_mpi(split_exec *x) {
   int rc = MPI_Type_contiguous((int)x->es, MPI_BYTE, &t);
   if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&t);
   if (rc == MPI_SUCCESS) {
-    rc = MPI_Alltoallv(sp, pt->scnt, pt->sdsp, t, rp, pt->rcnt, pt->rdsp, t, pmpi_comm());
+    rc = MPI_Alltoallv(sp, pt->scnt, pt->sdsp, t, rp, pt->rcnt, pt->rdsp, t, rmpi_comm());
     MPI_Type_free(&t);
   }
-  if (rc != MPI_SUCCESS) return pmpi_error(rc, "#copy (planned at run time): the exchange");
+  if (rc != MPI_SUCCESS) return rmpi_error(rc, "#copy (planned at run time): the exchange");
   x->rbuf = rp, x->rin_mem = rmem;
   if (x->r->dmem && !rmem) { /* into the memory, for the scatter */
     if (!(x->rbuf = m->buffer(m->ctx, 1, rbytes > 0 ? (size_t)rbytes : 16))) return no_room(x, "receive buffer");
@@ -256,8 +256,8 @@ static parray_status unpack(split_exec *x) {
 static parray_status agree(split_exec *x) {
   const parray_mpi_memory *m = x->m;
   int has = m && m->exchange && m->gather && m->scatter && x->r->path != PARRAY_MPI_PATH_STAGED;
-  int rc = MPI_Allreduce(MPI_IN_PLACE, &has, 1, MPI_INT, MPI_MIN, pmpi_comm());
-  if (rc != MPI_SUCCESS) return pmpi_error(rc, "#copy (planned at run time): the choice of transport");
+  int rc = MPI_Allreduce(MPI_IN_PLACE, &has, 1, MPI_INT, MPI_MIN, rmpi_comm());
+  if (rc != MPI_SUCCESS) return rmpi_error(rc, "#copy (planned at run time): the choice of transport");
   x->xchg = has != 0;
   return PARRAY_OK;
 }
@@ -335,7 +335,7 @@ static bool desc_unpack(split_desc *d, const int64_t *w, size_t bytes) {
 }
 
 static char *base_of(int64_t h, void *ptr_on_0) {
-  if (h < 0) return pmpi_rank() == 0 ? ptr_on_0 : NULL;
+  if (h < 0) return rmpi_rank() == 0 ? ptr_on_0 : NULL;
   return parray_mpi_local((int)h);
 }
 
@@ -377,8 +377,8 @@ static parray_status split_check(const parray_mpi_side *dst, const int64_t *dsha
     return PARRAY_ERR_INVALID;
   }
   parray_status s;
-  if ((s = pmpi_check_side(src, "source", sshape, sn, es, block_bytes ? block_bytes[1] : -1, &lmax)) != PARRAY_OK ||
-      (s = pmpi_check_side(dst, "destination", dshape, dn, es, block_bytes ? block_bytes[0] : -1, &lmax)) != PARRAY_OK)
+  if ((s = rmpi_check_side(src, "source", sshape, sn, es, block_bytes ? block_bytes[1] : -1, &lmax)) != PARRAY_OK ||
+      (s = rmpi_check_side(dst, "destination", dshape, dn, es, block_bytes ? block_bytes[0] : -1, &lmax)) != PARRAY_OK)
     return s;
   if (src->handle >= 0 && src->handle == dst->handle) {
     parray_set_error("#copy: source and destination are the same distributed array");
@@ -433,15 +433,15 @@ parray_status parray_mpi_copy_split(const parray_mpi_side *dst, const int64_t *d
              elem_size);
     return PARRAY_OK;
   }
-  if (!pmpi_can_command("#copy of a distributed array")) return PARRAY_ERR_INVALID;
+  if (!rmpi_can_command("#copy of a distributed array")) return PARRAY_ERR_INVALID;
   int64_t words[PARRAY_MPI_SPLIT_DESC_WORDS];
   size_t bytes = desc_pack(&d, words);
-  if ((s = pmpi_command(PMPI_CMD_COPY_SPLIT, 0, 0, words, bytes)) != PARRAY_OK) return s;
+  if ((s = rmpi_command(RMPI_CMD_COPY_SPLIT, 0, 0, words, bytes)) != PARRAY_OK) return s;
   parray_mpi_copy_run r = {.dst = base_of(d.dst_h, dst->ptr), .src = base_of(d.src_h, src->ptr)};
   return split_run(&d, &r);
 }
 
-parray_status pmpi_copy_split_serve(const void *payload, size_t bytes) {
+parray_status rmpi_copy_split_serve(const void *payload, size_t bytes) {
   split_desc d;
   if (!desc_unpack(&d, payload, bytes)) {
     parray_set_error("#copy: malformed descriptor from process 0");

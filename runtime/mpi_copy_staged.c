@@ -60,7 +60,7 @@ static parray_status no_room(const stage *g, const char *what, int64_t bytes) {
 
 /* A scratch buffer of the memory m (host memory: the host engine's). */
 static char *scratch(const parray_mpi_memory *m, int which, int64_t bytes) {
-  return m ? m->buffer(m->ctx, which, (size_t)bytes) : pmpi_cached(which & 1, (size_t)bytes);
+  return m ? m->buffer(m->ctx, which, (size_t)bytes) : rmpi_cached(which & 1, (size_t)bytes);
 }
 
 /* Pack, staging and receive buffers; off: the peers' packed host offsets. */
@@ -94,7 +94,7 @@ static parray_status send_peer(stage *g, int q, int64_t hoff) {
   if (!bytes) return PARRAY_OK;
   char *at = (pl->szc ? pl->sbase : g->spk) + pl->sdsp[q] * es;
   parray_status s;
-  if (!pl->szc && (s = pmpi_pack_peer(g->d, pl, q, g->sm, 0, g->spk)) != PARRAY_OK) return s;
+  if (!pl->szc && (s = rmpi_pack_peer(g->d, pl, q, g->sm, 0, g->spk)) != PARRAY_OK) return s;
   int64_t t = -1;
   if (g->direct && (s = g->sm->mark(g->sm->ctx, 0, &t)) != PARRAY_OK) return s;
   for (int64_t off = 0; off < bytes; off += g->chunk) {
@@ -127,14 +127,14 @@ static void recv_peer(stage *g, int p, int64_t hoff) {
 static parray_status arrived(stage *g, const piece *r) {
   parray_status s = PARRAY_OK;
   if (r->mem && (s = g->dm->from_host(g->dm->ctx, 1, r->mem, r->mpi, (size_t)r->bytes)) != PARRAY_OK) return s;
-  if (--g->left[r->peer] == 0 && !g->pl.rzc) s = pmpi_unpack_peer(g->d, &g->pl, r->peer, g->dm, 1, g->rpk);
+  if (--g->left[r->peer] == 0 && !g->pl.rzc) s = rmpi_unpack_peer(g->d, &g->pl, r->peer, g->dm, 1, g->rpk);
   return s;
 }
 
 /* Send every piece whose mark is reached, in order; our own pieces are
  * copied into their receive places. */
 static parray_status send_ready(stage *g) {
-  MPI_Comm comm = pmpi_comm();
+  MPI_Comm comm = rmpi_comm();
   while (g->si < g->ns) {
     const piece *p = &g->snd[g->si];
     if (p->ticket >= 0) {
@@ -149,7 +149,7 @@ static parray_status send_ready(stage *g) {
       if (s != PARRAY_OK) return s;
     } else {
       int rc = MPI_Isend(p->mpi, (int)p->bytes, MPI_BYTE, p->peer, 0, comm, &g->rq[g->nr_mpi + g->nsq]);
-      if (rc != MPI_SUCCESS) return pmpi_error(rc, "#copy (sending a piece)");
+      if (rc != MPI_SUCCESS) return rmpi_error(rc, "#copy (sending a piece)");
       g->nsq++;
     }
     g->si++;
@@ -163,7 +163,7 @@ static parray_status progress(stage *g) {
   parray_status s = send_ready(g);
   if (s != PARRAY_OK || g->done == g->nr_mpi) return s;
   int out = 0, rc = MPI_Testsome(g->nr_mpi, g->rq, &out, g->idx, MPI_STATUSES_IGNORE);
-  if (rc != MPI_SUCCESS) return pmpi_error(rc, "#copy (receiving pieces)");
+  if (rc != MPI_SUCCESS) return rmpi_error(rc, "#copy (receiving pieces)");
   if (out == MPI_UNDEFINED) return PARRAY_OK;
   for (int k = 0; s == PARRAY_OK && k < out; k++) s = arrived(g, &g->rcv[g->idx[k]]);
   g->done += out;
@@ -176,7 +176,7 @@ static parray_status exchange(stage *g) {
   while (s == PARRAY_OK && (g->si < g->ns || g->done < g->nr_mpi)) s = progress(g);
   if (g->nsq) {
     int rc = MPI_Waitall(g->nsq, g->rq + g->nr_mpi, MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS && s == PARRAY_OK) s = pmpi_error(rc, "#copy (sending pieces)");
+    if (rc != MPI_SUCCESS && s == PARRAY_OK) s = rmpi_error(rc, "#copy (sending pieces)");
   }
   return s;
 }
@@ -191,29 +191,29 @@ static parray_status run(stage *g) {
   for (int k = 1; k < P; k++) recv_peer(g, (me - k + P) % P, hr[(me - k + P) % P]);
   g->nr_mpi = g->nr;
   if (pl->self_peer) recv_peer(g, me, hr[me]);
-  MPI_Comm comm = pmpi_comm();
+  MPI_Comm comm = rmpi_comm();
   for (int i = 0; i < g->nr_mpi; i++) {
     const piece *r = &g->rcv[i];
     int rc = MPI_Irecv(r->mpi, (int)r->bytes, MPI_BYTE, r->peer, 0, comm, &g->rq[i]);
-    if (rc != MPI_SUCCESS) return pmpi_error(rc, "#copy (posting a receive)");
+    if (rc != MPI_SUCCESS) return rmpi_error(rc, "#copy (posting a receive)");
   }
   parray_status s = PARRAY_OK;
   for (int k = 1; k < P && s == PARRAY_OK; k++)
     if ((s = send_peer(g, (me + k) % P, hs[(me + k) % P])) == PARRAY_OK) s = progress(g);
   if (s == PARRAY_OK && pl->self_peer) s = send_peer(g, me, hs[me]);
-  if (s == PARRAY_OK && !pl->self_peer) s = pmpi_copy_self(g->d, pl, g->dm, 1);
+  if (s == PARRAY_OK && !pl->self_peer) s = rmpi_copy_self(g->d, pl, g->dm, 1);
   if (s == PARRAY_OK) s = exchange(g);
   return s;
 }
 
-parray_status pmpi_copy_staged(const copy_desc *d, char *dbase, const parray_mpi_memory *dm, char *sbase,
+parray_status rmpi_copy_staged(const copy_desc *d, char *dbase, const parray_mpi_memory *dm, char *sbase,
                                const parray_mpi_memory *sm, int64_t chunk) {
   stage g;
   memset(&g, 0, sizeof g);
   g.d = d, g.sm = sm, g.dm = dm;
   g.direct = sm && sm == dm && sm->mpi_direct;
   g.chunk = chunk < 1 ? 1 : chunk > ((int64_t)1 << 30) ? (int64_t)1 << 30 : chunk;
-  parray_status s = pmpi_plan_count(d, &g.pl, sbase, dbase, sm != dm);
+  parray_status s = rmpi_plan_count(d, &g.pl, sbase, dbase, sm != dm);
   if (s == PARRAY_OK) s = buffers(&g);
   if (s == PARRAY_OK) s = run(&g);
   /* the lanes are waited for even after an error: nothing may still write */
@@ -224,6 +224,6 @@ parray_status pmpi_copy_staged(const copy_desc *d, char *dbase, const parray_mpi
   free(g.rq);
   free(g.left);
   free(g.idx);
-  pmpi_plan_free(&g.pl);
+  rmpi_plan_free(&g.pl);
   return s;
 }

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "../../runtime/cuda/kern_ops.cuh"
+#include "../../kernels/elementwise/elementwise_ops.cuh"
 #include "../../tests/common/cuda_check.h"
 #include "parray/elementwise.cuh"
 #include "parray/kernels.h"

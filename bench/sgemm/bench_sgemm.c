@@ -34,7 +34,7 @@
 #include "parray/cuda.h"
 #include "parray/sgemm.h"
 
-/* runtime/cuda/sgemm.cu's test hook: what the last call on this thread ran. */
+/* kernels/sgemm/sgemm.cu's test hook: what the last call on this thread ran. */
 void parray__sgemm_last_choice(int *slot, int *transposed);
 
 #define CB(call)                                                                                                \

@@ -8,9 +8,10 @@
 #define PARRAY_CUDA_H
 
 #include <cuda_runtime_api.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "parray/core.h"
-#include "parray/permute.h"
 
 #ifdef __CUDACC__
 #include <cooperative_groups.h>

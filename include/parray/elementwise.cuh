@@ -47,8 +47,8 @@ constexpr int kMaxPackBytes = 16;
  * threads per block, cache hints H (bit flags kHint*), and Wide: packs of 16
  * bytes of the NARROWEST type (a f32->f16 cast then moves 32 bytes of f32
  * and 16 of f16 per thread) instead of 16 bytes of the widest.
- * The default (automatic U, no grid cap, 128 threads, no hints; since
- * session 11 at most kOcc resident blocks per multiprocessor) was the
+ * The default (automatic U, no grid cap, 128 threads, no hints; at most
+ * kOcc resident blocks per multiprocessor) was the
  * fastest or within noise of the fastest of 15 variants for add, relu and
  * casts of f32/f16 from 16 MB to 1 GB on the H200; the first version's
  * Tuning<1, 32> (grid-stride loop over 32 waves of 256-thread blocks) ran
@@ -68,7 +68,7 @@ constexpr int kHintEvictFirst = 8; /* L2 evict_first cache policy on loads and s
  * on the H100; over all 24 add/relu/cast cases of 16 MB-1 GB, 13 blocks were
  * as fast as 14 or faster (relu f16 1 GB 3.042 against 3.032-3.034 TB/s)
  * and no case was slower than without the cap beyond the run-to-run spread
- * (bench/RESULTS.md, session 11). */
+ * (bench/RESULTS.md). */
 template <int U_, int Waves_, int B_ = 256, int H_ = 0, bool Wide_ = false, int Occ_ = 0>
 struct Tuning {
   static constexpr int U = U_;

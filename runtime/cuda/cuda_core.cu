@@ -8,6 +8,7 @@
  * launch), each reporting failures with the .pc line. Kernels live in
  * their own files. */
 #include "parray/cuda.h"
+#include "parray/permute.h"
 
 #include <atomic>
 #include <cstdint>

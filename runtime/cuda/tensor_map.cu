@@ -5,17 +5,22 @@
  * strides, innermost first) and the box (the smem type's extents), checks
  * what the tensor memory accelerator requires with messages that name the
  * .pc line, and reaches cuTensorMapEncodeTiled through the CUDA runtime's
- * driver entry points (no libcuda link); sgemm_hopper.cu uses the same
- * lookup. */
-#include "tensor_map.h"
-
+ * driver entry points (no libcuda link). */
 #include "parray/cuda.h"
+
+#include <cuda.h> // CUtensorMap and the driver's types only
 
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
 
-parray_encode_tiled_fn parray_cuda_encode_tiled(void) {
+typedef CUresult (*parray_encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                           const cuuint64_t *, const cuuint32_t *, const cuuint32_t *,
+                                           CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                           CUtensorMapFloatOOBfill);
+
+/* cuTensorMapEncodeTiled (looked up once), or null when the driver has none. */
+static parray_encode_tiled_fn parray_cuda_encode_tiled(void) {
   static std::once_flag once;
   static parray_encode_tiled_fn fn = nullptr;
   std::call_once(once, [] {

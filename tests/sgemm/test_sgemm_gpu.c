@@ -42,7 +42,7 @@ typedef struct tcase {
   int want_slot, want_tr; /* want_slot > 0: parray__sgemm_last_choice must answer these */
 } tcase;
 
-/* runtime/cuda/sgemm.cu's test hook: the slot the last call on this thread
+/* kernels/sgemm/sgemm.cu's test hook: the slot the last call on this thread
  * launched and the operand of its row-major product that it transposed
  * first (0 none, 1 A, 2 B). */
 void parray__sgemm_last_choice(int *slot, int *transposed);

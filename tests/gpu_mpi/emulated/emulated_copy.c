@@ -6,6 +6,7 @@
  * emulated device memory; the wait for pending detours; the copies by a
  * list of offsets. */
 #include "parray/cuda.h"
+#include "parray/permute.h"
 
 #include <string.h>
 
