@@ -23,11 +23,6 @@
 #define PAC_VERSION "0.1.0"
 #endif
 
-extern ex *lw_eval_size_cb(void *env, items *expr, loc where, const char *what);
-extern const char *lw_macro_body_cb(void *env, const char *name, size_t len);
-extern bool lw_is_type_word_cb(void *env, const char *name, size_t len);
-extern const char *lw_macro_cb(void *env, const char *name, size_t len, bool *funclike);
-
 /* Everything one translation holds. */
 typedef struct tstate {
   pac_options opt;
@@ -315,14 +310,10 @@ static int lower_all(tstate *t) {
   w->max_insert_depth = t->opt.max_insert_depth > 0 ? t->opt.max_insert_depth : PAC_MAX_INSERT_DEPTH;
   w->max_insert_bytes = t->opt.max_insert_bytes > 0 ? t->opt.max_insert_bytes : PAC_MAX_INSERT_BYTES;
   ex_init(&w->ex, &t->ar);
-  w->cx = (cxenv){.ex = &w->ex, .ar = &t->ar, .macro = NULL, .env = w};
-  w->ty = (tyctx){.ar = &t->ar, .ex = &w->ex, .dg = &t->dg, .src = &t->src, .eval_size = NULL, .env = w};
+  w->cx = (cxenv){.ex = &w->ex, .ar = &t->ar, .prog = lw_semaprog(w)};
+  w->ty = (tyctx){.ar = &t->ar, .ex = &w->ex, .dg = &t->dg, .src = &t->src, .prog = lw_semaprog(w)};
   sc_init(&w->sc, &t->ar);
   pr_init(&w->pr, &t->src, t->opt.lines);
-  w->ty.eval_size = lw_eval_size_cb;
-  w->ty.macro_body = lw_macro_body_cb;
-  w->ty.is_type_word = lw_is_type_word_cb;
-  w->cx.macro = lw_macro_cb;
   strmap_init(&w->all_types);
   items file = w->pc.seg_items[0];
   return lw_file(w, &file);

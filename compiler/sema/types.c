@@ -38,7 +38,7 @@ dnode *ty_resolve(tyctx *t, const char *name, size_t len, loc where, bool report
   dnode *base = NULL;
   t->failed = NULL;
   for (;;) {
-    base = t->lookup(t->env, name, n, where, false);
+    base = sp_lookup_type(t->prog, name, n, where, false);
     if (base) break;
     size_t i = n;
     while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') i--;
@@ -49,7 +49,7 @@ dnode *ty_resolve(tyctx *t, const char *name, size_t len, loc where, bool report
   if (!base) {
     if (report) {
       /* let the lookup report (it knows about cycles) */
-      if (!t->lookup(t->env, name, len, where, true))
+      if (!sp_lookup_type(t->prog, name, len, where, true))
         diag_error(t->dg, where, "unknown array type '%.*s'", (int)len, name);
     }
     return NULL;
@@ -107,7 +107,7 @@ static dnode *build_dim(tyctx *t, ptype *ty, dimast *d, bool under_ref, bool *ok
   switch (d->kind) {
   case DA_SIZE:
     n = new_node(t, DN_LEAF, ty, d->loc);
-    n->size = t->eval_size(t->env, &d->size, d->sizeloc, "dimension size");
+    n->size = sp_eval_size(t->prog, &d->size, d->sizeloc, "dimension size");
     break;
   case DA_REF:
   case DA_SREF:
@@ -136,7 +136,7 @@ static dnode *build_dim(tyctx *t, ptype *ty, dimast *d, bool under_ref, bool *ok
       n->size = r->size;
       n->kids = r->kids, n->nkids = r->nkids; /* takes T_p's children as its own */
     } else if (d->kind == DA_SREF) {
-      n->size = t->eval_size(t->env, &d->size, d->sizeloc, "dimension size");
+      n->size = sp_eval_size(t->prog, &d->size, d->sizeloc, "dimension size");
     }
     break;
   }
@@ -271,13 +271,13 @@ static bool find_define(const tyctx *t, const char *name, size_t n, loc *at) {
 static const char *elem_text(tyctx *t, const tbody *b, int *mem) {
   if (!b->has_elem) return NULL;
   const char *e = text(t, b->elem);
-  if (*mem != MK_NONE || !t->macro_body) return e;
+  if (*mem != MK_NONE || !t->prog) return e;
   size_t n = 0;
   while (e[n] && e[n] != ' ' && e[n] != '\t' && e[n] != '*') n++;
   const char *word = e, *body = NULL;
   size_t wn = n;
   for (int depth = 0; depth < 64 && wn; depth++) { /* the first word, expanded while it is a macro */
-    const char *nb = t->macro_body(t->env, word, wn);
+    const char *nb = sp_macro_body(t->prog, word, wn);
     if (!nb) break;
     while (*nb == ' ' || *nb == '\t') nb++;
     body = nb;
@@ -299,7 +299,7 @@ static const char *elem_text(tyctx *t, const tbody *b, int *mem) {
   /* MEM float with MEM a lone word that no type starts with: a misspelt kind */
   bool lone = body[wn] == 0 || (body[wn] == ' ' && !body[wn + 1]);
   bool more = e[n] == ' ' || e[n] == '\t';
-  if (lone && more && wn && t->is_type_word && !t->is_type_word(t->env, body, wn)) {
+  if (lone && more && wn && t->prog && !sp_is_type_word(t->prog, body, wn)) {
     diag_error(t->dg, b->elem, "'%.*s' (from the macro '%.*s') is no memory kind (paged, pinned, dmem, smem, rmem)",
                (int)wn, body, (int)n, e);
     loc at;
@@ -370,7 +370,7 @@ ptype *ty_build(tyctx *t, const char *name, loc nameloc, tbody *b, int instance)
   }
   if (b->min_blocks.first) {
     ty->min_blocks_loc = b->min_blocks_loc;
-    ty->min_blocks = t->eval_size(t->env, &b->min_blocks, b->min_blocks_loc, "min_blocks count");
+    ty->min_blocks = sp_eval_size(t->prog, &b->min_blocks, b->min_blocks_loc, "min_blocks count");
     if (!ty->min_blocks) return NULL;
   }
   return ty;
