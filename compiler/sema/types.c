@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* types.c - building dimension trees from #parray bodies: defaults for memory
  * kind and element type, references to other types' dimensions, sizes,
- * sibling weights and the strides of natural leaves (docs/language.md). */
+ * sibling weights and the strides of natural leaves (docs/language.md).
+ * It calls nothing of layout.c: layouts are computed from built trees
+ * (layout.c, which uses ty_is_mpi_ref from here), one way. */
 #include "types.h"
 
 #include <limits.h>
@@ -211,24 +213,6 @@ static void set_strides(tyctx *t, dnode *root) {
     if (lv[i]->kind == DN_LEAF) lv[i]->stride = s;
     s = ex_mul(t->ex, s, lv[i]->size);
   }
-}
-
-/* The processes a distributed type spreads over: one past the largest
- * process index of its process layout (all its dimensions that reference an
- * mpi thread array count, not the first one only: [[#P_0][2]][[#P_1][2]]
- * spreads over all of P); a view of a distributed type has the process
- * layout of the type it references. */
-ex *ty_nprocs(tyctx *t, dnode *n) {
-  ptype *ty = n->type;
-  if (!ty || !ty->mpi_ref) return ex_const(t->ex, 1);
-  layout *l = ty_proc_layout(t, n);
-  if (!l) return ty->mpi_ref->size;
-  int64_t one;
-  if (l->nm == 1 && ex_is_const(l->m[0].d, &one) && one == 1) return l->m[0].n;
-  ex *span = ex_const(t->ex, 1);
-  for (int k = 0; k < l->nm; k++)
-    span = ex_add(t->ex, span, ex_mul(t->ex, ex_sub(t->ex, l->m[k].n, ex_const(t->ex, 1)), l->m[k].d));
-  return span;
 }
 
 static dnode *first_data_ref(dnode *n) {
