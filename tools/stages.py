@@ -17,6 +17,9 @@
 #   fnptrs    no function of a stage is handed to a function pointer of an
 #             earlier stage (stages_ports.py); the graph check counts calls
 #             through a declared interface apart (stages_ports.py).
+#   runtime   the runtime's layers include one way, as tools/stages-runtime.rules
+#             lists them (stages_runtime.py): the language runtime includes
+#             no private header of the kernel library, and so on.
 #   lengths   every function in compiler/**/*.[ch] and in the C sections of
 #             grammar/*.l and grammar/*.y longer than --max-lines lines (from
 #             the line of its opening brace to that of its closing brace).
@@ -34,6 +37,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stages_ports  # noqa: E402
+import stages_runtime  # noqa: E402
 
 PROG = "stages.sh"
 DEFAULT_ORDER = "front,sema,emit,lower,driver"
@@ -495,7 +499,7 @@ def parse_args(argv):
     p.add_argument("build", nargs="?", metavar="BUILD_DIR",
                    help="a build folder in which paccore was built (for the call graph)")
     p.add_argument("--src", default=here, help="the source tree (default: the one this script is in)")
-    p.add_argument("--only", choices=["graph", "includes", "fnptrs", "lengths"], action="append",
+    p.add_argument("--only", choices=["graph", "includes", "fnptrs", "runtime", "lengths"], action="append",
                    help="run only this check (repeatable)")
     p.add_argument("--order", default=DEFAULT_ORDER,
                    help=f"the stage folders, each calling only those before it (default {DEFAULT_ORDER})")
@@ -510,10 +514,13 @@ def parse_args(argv):
     p.add_argument("--allow-callback", action="append", default=[], metavar="FUNC",
                    help="tolerate the function FUNC being handed to a function pointer of an earlier stage "
                    "(repeatable)")
+    p.add_argument("--runtime-rules", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                           "stages-runtime.rules"), metavar="FILE",
+                   help="the runtime's layers (default: tools/stages-runtime.rules)")
     args = p.parse_args(argv)
     if args.max_lines < 1:
         p.error("--max-lines must be at least 1")
-    checks = args.only or ["graph", "includes", "fnptrs", "lengths"]
+    checks = args.only or ["graph", "includes", "fnptrs", "runtime", "lengths"]
     if "graph" in checks and not args.build:
         if args.only:
             p.error("the graph check needs BUILD_DIR")
@@ -533,6 +540,8 @@ def main(argv):
             check_includes(args, order, errors)
         if "fnptrs" in checks:
             stages_ports.check_fnptrs(args, order, errors, read, mask, functions)
+        if "runtime" in checks:
+            stages_runtime.check_runtime(args, errors, read, mask)
         if "lengths" in checks:
             check_lengths(args, errors)
     except Usage as e:

@@ -14,6 +14,8 @@
 # 2b. no function of a later folder is handed to a function pointer declared
 #    by an earlier folder's header (a member set to it, or a parameter given
 #    it): a call nm cannot see (--allow-callback FUNC for known ones);
+# 2c. the runtime's layers include one way (tools/stages-runtime.rules: the
+#    language runtime includes no private header of the kernel library...);
 # 3. no function of compiler/ or of grammar/'s C code is longer than N lines
 #    (80 by default), counted from its opening brace to its closing brace.
 # Known exceptions: --allow-edge FROM:TO, --allow-include FILE:HEADER,

@@ -6,7 +6,8 @@
 # cycle, an include of a later stage's header, functions longer than
 # --max-lines (braces in comments, strings and characters do not count; the
 # C code of a flex file counts), a later stage's function handed to an
-# earlier stage's function pointer, calls through a declared interface;
+# earlier stage's function pointer, calls through a declared interface, an
+# include across the runtime's layers (tools/stages-runtime.rules);
 # each with the exception that lets it pass, and an exception that matches
 # nothing, which fails too.
 set -u
@@ -135,6 +136,25 @@ rm build/compiler/CMakeFiles/paccore.dir/lower/lower_program.c.o src/compiler/lo
 obj lower other 'int ty_build(int x); int sp_size(int x) { return x; } int lw(void) { return ty_build(2); }'
 expect 1 'sp_size, of the interface compiler/sema/program.h, is defined in lower/other.c' --src src --only graph build
 grep -q 'sema -> lower goes against the order' out || { cat out; fail "a stray interface function is an edge"; }
+
+# ---- the runtime's layers (tools/stages-runtime.rules) ------------------------------
+rm -rf src build
+mkdir -p src/runtime/cuda src/kernels/sgemm src/include/parray
+echo 'int sgemm_plan;' >src/kernels/sgemm/sgemm_args.h
+echo 'int pa_core;' >src/include/parray/core.h
+printf '#include "parray/core.h"\n#include <stdio.h>\n' >src/runtime/core.c
+expect 0 'ok (runtime)' --src src --only runtime
+printf '#include "parray/core.h"\n\n#include "../../kernels/sgemm/sgemm_args.h"\n' >src/runtime/cuda/cuda_core.cu
+expect 1 'runtime/cuda/cuda_core.cu:3: includes kernels/sgemm/sgemm_args.h' --src src --only runtime
+printf '#include "../../runtime/core.c"\n' >src/include/parray/core.h
+expect 1 'include/parray/core.h:1: includes runtime/core.c' --src src --only runtime
+# the rules are data: another file, a new layer
+printf 'runtime/** -> include/parray/core.h\n' >rules
+expect 1 'runtime/core.c:1: includes include/parray/core.h' --src src --only runtime --runtime-rules rules
+printf 'nothing/** -> runtime/**\n' >rules
+expect 1 'rules:1: no file matches nothing/**' --src src --only runtime --runtime-rules rules
+printf 'runtime/**\n' >rules
+expect 1 'not of the form FROM-GLOB... -> TO-GLOB...' --src src --only runtime --runtime-rules rules
 
 [ "$fails" = 0 ] && echo "all passed"
 exit $((fails != 0))
