@@ -519,6 +519,9 @@ static int emit(tstate *t) {
             t->opt.input);
   sb_printf(&pro, "/* pac: target=%s pthd=%d mpi=%d%s */\n", t->target == TARGET_CUDA ? "cuda" : "c",
             w->entry.uses_pthd, w->entry.uses_mpi, w->entry.uses_tma ? " sm=90" : "");
+  if (t->io->needs)
+    *t->io->needs = (pac_needs){.cuda = t->target == TARGET_CUDA, .pthd = w->entry.uses_pthd,
+                                .mpi = w->entry.uses_mpi, .sm = w->entry.uses_tma ? 90 : 0};
   if (w->entry.uses_mpi) sb_puts(&pro, "#define PARRAY_USE_MPI 1\n");
   sb_puts(&pro, "#include \"parray.h\"\n");
   if (w->entry.uses_tma) sb_puts(&pro, "#include \"parray/tma.cuh\"\n");
