@@ -14,12 +14,18 @@
 #   includes  a file of compiler/FOLDER includes only headers of its own
 #             folder or of folders to its left (so compiler/emit includes no
 #             header of compiler/lower).
+#   fnptrs    no function of a stage is handed to a function pointer of an
+#             earlier stage (stages_ports.py); the graph check counts calls
+#             through a declared interface apart (stages_ports.py).
+#   runtime   the runtime's layers include one way, as tools/stages-runtime.rules
+#             lists them (stages_runtime.py): the language runtime includes
+#             no private header of the kernel library, and so on.
 #   lengths   every function in compiler/**/*.[ch] and in the C sections of
 #             grammar/*.l and grammar/*.y longer than --max-lines lines (from
 #             the line of its opening brace to that of its closing brace).
 #
 # Known exceptions: --allow-edge FROM:TO, --allow-include FILE:HEADER (FILE
-# relative to compiler/), --allow-long [FILE:]FUNC. An exception that
+# relative to compiler/), --allow-long [FILE:]FUNC, --allow-callback FUNC. An exception that
 # matches nothing is an error too, so that the list stays exact.
 # Exit status: 0 clean, 1 a violation, 2 a usage error or nothing to check.
 import argparse
@@ -28,6 +34,10 @@ import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stages_ports  # noqa: E402
+import stages_runtime  # noqa: E402
 
 PROG = "stages.sh"
 DEFAULT_ORDER = "front,sema,emit,lower,driver"
@@ -197,12 +207,14 @@ def check_graph(args, order, errors):
     top, objs = find_objects(args.build, args.src, order)
     refs = references(top, objs)
     fol = folder_of(objs)
+    rank = {f: i for i, f in enumerate(order)}
+    ifaces = stages_ports.interfaces(args.src, order, read, mask)
+    refs, through = stages_ports.split_interface_refs(refs, fol, ifaces, rank, errors)
     counts = {}
     for caller_obj, _sym, def_obj in refs:
         e = (fol[caller_obj], fol[def_obj])
         if e[0] != e[1]:
             counts[e] = counts.get(e, 0) + 1
-    rank = {f: i for i, f in enumerate(order)}
     allowed = set(args.allow_edge)
     print(f"stage graph ({' <- '.join(order)}: a folder calls only folders to its left), "
           f"caller -> callee (references):")
@@ -211,6 +223,7 @@ def check_graph(args, order, errors):
         if rank[e[1]] > rank[e[0]]:
             mark = "   allowed (--allow-edge)" if e in allowed else "   AGAINST THE ORDER"
         print(f"  {e[0]} -> {e[1]} ({counts[e]}){mark}")
+    stages_ports.print_interfaces(through)
     cache = {}
     for e in sorted(counts, key=lambda e: (rank[e[0]], rank[e[1]])):
         if rank[e[1]] > rank[e[0]] and e not in allowed:
@@ -486,7 +499,7 @@ def parse_args(argv):
     p.add_argument("build", nargs="?", metavar="BUILD_DIR",
                    help="a build folder in which paccore was built (for the call graph)")
     p.add_argument("--src", default=here, help="the source tree (default: the one this script is in)")
-    p.add_argument("--only", choices=["graph", "includes", "lengths"], action="append",
+    p.add_argument("--only", choices=["graph", "includes", "fnptrs", "runtime", "lengths"], action="append",
                    help="run only this check (repeatable)")
     p.add_argument("--order", default=DEFAULT_ORDER,
                    help=f"the stage folders, each calling only those before it (default {DEFAULT_ORDER})")
@@ -498,10 +511,16 @@ def parse_args(argv):
                    help="tolerate compiler/FILE including HEADER of a later folder (repeatable)")
     p.add_argument("--allow-long", action="append", default=[], metavar="[FILE:]FUNC",
                    help="tolerate the function FUNC (of compiler/FILE) being too long (repeatable)")
+    p.add_argument("--allow-callback", action="append", default=[], metavar="FUNC",
+                   help="tolerate the function FUNC being handed to a function pointer of an earlier stage "
+                   "(repeatable)")
+    p.add_argument("--runtime-rules", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                           "stages-runtime.rules"), metavar="FILE",
+                   help="the runtime's layers (default: tools/stages-runtime.rules)")
     args = p.parse_args(argv)
     if args.max_lines < 1:
         p.error("--max-lines must be at least 1")
-    checks = args.only or ["graph", "includes", "lengths"]
+    checks = args.only or ["graph", "includes", "fnptrs", "runtime", "lengths"]
     if "graph" in checks and not args.build:
         if args.only:
             p.error("the graph check needs BUILD_DIR")
@@ -519,6 +538,10 @@ def main(argv):
             check_graph(args, order, errors)
         if "includes" in checks:
             check_includes(args, order, errors)
+        if "fnptrs" in checks:
+            stages_ports.check_fnptrs(args, order, errors, read, mask, functions)
+        if "runtime" in checks:
+            stages_runtime.check_runtime(args, errors, read, mask)
         if "lengths" in checks:
             check_lengths(args, errors)
     except Usage as e:

@@ -5,6 +5,7 @@
 #include "lsp.h"
 #include "translate.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,8 @@ static void usage(FILE *f) {
           "  -MF FILE         write the rule to FILE (default OUT.d, OUT's suffix replaced)\n"
           "  -MT TARGET       the rule's target (default OUT); -MQ TARGET: the same, quoted for make\n"
           "  -MP              add an empty rule for each prerequisite but the main file\n"
+          "  --needs=FILE     also write what the translation needs (target, threads, MPI, GPU\n"
+          "                   architecture) to FILE, as one line: parray-needs 1 target=c pthd ...\n"
           "  -Werror          treat warnings as errors (nothing is written)\n"
           "  -w               no warnings\n"
           "  --version\n");
@@ -85,6 +88,7 @@ typedef struct cmdline {
   pac_deps deps;
   bool want_deps, werror, nowarn, lsp;
   char *quoted; /* -MQ's target, quoted */
+  const char *needs_file; /* --needs=FILE */
 } cmdline;
 
 /* One argument (and its value); returns -1 to go on, else the status to
@@ -110,6 +114,7 @@ static int parse_one(cmdline *c, int argc, char **argv, int *i, const char **cpp
   else if (!strcmp(a, "--typedef") && *i + 1 < argc) tds[opt->ntypedefs++] = argv[++*i];
   else if (!strcmp(a, "--cpp") && *i + 1 < argc) opt->cpp = argv[++*i];
   else if (!strcmp(a, "--no-cpp")) opt->no_cpp = true;
+  else if (!strncmp(a, "--needs=", 8) && a[8]) c->needs_file = a + 8;
   else if (!strncmp(a, "--max-insert-depth=", 19) || !strncmp(a, "--max-insert-bytes=", 19)) {
     char *end;
     long long v = strtoll(a + 19, &end, 10);
@@ -163,6 +168,17 @@ static int parse_args(cmdline *c, int argc, char **argv, const char **cpp_args, 
   return -1;
 }
 
+/* --needs=FILE: the record of what the translation needs (needs.h) */
+static int write_needs(const char *file, const pac_needs *n) {
+  char rec[128];
+  pac_needs_format(n, rec, sizeof rec);
+  FILE *f = fopen(file, "w");
+  bool ok = f && fprintf(f, "%s\n", rec) > 0;
+  if (f && fclose(f)) ok = false;
+  if (!ok) fprintf(stderr, "pac: error: cannot write '%s': %s\n", file, strerror(errno));
+  return !ok;
+}
+
 int main(int argc, char **argv) {
   cmdline c = {.opt = {.target = TARGET_AUTO, .lines = true, .cpp = getenv("PAC_CPP") ? getenv("PAC_CPP") : "cc -E"}};
   const char **cpp_args = calloc((size_t)argc * 2 + 8, sizeof *cpp_args);
@@ -194,7 +210,14 @@ int main(int argc, char **argv) {
   }
   pac_io io = {.err = stderr, .selfinc = selfinc[0] ? selfinc : NULL, .deps = c.want_deps ? &c.deps : NULL,
                .werror = c.werror, .no_warnings = c.nowarn};
-  status = c.lsp ? pac_lsp_serve(stdin, stdout, &c.opt, io.selfinc) : pac_translate(&c.opt, &io);
+  if (c.lsp) {
+    status = pac_lsp_serve(stdin, stdout, &c.opt, io.selfinc);
+  } else {
+    pac_needs needs = {0};
+    if (c.needs_file && !c.opt.layout && !(c.want_deps && c.deps.only)) io.needs = &needs;
+    status = pac_translate(&c.opt, &io);
+    if (!status && io.needs) status = write_needs(c.needs_file, &needs);
+  }
   free(c.quoted);
   free(cpp_args);
   free(tds);

@@ -2,8 +2,9 @@
 /* pacc.c - the driver, a compiler command like gcc and nvcc: `pacc FILE.pc
  * -o PROG` translates each .pc file with pac, compiles each source to an
  * object (the C compiler, mpicc for programs with mpi thread arrays, nvcc
- * for CUDA), and links the objects with the Parray runtime. Objects from
- * .pc files carry a section .parray.needs ("cuda mpi"), read back when
+ * for CUDA), and links the objects with the Parray runtime. pac tells
+ * what a translation needs in a record (needs.h, --needs=FILE), which
+ * objects from .pc files carry in a section .parray.needs, read back when
  * they are linked, so that `pacc -c` then `pacc a.o b.o` picks the same
  * linker and runtime libraries. Options follow gcc's (-c -S -E -M... -o -v
  * -### -x -shared @FILE) and nvcc's (-arch -G -lineinfo -Xcompiler ...);
@@ -266,30 +267,32 @@ static void dep_args(const pacc *p, strv *a, const input *in) {
   if (p->mp) push(a, "-MP");
 }
 
-/* read "target=cuda" and "mpi=1" from the first lines pac wrote */
-static void read_target(input *in) {
-  FILE *f = fopen(in->gen, "r");
-  if (!f) return;
+/* What the translation needs, from the record pac wrote to `file`
+ * (--needs=FILE, needs.h). */
+static bool read_translation_needs(input *in, const char *file) {
+  FILE *f = fopen(file, "r");
   char line[512];
-  for (int i = 0; i < 3 && fgets(line, sizeof line, f); i++) {
-    if (strstr(line, "/* pac: ")) {
-      in->cuda |= strstr(line, "target=cuda") != NULL;
-      in->mpi |= strstr(line, "mpi=1") != NULL;
-      in->sm90 |= strstr(line, " sm=90") != NULL;
-    }
+  int version = f && fgets(line, sizeof line, f) ? pac_needs_parse(line, &in->needs) : -1;
+  if (f) fclose(f);
+  if (version < 0) {
+    fprintf(stderr, "pacc: error: pac wrote no record of what '%s' needs in '%s'\n", in->path, file);
+    return false;
   }
-  fclose(f);
+  in->cuda |= in->needs.cuda, in->mpi |= in->needs.mpi, in->sm90 |= in->needs.sm >= 90;
+  return true;
 }
 
-/* What the object needs when it is linked, in a section of its own that
- * read_needs finds again in .o and .a files, wherever they were moved. */
-static bool append_needs(const input *in) {
-  FILE *f = fopen(in->gen, "a");
+/* What the object needs when it is linked (the record pac wrote), in a
+ * section of its own that read_needs finds again in .o and .a files,
+ * wherever they were moved. */
+static bool append_needs(const char *gen, const pac_needs *n) {
+  char rec[128];
+  if (!pac_needs_format(n, rec, sizeof rec)) return false;
+  FILE *f = fopen(gen, "a");
   if (!f) return false;
   fprintf(f, "\n/* pacc: what this object needs at link time (pacc reads it back) */\n"
-             "static const char parray_needs_[] __attribute__((used, section(\".parray.needs\"))) = "
-             "\"pacc-needs: pthd%s%s\";\n",
-          in->cuda ? " cuda" : "", in->mpi ? " mpi" : "");
+             "static const char parray_needs_[] __attribute__((used, section(\".parray.needs\"))) = \"%s\";\n",
+          rec);
   return fclose(f) == 0;
 }
 
@@ -337,9 +340,9 @@ static int translate(pacc *p, input *in) {
   if (p->nowarn) push(&a, "-w");
   dep_args(p, &a, in);
   push(&a, in->path);
-  const char *gen = temp_file(p, in, ".gen");
+  const char *gen = temp_file(p, in, ".gen"), *needs = temp_file(p, in, ".needs");
   if (p->mode == 'E') push(&a, "-o"), push(&a, p->out ? p->out : "-");
-  else if (p->mode != 'M') push(&a, "-o"), push(&a, gen);
+  else if (p->mode != 'M') push(&a, "-o"), push(&a, gen), push(&a, cat("--needs=", needs));
   int rc = run(p, &a);
   free(a.v);
   if (rc || p->mode == 'E' || p->mode == 'M') return rc;
@@ -347,11 +350,11 @@ static int translate(pacc *p, input *in) {
   in->gen = gen;
   if (p->dry) {
     for (int i = 0; i < p->pacopts.n; i++) in->cuda |= !strcmp(p->pacopts.v[i], "--emit=cuda");
-  } else {
-    read_target(in);
+  } else if (!read_translation_needs(in, needs)) {
+    return 1;
   }
   char *named = cat(gen, in->cuda ? ".cu" : ".c");
-  if (!p->dry && (rename(gen, named) || !append_needs(&(input){.gen = named, .cuda = in->cuda, .mpi = in->mpi}))) {
+  if (!p->dry && (rename(gen, named) || !append_needs(named, &in->needs))) {
     fprintf(stderr, "pacc: error: cannot write '%s': %s\n", named, strerror(errno));
     return 1;
   }
@@ -438,8 +441,9 @@ static int compile(pacc *p, input *in) {
   return rc;
 }
 
-/* What an object or archive given to the linker needs: the words of its
- * .parray.needs strings, and CUDA when it registers device code. */
+/* What an object or archive given to the linker needs: the records of its
+ * .parray.needs strings (needs.h; an older pacc's "pacc-needs: ..." too),
+ * and CUDA when it registers device code. */
 static void read_needs(pacc *p, const char *path) {
   strv a = {0};
   push(&a, "readelf"), push(&a, "-W"), push(&a, "-s"), push(&a, "-p"), push(&a, ".parray.needs"), push(&a, path);
@@ -447,13 +451,11 @@ static void read_needs(pacc *p, const char *path) {
   run_to(p, &a, &out);
   free(a.v);
   if (!out) return;
-  for (char *s = out; (s = strstr(s, "pacc-needs:")); s++) {
-    char *e = strchr(s, '\n');
-    if (e) *e = 0;
-    p->cuda |= strstr(s, " cuda") != NULL;
-    p->mpi |= strstr(s, " mpi") != NULL;
-    if (e) *e = '\n';
-  }
+  pac_needs n = {0};
+  for (char *s = out; *s; s++) /* readelf: "  [     0]  parray-needs 1 target=cuda pthd" */
+    if ((s == out || s[-1] == ' ') && pac_needs_parse(s, &n) > PAC_NEEDS_VERSION)
+      fprintf(stderr, "pacc: warning: '%s' says what it needs in a newer record than this pacc reads\n", path);
+  p->cuda |= n.cuda, p->mpi |= n.mpi;
   p->cuda |= strstr(out, "__cudaRegisterFatBinary") != NULL || strstr(out, "__cudaRegisterLinkedBinary") != NULL;
   free(out);
 }

@@ -6,6 +6,7 @@
 #ifndef PACC_H
 #define PACC_H
 
+#include "needs.h"
 #include "pacc_run.h"
 
 #include <stdbool.h>
@@ -24,6 +25,7 @@ typedef struct input {
   const char *obj;  /* its object (or assembly with -S) */
   bool cuda, mpi;
   bool sm90; /* needs compute capability 9.0 (a tma #copy) */
+  pac_needs needs; /* a translation's, as pac wrote it (--needs=FILE) */
 } input;
 
 /* Everything one pacc command holds. */

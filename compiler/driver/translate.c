@@ -23,11 +23,6 @@
 #define PAC_VERSION "0.1.0"
 #endif
 
-extern ex *lw_eval_size_cb(void *env, items *expr, loc where, const char *what);
-extern const char *lw_macro_body_cb(void *env, const char *name, size_t len);
-extern bool lw_is_type_word_cb(void *env, const char *name, size_t len);
-extern const char *lw_macro_cb(void *env, const char *name, size_t len, bool *funclike);
-
 /* Everything one translation holds. */
 typedef struct tstate {
   pac_options opt;
@@ -315,14 +310,10 @@ static int lower_all(tstate *t) {
   w->max_insert_depth = t->opt.max_insert_depth > 0 ? t->opt.max_insert_depth : PAC_MAX_INSERT_DEPTH;
   w->max_insert_bytes = t->opt.max_insert_bytes > 0 ? t->opt.max_insert_bytes : PAC_MAX_INSERT_BYTES;
   ex_init(&w->ex, &t->ar);
-  w->cx = (cxenv){.ex = &w->ex, .ar = &t->ar, .macro = NULL, .env = w};
-  w->ty = (tyctx){.ar = &t->ar, .ex = &w->ex, .dg = &t->dg, .src = &t->src, .eval_size = NULL, .env = w};
+  w->cx = (cxenv){.ex = &w->ex, .ar = &t->ar, .prog = lw_semaprog(w)};
+  w->ty = (tyctx){.ar = &t->ar, .ex = &w->ex, .dg = &t->dg, .src = &t->src, .prog = lw_semaprog(w)};
   sc_init(&w->sc, &t->ar);
   pr_init(&w->pr, &t->src, t->opt.lines);
-  w->ty.eval_size = lw_eval_size_cb;
-  w->ty.macro_body = lw_macro_body_cb;
-  w->ty.is_type_word = lw_is_type_word_cb;
-  w->cx.macro = lw_macro_cb;
   strmap_init(&w->all_types);
   items file = w->pc.seg_items[0];
   return lw_file(w, &file);
@@ -528,6 +519,9 @@ static int emit(tstate *t) {
             t->opt.input);
   sb_printf(&pro, "/* pac: target=%s pthd=%d mpi=%d%s */\n", t->target == TARGET_CUDA ? "cuda" : "c",
             w->entry.uses_pthd, w->entry.uses_mpi, w->entry.uses_tma ? " sm=90" : "");
+  if (t->io->needs)
+    *t->io->needs = (pac_needs){.cuda = t->target == TARGET_CUDA, .pthd = w->entry.uses_pthd,
+                                .mpi = w->entry.uses_mpi, .sm = w->entry.uses_tma ? 90 : 0};
   if (w->entry.uses_mpi) sb_puts(&pro, "#define PARRAY_USE_MPI 1\n");
   sb_puts(&pro, "#include \"parray.h\"\n");
   if (w->entry.uses_tma) sb_puts(&pro, "#include \"parray/tma.cuh\"\n");

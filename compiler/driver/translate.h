@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "lower.h"
+#include "needs.h"
 
 /* pac's options */
 typedef struct pac_options {
@@ -54,6 +55,9 @@ typedef struct pac_io {
   const char *selfinc; /* pac's own include folder (shipped .pc files), or NULL */
   const pac_deps *deps; /* write a dependency rule too, or NULL */
   bool werror;
+  /* filled with what the translation needs (target, threads, MPI, GPU
+   * architecture) when it is written; NULL: not asked (needs.h) */
+  pac_needs *needs;
   bool no_warnings;     /* -w: no warnings at all */          /* warnings are errors: nothing is written when there are any */
 } pac_io;
 

@@ -44,43 +44,7 @@ void lw_declare_var(lw *w, const char *name, size_t len, const char *spec, const
   s->type_spec = spec, s->type_decl = decl, s->is_pointer = is_pointer, s->region = w->rg->id;
 }
 
-static bool cd_is_typedef(void *env, const char *name, size_t len) {
-  lw *w = env;
-  sym *s = sc_find(&w->sc, name, len);
-  if (s) return s->kind == SYM_TYPEDEF;
-  /* a subprogram's value parameter whose argument is a type name (not parenthesized) */
-  const char *v = w->inst ? strmap_get(&w->inst->vals, name, len) : NULL;
-  if (v) return *v != '(';
-  return w->hdr && strmap_get(&w->hdr->typedefs, name, len) != NULL;
-}
-
-bool lw_is_type_name(lw *w, const char *s, size_t n) { return lw_is_type_word(w, s, n) || cd_is_typedef(w, s, n); }
-
-static bool cd_is_type_macro(void *env, const char *name, size_t len) {
-  lw *w = env;
-  if (!w->hdr) return false;
-  macro *m = strmap_get(&w->hdr->macros, name, len);
-  if (!m || m->funclike || !m->body) return false;
-  /* the first word of the expansion is a type word or typedef name */
-  const char *b = m->body;
-  while (*b == ' ' || *b == '\t' || *b == '(') b++;
-  size_t n = 0;
-  while ((b[n] >= 'a' && b[n] <= 'z') || (b[n] >= 'A' && b[n] <= 'Z') || (b[n] >= '0' && b[n] <= '9') || b[n] == '_')
-    n++;
-  if (!n || str_eq(name, len, b)) return false;
-  return lw_is_type_word(w, b, n) || strmap_get(&w->hdr->typedefs, b, n) != NULL;
-}
-
-bool lw_is_type_word_cb(void *env, const char *name, size_t len) {
-  lw *w = env;
-  return lw_is_type_name(w, name, len) || lw_is_type_word(w, name, len);
-}
-
-const char *lw_macro_body_cb(void *env, const char *name, size_t len) {
-  lw *w = env;
-  macro *m = w->hdr ? strmap_get(&w->hdr->macros, name, len) : NULL;
-  return m && !m->funclike ? m->body : NULL;
-}
+bool lw_is_type_name(lw *w, const char *s, size_t n) { return lw_is_type_word(w, s, n) || sp_is_typedef(lw_semaprog(w), s, n); }
 
 bool lw_is_type_word(lw *w, const char *s, size_t n) {
   (void)w;
@@ -440,8 +404,7 @@ void lw_walk_items(lw *w, items *list, bool file_scope) {
 }
 
 int lw_file(lw *w, items *file) {
-  w->cd = (cdctx){.text = w->src->text, .ar = w->ar, .is_typedef = cd_is_typedef,
-                  .is_type_macro = cd_is_type_macro, .env = w};
+  w->cd = (cdctx){.text = w->src->text, .ar = w->ar, .prog = lw_semaprog(w)};
   cd_init(&w->cd);
   w->cx.dg = w->dg; /* errors in constant arithmetic of sizes and indices */
   w->host = (region){.kind = RG_HOST, .id = 0};

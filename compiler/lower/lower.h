@@ -279,8 +279,8 @@ int64_t lw_elem_size(const char *elem);
 int64_t lw_elem_bytes(lw *w, const char *elem);
 /* the meaning of type words at this point of the walk: the visible typedefs and the macros */
 ctenv lw_ctenv(lw *w);
-/* the body of the object-like macro name (NULL: none), env a lw */
-const char *lw_macro_body_cb(void *env, const char *name, size_t len);
+/* the lowering's state as the program sema asks about (lower_program.c) */
+semaprog *lw_semaprog(lw *w);
 void lw_create(lw *w, item *it);
 /* Before a cuda body is walked: when its #creates of smem arrays (of known
  * footprint and element size) need more than the 48 KB a kernel may declare

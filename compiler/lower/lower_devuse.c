@@ -34,7 +34,7 @@ static bool is_cast(lw *w, const item *g) {
   if (!tok_is(f, T_IDENT)) return false;
   const char *s = w->src->text + f->loc.b;
   size_t n = f->loc.e - f->loc.b;
-  return lw_is_type_word(w, s, n) || w->cd.is_typedef(w->cd.env, s, n);
+  return lw_is_type_word(w, s, n) || sp_is_typedef(w->cd.prog, s, n);
 }
 
 /* Does `it` end an operand (so that a '*' or '&' after it is binary)? */

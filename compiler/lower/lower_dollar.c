@@ -6,17 +6,7 @@
 
 #include <string.h>
 
-static dnode *type_lookup(void *env, const char *name, size_t len, loc where, bool report) {
-  lw *w = env;
-  (void)where;
-  tybind *b = sc_find_type(&w->sc, name, len);
-  if (b && b->type && b->type->building && report) return NULL;
-  return b ? b->node : NULL;
-}
-
 dnode *lw_resolve(lw *w, loc name, bool report) {
-  w->ty.lookup = type_lookup;
-  w->ty.env = w;
   return ty_resolve(&w->ty, w->src->text + name.b, name.e - name.b, name, report);
 }
 
@@ -309,18 +299,4 @@ char *lw_dollar_text(lw *w, dollar *d, lw_names names) {
   memcpy(p + 1, s, n);
   p[n + 1] = ')';
   return p;
-}
-
-/* callbacks for the type engine and the expression reader */
-ex *lw_eval_size_cb(void *env, items *expr, loc where, const char *what) {
-  return lw_size_expr(env, expr, where, what);
-}
-
-const char *lw_macro_cb(void *env, const char *name, size_t len, bool *funclike) {
-  lw *w = env;
-  if (!w->hdr) return NULL;
-  macro *m = strmap_get(&w->hdr->macros, name, len);
-  if (!m) return NULL;
-  *funclike = m->funclike;
-  return m->body;
 }

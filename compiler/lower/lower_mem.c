@@ -35,7 +35,7 @@ dnode *lw_data_type(lw *w, loc name) {
 }
 
 ctenv lw_ctenv(lw *w) {
-  return (ctenv){.sc = &w->sc, .src = w->src->text, .macro = lw_macro_body_cb, .macro_env = w};
+  return (ctenv){.sc = &w->sc, .src = w->src->text, .prog = lw_semaprog(w)};
 }
 
 int64_t lw_elem_bytes(lw *w, const char *elem) {

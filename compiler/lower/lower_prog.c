@@ -50,8 +50,7 @@ void lw_parray(lw *w, item *it) {
   dnode *pn = arena_alloc(w->ar, sizeof *pn);
   pn->type = placeholder, pn->path = placeholder->name;
   sc_add_type(&w->sc, name, len, pn, placeholder);
-  w->ty.lookup = NULL;
-  lw_resolve(w, d->name, false); /* installs the lookup callback */
+  w->ty.failed = NULL;
   ptype *t = ty_build(&w->ty, lw_text(w, d->name), d->name, d->body, w->inst ? w->inst->id : 0);
   if (!t) {
     placeholder->building = false, placeholder->bad = true;

@@ -84,6 +84,12 @@ typedef struct specs {
   item *enum_body;
 } specs;
 
+/* a typedef name, or an object-like macro that expands to type words */
+static bool cd_is_type_name(cdctx *c, const char *s, size_t n) {
+  if (c->prog) return sp_is_typedef(c->prog, s, n) || sp_is_type_macro(c->prog, s, n);
+  return c->typedefs && strmap_get(c->typedefs, s, n) != NULL;
+}
+
 static item *read_specs(cdctx *c, item *it, specs *sp) {
   for (; it; it = it->next) {
     if (!is_ident(it)) break;
@@ -125,8 +131,7 @@ static item *read_specs(cdctx *c, item *it, specs *sp) {
       sp->saw_type = true;
       if (is_group(it->next, '(')) it = it->next;
     } else if (str_eq(s, n, "_Atomic")) {
-    } else if (!sp->saw_type && ((c->is_typedef && c->is_typedef(c->env, s, n)) ||
-                                 (c->is_type_macro && c->is_type_macro(c->env, s, n)))) {
+    } else if (!sp->saw_type && cd_is_type_name(c, s, n)) {
       sp->saw_type = true;
     } else if (sp->param && !sp->saw_type && (is_ident(it->next) || is_punct(it->next, '*'))) {
       sp->saw_type = true; /* a type name this translation does not know */

@@ -7,6 +7,7 @@
 #define PAC_CDECL_H
 
 #include "ast.h"
+#include "program.h"
 
 typedef struct cd_decl {
   item *name;            /* the identifier token */
@@ -34,11 +35,11 @@ typedef struct cd_stmt {
 typedef struct cdctx {
   const char *text;                /* source text the items point into */
   arena *ar;
-  /* is NAME a typedef name at this point? */
-  bool (*is_typedef)(void *env, const char *name, size_t len);
-  /* object-like macro that expands to type words (e.g. #define REAL float)? */
-  bool (*is_type_macro)(void *env, const char *name, size_t len);
-  void *env;
+  /* which names are typedef names (and which object-like macros expand to
+   * type words, e.g. #define REAL float) at this point: asked of the
+   * program (program.h), or, without one, the names in typedefs (NULL: none) */
+  semaprog *prog;
+  const strmap *typedefs;
   strmap kw;   /* keyword -> class bits (cd_init) */
   uint32_t kw_lens[128]; /* per first character: bit n set when a keyword of length n starts with it */
 } cdctx;

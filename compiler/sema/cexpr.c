@@ -135,7 +135,7 @@ static int close_of(const rd *r, int i) {
 
 static ex *expand_macro(rd *r, const ltok *id, int from) {
   bool fl = false;
-  const char *body = r->c->macro ? r->c->macro(r->c->env, id->s, id->len, &fl) : NULL;
+  const char *body = r->c->prog ? sp_macro(r->c->prog, id->s, id->len, &fl) : NULL;
   if (!body || fl || r->nexp >= 32) return NULL;
   for (int k = 0; k < r->nexp; k++)
     if (r->explen[k] == id->len && memcmp(r->expanding[k], id->s, id->len) == 0) return NULL;
@@ -421,7 +421,7 @@ int cx_side_effect(cxenv *c, const ltok *t, int n) {
       if (f->kind == T_IDENT) {
         bool fl = false;
         if (is_word(f, "sizeof") || is_word(f, "_Alignof") || is_word(f, "__alignof__")) continue;
-        if (c->macro && c->macro(c->env, f->s, f->len, &fl) && fl) continue;
+        if (c->prog && sp_macro(c->prog, f->s, f->len, &fl) && fl) continue;
         return i - 1;
       }
       if (f->kind == T_PUNCT && f->punct == ')') { /* (f)(x) calls; (long)(x) casts */

@@ -9,6 +9,7 @@
 
 #include "ast.h"
 #include "expr.h"
+#include "program.h"
 
 /* A token after lowering: C tokens keep their text; a lowered $...$ (or a
  * substituted subprogram parameter) carries its value as an expression. */
@@ -25,10 +26,9 @@ typedef struct ltok {
 typedef struct cxenv {
   exctx *ex;
   arena *ar;
-  /* object-like macro replacement text, or NULL; *funclike set for
-   * function-like macros (which are never expanded here) */
-  const char *(*macro)(void *env, const char *name, size_t len, bool *funclike);
-  void *env;
+  /* where macros are looked up (program.h; NULL: none). Object-like ones
+   * are expanded, function-like ones never are. */
+  semaprog *prog;
   /* where errors in constant arithmetic are reported (an integer constant
    * too large, a division by zero, an overflow, a macro that is no
    * expression); NULL: not reported, the expression is only refused */

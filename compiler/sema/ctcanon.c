@@ -57,7 +57,7 @@ static bool expand_typedef(const ctenv *e, const sym *s, sbuf *out, int depth) {
 /* a macro's body that is words only (#define U unsigned long): its words
  * join the list; another body (with a star, say) is one word of its own */
 static bool expand_macro(const ctenv *e, const char *w, size_t n, words *ws, int depth) {
-  const char *body = e->macro && depth < MAX_DEPTH ? e->macro(e->macro_env, w, n) : NULL;
+  const char *body = e->prog && depth < MAX_DEPTH ? sp_macro_body(e->prog, w, n) : NULL;
   if (!body || str_eq(w, n, body)) return false;
   size_t len = strlen(body), i = 0;
   while (i < len && (is_word_char(body[i]) || body[i] == ' ' || body[i] == '\t')) i++;

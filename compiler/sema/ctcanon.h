@@ -5,17 +5,17 @@
 #ifndef PAC_CTCANON_H
 #define PAC_CTCANON_H
 
+#include "program.h"
 #include "scope.h"
 
 /* Where a type's words get their meaning: the typedefs visible in sc (NULL:
  * none; src is the text their declarations point into) and the object-like
- * macros that macro returns the body of (NULL: none), expanded as deep as
+ * macros of the program prog (program.h; NULL: none), expanded as deep as
  * the C preprocessor would. */
 typedef struct ctenv {
   const scopes *sc;
   const char *src;
-  const char *(*macro)(void *env, const char *name, size_t len);
-  void *macro_env;
+  semaprog *prog;
 } ctenv;
 
 /* type (C text) canonically: "unsigned" -> "unsigned int", "long int" ->

@@ -83,11 +83,6 @@ void hdr_add_define(hdrinfo *h, const char *line, size_t len) {
   strmap_put(&h->macros, name, strlen(name), m);
 }
 
-static bool hdr_is_typedef(void *env, const char *name, size_t len) {
-  hdrinfo *h = env;
-  return strmap_get(&h->typedefs, name, len) != NULL;
-}
-
 void hdr_scan(hdrinfo *h, const char *text, size_t len) {
   srcfile f;
   src_from_string(&f, "<preprocessed headers>", text, (uint32_t)len);
@@ -99,7 +94,7 @@ void hdr_scan(hdrinfo *h, const char *text, size_t len) {
   arena_init(&ar);
   items its;
   parse_file(&f, &dg, &ar, true, &its);
-  cdctx cd = {.text = f.text, .ar = &ar, .is_typedef = hdr_is_typedef, .env = h};
+  cdctx cd = {.text = f.text, .ar = &ar, .typedefs = &h->typedefs};
   cd_init(&cd);
   for (item *it = its.first; it; it = it->next) {
     if (it->kind == IT_PPLINE) {

@@ -2,8 +2,9 @@
 /* layout.c - offset functions of dimension nodes: flat layouts (concatenate,
  * compose with a stride-and-size selection, coalesce, common refinements of
  * several layouts over one index space), offset expressions for
- * linear and nested indices, footprints, contiguity, thread-index digits and
- * the `pac --layout` viewer. */
+ * linear and nested indices, footprints, contiguity, thread-index digits,
+ * the number of processes of a distributed type and the `pac --layout`
+ * viewer. Works on trees types.c built; types.c does not call back here. */
 #include "types.h"
 
 #include <string.h>
@@ -208,6 +209,24 @@ layout *ty_proc_layout(tyctx *t, dnode *n) {
   layout *l = ty_layout(t, n);
   t->view = saved;
   return l;
+}
+
+/* The processes a distributed type spreads over: one past the largest
+ * process index of its process layout (all its dimensions that reference an
+ * mpi thread array count, not the first one only: [[#P_0][2]][[#P_1][2]]
+ * spreads over all of P); a view of a distributed type has the process
+ * layout of the type it references. */
+ex *ty_nprocs(tyctx *t, dnode *n) {
+  ptype *ty = n->type;
+  if (!ty || !ty->mpi_ref) return ex_const(t->ex, 1);
+  layout *l = ty_proc_layout(t, n);
+  if (!l) return ty->mpi_ref->size;
+  int64_t one;
+  if (l->nm == 1 && ex_is_const(l->m[0].d, &one) && one == 1) return l->m[0].n;
+  ex *span = ex_const(t->ex, 1);
+  for (int k = 0; k < l->nm; k++)
+    span = ex_add(t->ex, span, ex_mul(t->ex, ex_sub(t->ex, l->m[k].n, ex_const(t->ex, 1)), l->m[k].d));
+  return span;
 }
 
 layout *ty_layout(tyctx *t, dnode *n) {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* types.c - building dimension trees from #parray bodies: defaults for memory
  * kind and element type, references to other types' dimensions, sizes,
- * sibling weights and the strides of natural leaves (docs/language.md). */
+ * sibling weights and the strides of natural leaves (docs/language.md).
+ * It calls nothing of layout.c: layouts are computed from built trees
+ * (layout.c, which uses ty_is_mpi_ref from here), one way. */
 #include "types.h"
 
 #include <limits.h>
@@ -38,7 +40,7 @@ dnode *ty_resolve(tyctx *t, const char *name, size_t len, loc where, bool report
   dnode *base = NULL;
   t->failed = NULL;
   for (;;) {
-    base = t->lookup(t->env, name, n, where, false);
+    base = sp_lookup_type(t->prog, name, n, where, false);
     if (base) break;
     size_t i = n;
     while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') i--;
@@ -49,7 +51,7 @@ dnode *ty_resolve(tyctx *t, const char *name, size_t len, loc where, bool report
   if (!base) {
     if (report) {
       /* let the lookup report (it knows about cycles) */
-      if (!t->lookup(t->env, name, len, where, true))
+      if (!sp_lookup_type(t->prog, name, len, where, true))
         diag_error(t->dg, where, "unknown array type '%.*s'", (int)len, name);
     }
     return NULL;
@@ -107,7 +109,7 @@ static dnode *build_dim(tyctx *t, ptype *ty, dimast *d, bool under_ref, bool *ok
   switch (d->kind) {
   case DA_SIZE:
     n = new_node(t, DN_LEAF, ty, d->loc);
-    n->size = t->eval_size(t->env, &d->size, d->sizeloc, "dimension size");
+    n->size = sp_eval_size(t->prog, &d->size, d->sizeloc, "dimension size");
     break;
   case DA_REF:
   case DA_SREF:
@@ -136,7 +138,7 @@ static dnode *build_dim(tyctx *t, ptype *ty, dimast *d, bool under_ref, bool *ok
       n->size = r->size;
       n->kids = r->kids, n->nkids = r->nkids; /* takes T_p's children as its own */
     } else if (d->kind == DA_SREF) {
-      n->size = t->eval_size(t->env, &d->size, d->sizeloc, "dimension size");
+      n->size = sp_eval_size(t->prog, &d->size, d->sizeloc, "dimension size");
     }
     break;
   }
@@ -213,24 +215,6 @@ static void set_strides(tyctx *t, dnode *root) {
   }
 }
 
-/* The processes a distributed type spreads over: one past the largest
- * process index of its process layout (all its dimensions that reference an
- * mpi thread array count, not the first one only: [[#P_0][2]][[#P_1][2]]
- * spreads over all of P); a view of a distributed type has the process
- * layout of the type it references. */
-ex *ty_nprocs(tyctx *t, dnode *n) {
-  ptype *ty = n->type;
-  if (!ty || !ty->mpi_ref) return ex_const(t->ex, 1);
-  layout *l = ty_proc_layout(t, n);
-  if (!l) return ty->mpi_ref->size;
-  int64_t one;
-  if (l->nm == 1 && ex_is_const(l->m[0].d, &one) && one == 1) return l->m[0].n;
-  ex *span = ex_const(t->ex, 1);
-  for (int k = 0; k < l->nm; k++)
-    span = ex_add(t->ex, span, ex_mul(t->ex, ex_sub(t->ex, l->m[k].n, ex_const(t->ex, 1)), l->m[k].d));
-  return span;
-}
-
 static dnode *first_data_ref(dnode *n) {
   if (n->ref && n->ref->type && n->ref->type->thread == TK_DATA) return n->ref;
   if (n->kind == DN_REF) return NULL;
@@ -271,13 +255,13 @@ static bool find_define(const tyctx *t, const char *name, size_t n, loc *at) {
 static const char *elem_text(tyctx *t, const tbody *b, int *mem) {
   if (!b->has_elem) return NULL;
   const char *e = text(t, b->elem);
-  if (*mem != MK_NONE || !t->macro_body) return e;
+  if (*mem != MK_NONE || !t->prog) return e;
   size_t n = 0;
   while (e[n] && e[n] != ' ' && e[n] != '\t' && e[n] != '*') n++;
   const char *word = e, *body = NULL;
   size_t wn = n;
   for (int depth = 0; depth < 64 && wn; depth++) { /* the first word, expanded while it is a macro */
-    const char *nb = t->macro_body(t->env, word, wn);
+    const char *nb = sp_macro_body(t->prog, word, wn);
     if (!nb) break;
     while (*nb == ' ' || *nb == '\t') nb++;
     body = nb;
@@ -299,7 +283,7 @@ static const char *elem_text(tyctx *t, const tbody *b, int *mem) {
   /* MEM float with MEM a lone word that no type starts with: a misspelt kind */
   bool lone = body[wn] == 0 || (body[wn] == ' ' && !body[wn + 1]);
   bool more = e[n] == ' ' || e[n] == '\t';
-  if (lone && more && wn && t->is_type_word && !t->is_type_word(t->env, body, wn)) {
+  if (lone && more && wn && t->prog && !sp_is_type_word(t->prog, body, wn)) {
     diag_error(t->dg, b->elem, "'%.*s' (from the macro '%.*s') is no memory kind (paged, pinned, dmem, smem, rmem)",
                (int)wn, body, (int)n, e);
     loc at;
@@ -370,7 +354,7 @@ ptype *ty_build(tyctx *t, const char *name, loc nameloc, tbody *b, int instance)
   }
   if (b->min_blocks.first) {
     ty->min_blocks_loc = b->min_blocks_loc;
-    ty->min_blocks = t->eval_size(t->env, &b->min_blocks, b->min_blocks_loc, "min_blocks count");
+    ty->min_blocks = sp_eval_size(t->prog, &b->min_blocks, b->min_blocks_loc, "min_blocks count");
     if (!ty->min_blocks) return NULL;
   }
   return ty;

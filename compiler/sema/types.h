@@ -14,6 +14,7 @@
 
 #include "ast.h"
 #include "expr.h"
+#include "program.h"
 
 typedef struct mode {
   ex *n, *d; /* size, stride */
@@ -70,16 +71,11 @@ typedef struct tyctx {
   exctx *ex;
   diag *dg;
   srcfile *src;
-  /* size expressions are evaluated by the caller (macros, $dim$, parameters) */
-  ex *(*eval_size)(void *env, items *expr, loc where, const char *what); /* what: "dimension size" */
-  /* the body of an object-like macro (NULL: none), so that a memory kind
-   * given by a macro ({MEM float [4]} with #define MEM dmem) is seen */
-  const char *(*macro_body)(void *env, const char *name, size_t len);
-  /* a C type word, qualifier or type name visible here (NULL: not asked) */
-  bool (*is_type_word)(void *env, const char *name, size_t len);
-  /* resolve a type path name to a node (scopes, subprogram parameters) */
-  dnode *(*lookup)(void *env, const char *name, size_t len, loc where, bool report);
-  void *env;
+  /* the program (program.h): it evaluates size expressions (macros, $dim$,
+   * parameters), gives macro bodies (so that a memory kind given by a macro,
+   * {MEM float [4]} with #define MEM dmem, is seen), says which words are
+   * type words, and finds the type a path name starts with */
+  semaprog *prog;
   int view; /* 0: offsets (local offsets for distributed types); 1: process index */
   dnode *failed; /* set by ty_resolve when it returned NULL for a type whose #parray failed */
 } tyctx;
@@ -87,7 +83,7 @@ typedef struct tyctx {
 /* Build a type from a #parray body. NULL after reporting errors. */
 ptype *ty_build(tyctx *t, const char *name, loc nameloc, tbody *b, int instance);
 
-/* Resolve "A_1_0" to a node: strips _digits groups until t->lookup finds a
+/* Resolve "A_1_0" to a node: strips _digits groups until sp_lookup_type finds a
  * type, then walks the digits. Reports unknown names and paths that go past
  * the tree (when report). A name of a type whose declaration failed gives
  * NULL without a report, with t->failed set to its placeholder node. */

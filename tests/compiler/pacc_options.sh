@@ -65,7 +65,7 @@ done
 ok "$pacc" -c src/a.pc src/b.pc src/c.c
 for o in a.o b.o c.o; do [ -s $o ] || fail "-c did not write $o"; done
 ls | grep -q 'gen' && fail "-c left generated files: $(ls)"
-readelf -p .parray.needs a.o | grep -q 'pacc-needs: pthd$' || fail "a.o has no .parray.needs section"
+readelf -p .parray.needs a.o | grep -q 'parray-needs 1 target=c$' || fail "a.o has no .parray.needs section"
 ok "$pacc" a.o b.o c.o -o app
 [ "$(./app)" = "PASS 27" ] || fail "the linked program printed '$(./app)'"
 # -c -o with one input; refused with several
@@ -130,7 +130,7 @@ grep -q '^"[^"]*" .*"-o" "dry"' err || fail "-### does not print the link: $(cat
 # -x pc: any name is a .pc file
 cp src/a.pc src/a_pc.txt
 ok "$pacc" -c -x pc src/a_pc.txt -o xa.o
-readelf -p .parray.needs xa.o | grep -q pacc-needs || fail "-x pc: not translated"
+readelf -p .parray.needs xa.o | grep -q 'parray-needs 1 ' || fail "-x pc: not translated"
 bad "$pacc" -x fortran src/a.pc
 grep -q "unknown language 'fortran'" err || fail "-x fortran: $(cat err)"
 

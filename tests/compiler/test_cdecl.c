@@ -11,10 +11,8 @@
 static int failures, checks;
 static srcfile src;
 
-static bool is_typedef(void *env, const char *name, size_t len) {
-  (void)env;
-  return str_eq(name, len, "T") || str_eq(name, len, "size_t") || str_eq(name, len, "float2");
-}
+/* the typedef names these tests know */
+static const char *const typedef_names[] = {"T", "size_t", "float2"};
 
 /* "a:p b:a c:v f:f" -- the names declared by the first statement and their kinds */
 static void expect(const char *code, bool file_scope, const char *want) {
@@ -25,7 +23,11 @@ static void expect(const char *code, bool file_scope, const char *want) {
   diag_init(&dg, &src, stdout);
   items its;
   parse_file(&src, &dg, &ar, false, &its);
-  cdctx c = {.text = src.text, .ar = &ar, .is_typedef = is_typedef};
+  strmap typedefs;
+  strmap_init(&typedefs);
+  for (size_t i = 0; i < sizeof typedef_names / sizeof *typedef_names; i++)
+    strmap_put(&typedefs, typedef_names[i], strlen(typedef_names[i]), (void *)1);
+  cdctx c = {.text = src.text, .ar = &ar, .typedefs = &typedefs};
   cd_init(&c);
   cd_stmt st = cd_statement(&c, its.first, file_scope);
   char got[256] = "";
@@ -43,6 +45,7 @@ static void expect(const char *code, bool file_scope, const char *want) {
     printf("FAIL: '%s' -> '%s', want '%s'\n", code, got, want);
   }
   cd_free(&c);
+  strmap_free(&typedefs);
   src_free(&src);
   arena_free(&ar);
 }

@@ -24,7 +24,10 @@ static int failures, checks;
     }                                                      \
   } while (0)
 
-typedef struct env {
+/* The program the engine asks about (sema/program.h): this test's stub of
+ * what compiler/lower/lower_program.c implements in pac. */
+typedef struct semaprog env;
+struct semaprog {
   srcfile src;
   diag dg;
   arena ar;
@@ -32,11 +35,10 @@ typedef struct env {
   cxenv cx;
   tyctx ty;
   strmap types;
-} env;
+};
 
-static ex *eval_size(void *p, items *expr, loc where, const char *what) {
+ex *sp_eval_size(semaprog *e, items *expr, loc where, const char *what) {
   (void)what;
-  env *e = p;
   (void)where;
   ltok t[64];
   int n = 0;
@@ -47,11 +49,32 @@ static ex *eval_size(void *p, items *expr, loc where, const char *what) {
   return cx_parse(&e->cx, t, n);
 }
 
-static dnode *lookup(void *p, const char *name, size_t len, loc where, bool report) {
+dnode *sp_lookup_type(semaprog *e, const char *name, size_t len, loc where, bool report) {
   (void)where, (void)report;
-  env *e = p;
   ptype *t = strmap_get(&e->types, name, len);
   return t ? t->root : NULL;
+}
+
+/* no macros and no typedefs in these tests */
+const char *sp_macro_body(semaprog *p, const char *name, size_t len) {
+  (void)p, (void)name, (void)len;
+  return NULL;
+}
+const char *sp_macro(semaprog *p, const char *name, size_t len, bool *funclike) {
+  (void)p, (void)name, (void)len, (void)funclike;
+  return NULL;
+}
+bool sp_is_typedef(semaprog *p, const char *name, size_t len) {
+  (void)p, (void)name, (void)len;
+  return false;
+}
+bool sp_is_type_macro(semaprog *p, const char *name, size_t len) {
+  (void)p, (void)name, (void)len;
+  return false;
+}
+bool sp_is_type_word(semaprog *p, const char *name, size_t len) {
+  (void)p, (void)name, (void)len;
+  return true;
 }
 
 /* Declare every #parray of a source text. */
@@ -62,8 +85,7 @@ static void setup(env *e, const char *text) {
   arena_init(&e->ar);
   ex_init(&e->ex, &e->ar);
   e->cx = (cxenv){.ex = &e->ex, .ar = &e->ar};
-  e->ty = (tyctx){.ar = &e->ar, .ex = &e->ex, .dg = &e->dg, .src = &e->src, .eval_size = eval_size,
-                  .lookup = lookup, .env = e};
+  e->ty = (tyctx){.ar = &e->ar, .ex = &e->ex, .dg = &e->dg, .src = &e->src, .prog = e};
   strmap_init(&e->types);
   items its;
   if (parse_file(&e->src, &e->dg, &e->ar, false, &its)) {

@@ -206,7 +206,7 @@ part_asm() {
   grep -q '\.parray\.needs' a.s || fail "a.s has no .parray.needs section"
   [ -e a.o ] || [ -e a.gen.c ] && fail "-S left other files: $(ls)"
   for s in a m c; do cc -c $s.s -o $s.o || fail "$s.s does not assemble"; done
-  readelf -p .parray.needs a.o | grep -q 'pacc-needs: pthd' || fail "a.o (from a.s) has no needs"
+  readelf -p .parray.needs a.o | grep -q 'parray-needs 1 target=c' || fail "a.o (from a.s) has no needs"
   ok "$pacc" a.o m.o c.o -o fromasm
   runs fromasm 27
   ok "$pacc" -S -O2 a.pc -o other.s
@@ -226,7 +226,7 @@ part_asm() {
   ok env PACC_CUDA_ARCH=sm_90 "$pacc" -S g.pc
   [ -s g.s ] || fail "-S g.pc wrote no g.s: $(cat err)"
   cc -c g.s -o g.o || fail "g.s does not assemble"
-  readelf -p .parray.needs g.o | grep -q 'pacc-needs: pthd cuda' || fail "g.o (from g.s) does not say it needs CUDA"
+  readelf -p .parray.needs g.o | grep -q 'parray-needs 1 target=cuda' || fail "g.o (from g.s) does not say it needs CUDA"
   readelf -Ws g.o | grep -q __cudaRegisterFatBinary || fail "g.o (from g.s) does not register its device code"
 }
 
