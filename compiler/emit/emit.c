@@ -6,15 +6,23 @@
 
 #include <string.h>
 
-/* The targets: the CUDA emitter prints kernels and device memory, and the
- * host emitter everything else. */
-static const emit_ops targets[] = {
-  {"c", emit_c_detour, emit_c_sync, emit_c_alloc, emit_c_destroy, emit_c_copy, emit_c_entry},
-  {"cuda", emit_cuda_detour, emit_cuda_sync, emit_cuda_alloc, emit_cuda_destroy, emit_cuda_copy, emit_c_entry},
+/* The targets, registered here alone: the CUDA emitter prints kernels and
+ * device memory, and the host emitter everything else. */
+static const emit_ops target_c = {
+  .target = "c",
+  .caps = {0},
+  .detour = emit_c_detour, .sync = emit_c_sync, .alloc = emit_c_alloc, .destroy = emit_c_destroy,
+  .copy = emit_c_copy, .entry = emit_c_entry,
+};
+static const emit_ops target_cuda = {
+  .target = "cuda",
+  .caps = {.device_mem = true, .kernels = true, .tma = true, .dist_device = true, .stream_ordered = true},
+  .detour = emit_cuda_detour, .sync = emit_cuda_sync, .alloc = emit_cuda_alloc, .destroy = emit_cuda_destroy,
+  .copy = emit_cuda_copy, .entry = emit_c_entry, .wait = emit_cuda_wait,
 };
 
-void emit_init(emitter *e, bool cuda, printer *pr, srcfile *src, exctx *ex, arena *ar) {
-  *e = (emitter){.ops = &targets[cuda], .pr = pr, .src = src, .ex = ex, .ar = ar};
+void emit_init(emitter *e, int target, printer *pr, srcfile *src, exctx *ex, arena *ar) {
+  *e = (emitter){.ops = target == TARGET_CUDA ? &target_cuda : &target_c, .pr = pr, .src = src, .ex = ex, .ar = ar};
 }
 
 /* s as the text of a C string literal (quotes included) */

@@ -445,7 +445,7 @@ int lw_file(lw *w, items *file) {
   cd_init(&w->cd);
   w->cx.dg = w->dg; /* errors in constant arithmetic of sizes and indices */
   w->host = (region){.kind = RG_HOST, .id = 0};
-  emit_init(&w->em, w->target == TARGET_CUDA, &w->pr, w->src, &w->ex, w->ar);
+  emit_init(&w->em, w->target, &w->pr, w->src, &w->ex, w->ar);
   w->rg = &w->host;
   strmap_init(&w->subprogs);
   strmap_init(&w->fnames);

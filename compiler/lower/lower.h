@@ -18,8 +18,6 @@
 #include "printer.h"
 #include "scope.h"
 
-enum { TARGET_AUTO, TARGET_C, TARGET_CUDA }; /* the target of a translation */
-
 typedef enum { RG_HOST, RG_PTHD, RG_MPI, RG_CUDA } region_kind;
 
 typedef struct capture {
@@ -134,7 +132,7 @@ typedef struct lw {
   diag *dg;
   arena *ar;
   hdrinfo *hdr;
-  int target;
+  int target;       /* TARGET_C, TARGET_CUDA: chooses the emitter (emit_init); the walk asks lw_caps() */
   lw_pcfiles pc;
   /* the semantic layer */
   arena scratch;  /* token vectors of expressions being read (lw_ltoks) */
@@ -170,6 +168,9 @@ typedef struct lw {
   int nltypes, capltypes;
   const char *ltypes_used; /* after lw_local_types_for: "(void)sizeof(T); " for the typedefs copied (NULL: none) */
 } lw;
+
+/* what the target of the translation can do */
+static inline const target_caps *lw_caps(const lw *w) { return &w->em.ops->caps; }
 
 /* How names of variables of the enclosing code are rendered inside a
  * detour: as the detour's captures of them (what the body's code means), or

@@ -259,7 +259,7 @@ static bool dist_sides(lw *w, directive *d, plan_copy *p, dnode *const *side_n, 
       side[k]->var = name;
       if (rest != side_a[k]->first) side[k]->base = lw_items_text(w, rest, side_a[k]->last);
     } else {
-      if (side[k]->mem == MK_DMEM && w->target != TARGET_CUDA) {
+      if (side[k]->mem == MK_DMEM && !lw_caps(w)->device_mem) {
         diag_error(w->dg, d->loc, "#copy involving dmem (GPU) memory needs the CUDA target");
         return false;
       }
@@ -467,7 +467,7 @@ void lw_copy(lw *w, item *it) {
     plan_loop(w, ns, nd, false, &p);
   } else { /* host code, a pthd or mpi body included: device memory through the CUDA runtime */
     p.device = device;
-    if (p.device && w->target != TARGET_CUDA) {
+    if (p.device && !lw_caps(w)->device_mem) {
       diag_error(w->dg, d->loc, "#copy involving dmem (GPU) memory needs the CUDA target");
       return;
     }

@@ -360,10 +360,10 @@ static void detour_host_threads(lw *w, item *it, region *r) {
     en->mpi_bodies = nb;
   }
   const char *code = emit_detour(&w->em, &p);
-  if (w->target == TARGET_CUDA && !thread_region(w)) {
+  if (lw_caps(w)->stream_ordered && !thread_region(w)) {
     /* the threads' own waits must not find (and claim) an error of a kernel this thread launched */
     plan_site site = lw_site(w, d->loc, p.site.what);
-    code = arena_printf(w->ar, "%s\n  %s", emit_cuda_wait(&w->em, &site, true), code);
+    code = arena_printf(w->ar, "%s\n  %s", w->em.ops->wait(&w->em, &site, true), code);
   }
   lw_replace_dir(w, it, code);
 }
@@ -574,7 +574,7 @@ static bool tensor_maps(lw *w, directive *d, region *r, items *args, plan_detour
 static void detour_cuda(lw *w, item *it, region *r) {
   directive *d = it->dir;
   ptype *T = r->thread;
-  if (w->target != TARGET_CUDA) {
+  if (!lw_caps(w)->kernels) {
     diag_error(w->dg, d->name, "'%s' is a cuda thread array: this file needs the CUDA target (--emit=cuda)", T->name);
     return;
   }
@@ -592,7 +592,7 @@ static void detour_cuda(lw *w, item *it, region *r) {
   plan_detour p = {.kind = PK_CUDA, .type = T->name};
   if (!kernel_args(w, d, T, &ps, &args, &p)) return;
   r->params = &ps;
-  lw_tma_prescan(w, it->dir->block, r);
+  if (lw_caps(w)->tma) lw_tma_prescan(w, it->dir->block, r);
   lw_smem_prescan(w, it->dir->block, r);
   p.body = walk_body(w, it, r, &ps, NULL);
   p.typedefs_used = w->ltypes_used;
@@ -659,15 +659,15 @@ void lw_detour(lw *w, item *it) {
 void lw_sync(lw *w, item *it) {
   directive *d = it->dir;
   region *r = thread_region(w);
-  if (!r && w->target == TARGET_CUDA && !memchr(w->src->text + d->kw.b, '_', d->kw.e - d->kw.b)) {
+  if (!r && lw_caps(w)->stream_ordered && !memchr(w->src->text + d->kw.b, '_', d->kw.e - d->kw.b)) {
     /* host code of a CUDA program: wait for the device */
     plan_site site = lw_site(w, d->loc, "#sync");
-    lw_replace_dir(w, it, emit_cuda_wait(&w->em, &site, false));
+    lw_replace_dir(w, it, w->em.ops->wait(&w->em, &site, false));
     return;
   }
   if (!r) {
     diag_error(w->dg, d->kw, "#sync outside a detour: it is a barrier over the threads of a thread array%s",
-               w->target == TARGET_CUDA ? " (in host code, plain #sync waits for the GPU)" : "");
+               lw_caps(w)->stream_ordered ? " (in host code, plain #sync waits for the GPU)" : "");
     return;
   }
   const char *kw = w->src->text + d->kw.b;

@@ -162,7 +162,7 @@ static void create_distributed(lw *w, item *it, dnode *n, items *arg) {
                   .site = lw_site(w, d->loc, lw_dir_text(w, it))};
   p.nprocs = lw_localize(w, ty_nprocs(&w->ty, n), w->rg->at);
   if (!create_bytes(w, n, d->name, &p.bytes)) return;
-  if (p.mem == MK_DMEM && w->target == TARGET_CUDA) p.service = lw_dev_service(w), w->entry.uses_cuda = true;
+  if (p.mem == MK_DMEM && lw_caps(w)->dist_device) p.service = lw_dev_service(w), w->entry.uses_cuda = true;
   p.file_handle = !fresh && !(s->created && s->created->type->mpi_ref);
   if (fresh) {
     lw_declare_var(w, name, strlen(name), p.elem, "*@", true);
@@ -170,7 +170,7 @@ static void create_distributed(lw *w, item *it, dnode *n, items *arg) {
   }
   s->created = n, s->created_at = d->loc;
   lw_kinds_create(w, s, n, d->loc);
-  if (p.mem == MK_DMEM && w->target != TARGET_CUDA) { /* reported once: its uses are not errors again */
+  if (p.mem == MK_DMEM && !lw_caps(w)->dist_device) { /* reported once: its uses are not errors again */
     diag_error(w->dg, d->name, "'%s' is distributed dmem (GPU) memory, which needs the CUDA target (--emit=cuda)",
                n->path);
     return;
@@ -249,7 +249,7 @@ static void create_array(lw *w, item *it, dnode *n, items *arg, plan_alloc *p) {
 }
 
 /* device memory, and pinned memory on the CUDA target, come from the CUDA runtime */
-static bool on_device(lw *w, int mem) { return mem == MK_DMEM || (mem == MK_PINNED && w->target == TARGET_CUDA); }
+static bool on_device(lw *w, int mem) { return mem == MK_DMEM || (mem == MK_PINNED && lw_caps(w)->device_mem); }
 
 /* the data type of #create or #destroy and its one argument (NULL when there is not exactly one) */
 static dnode *mem_directive(lw *w, directive *d, items **arg) {
@@ -294,7 +294,7 @@ void lw_create(lw *w, item *it) {
   if (!create_bytes(w, n, d->name, &p.bytes)) return;
   p.kind = on_device(w, p.mem) ? AL_DEVICE : AL_HOST;
   if (p.kind == AL_DEVICE) {
-    if (w->target != TARGET_CUDA) {
+    if (!lw_caps(w)->device_mem) {
       diag_error(w->dg, d->name, "'%s' is dmem (GPU) memory, which needs the CUDA target", n->path);
       return;
     }

@@ -160,7 +160,7 @@ static int tma_sides(lw *w, directive *d, dnode *ns, dnode *nd, int64_t *es) {
                "source: the index in it of the box's first element");
     return 0;
   }
-  if (w->rg->kind != RG_CUDA) {
+  if (w->rg->kind != RG_CUDA || !lw_caps(w)->tma) {
     diag_error(w->dg, d->tmakw, "a tma #copy (the tensor memory accelerator) is made by a thread of a cuda detour, "
                "inside its body");
     return 0;
