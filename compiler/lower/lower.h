@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* lower.h - the lowering: the walker over the syntax tree (lower.c) keeps
- * the scopes and the output in step with the source, copying C through;
- * each Parray construct is checked and decided here -- lower_dollar.c
- * ($...$), lower_mem.c (#create, #destroy), lower_copy.c and lower_tma.c
- * (#copy), lower_prog.c (#parray, #mainhost, #subprog, #insert, #global),
- * lower_detour.c (#detour, #sync), lower_devuse.c (host code reading device
- * memory) --
- * into a plan (emit/plan.h) that the target's emitter prints. The lowering
+/* lower.h - the lowering: the walker over the syntax tree (lower_walk.c)
+ * keeps the scopes and the output in step with the source, copying C
+ * through; each Parray construct is checked and decided by its planner --
+ * lower_mem.c (#create, #destroy), lower_copy.c and lower_tma.c (#copy;
+ * what they share: lower_side.c), lower_prog.c (#parray, #mainhost,
+ * #subprog, #insert, #global), lower_detour.c (#detour, #sync),
+ * lower_devuse.c (host code reading device memory) -- into a plan
+ * (emit/plan.h) that the target's emitter prints. Below the planners:
+ * lower_dollar.c ($...$, names and captures in the code being lowered),
+ * lower_kinds.c and lower_localtypes.c (what the walk has seen), and
+ * lower.c (the shared helpers). Calls go down that order, never in a circle
+ * (tools/lowergraph.py checks it): the walker alone calls the planners, and
+ * a planner walks a body through w->walk_block / w->walk_items. The
+ * lowering asks the target's capabilities (lw_caps), never its name, and
  * calls the emitter; the emitter never calls back. */
 #ifndef PAC_LOWER_H
 #define PAC_LOWER_H
@@ -156,6 +162,10 @@ typedef struct lw {
    * and what it reached; over: a limit was crossed, nothing more expands */
   int64_t max_insert_depth, max_insert_bytes, insert_bytes;
   bool insert_over;
+  /* the walk of a body (lower_walk.c, set by lw_file): a planner of a
+   * construct with a body walks it through these, not by calling the walker */
+  void (*walk_items)(struct lw *w, items *list, bool file_scope);
+  void (*walk_block)(struct lw *w, item *group); /* a '{' group with its own scope */
   strmap subprogs;
   strmap all_types; /* every type declared, by name (for --layout) */
   bool has_mainhost;
@@ -171,6 +181,17 @@ typedef struct lw {
 
 /* what the target of the translation can do */
 static inline const target_caps *lw_caps(const lw *w) { return &w->em.ops->caps; }
+static inline void lw_walk_items(lw *w, items *list, bool file_scope) { w->walk_items(w, list, file_scope); }
+static inline void lw_walk_block(lw *w, item *group) { w->walk_block(w, group); }
+/* the innermost detour being walked (NULL: host code) */
+static inline region *lw_thread_region(lw *w) {
+  for (region *r = w->rg; r; r = r->outer)
+    if (r->kind != RG_HOST) return r;
+  return NULL;
+}
+static inline plan_kind lw_kind_of(const region *r) {
+  return r->kind == RG_PTHD ? PK_PTHD : r->kind == RG_MPI ? PK_MPI : PK_CUDA;
+}
 
 /* How names of variables of the enclosing code are rendered inside a
  * detour: as the detour's captures of them (what the body's code means), or
@@ -211,26 +232,11 @@ bool lw_local_type_named(lw *w, const char *name, size_t n);
  * inside it; false after reporting the line that crosses its edge */
 bool lw_block_conditionals(lw *w, items *body, const char *what, loc at);
 
-/* lower.c */
+/* lower_walk.c: the walk of a file (the walker alone calls the planners below) */
 int lw_file(lw *w, items *file);
-void lw_walk_items(lw *w, items *list, bool file_scope);
-void lw_walk_block(lw *w, item *group); /* a '{' group with its own scope */
+
+/* lower.c: the shared helpers (they call no other file of compiler/lower) */
 const char *lw_text(lw *w, loc l);
-/* the C text of an item range with $...$ lowered and names substituted */
-char *lw_items_text(lw *w, item *first, item *last);
-/* The same with one item shown as other text (its position in the result
- * reported), another left out, and some names kept as they are written. */
-typedef struct lw_subst {
-  item *sub;            /* shown as sub_text */
-  const char *sub_text;
-  int sub_pos;          /* out: the offset in the result just after sub_text (-1: not reached) */
-  item *skip;           /* shown as nothing */
-  item *const *keep;    /* names being declared: never replaced */
-  int nkeep;
-  lw_names names;       /* how the other names are rendered */
-} lw_subst;
-char *lw_items_subst(lw *w, item *first, item *last, lw_subst *s);
-char *lw_list_text(lw *w, items *list);
 /* split a directive's argument list at top-level commas */
 int lw_split_args(lw *w, items *args, items **out);
 bool lw_is_type_word(lw *w, const char *s, size_t n);
@@ -243,29 +249,10 @@ char *lw_comment(lw *w, loc l);
 /* replace a directive by its lowering, with the directive as a comment in front */
 void lw_replace_dir(lw *w, item *it, const char *code);
 void lw_declare_var(lw *w, const char *name, size_t len, const char *spec, const char *decl, bool is_pointer);
-/* what an identifier of the source stands for here (NULL: itself) */
-const char *lw_ident_replacement(lw *w, item *it, lw_names names);
 
-/* lower_dollar.c */
-/* $...$ where it stands (inside a detour: in the detour's captures, or as
- * written); names: how the variables of its indices are rendered */
-ex *lw_dollar(lw *w, dollar *d, lw_names names);
-char *lw_dollar_text(lw *w, dollar *d, lw_names names);
-ex *lw_size_expr(lw *w, items *expr, loc where, const char *what);
+/* the semantic layer's view of the names of this point of the walk (w->cd) */
+void lw_cd_init(lw *w);
 dnode *lw_resolve(lw *w, loc name, bool report);
-/* e as used inside the current detour body: the variables of the enclosing
- * code that its atoms name (the sizes of a type declared outside the body)
- * become captures of the detour; `at` is where the use is reported */
-ex *lw_localize(lw *w, ex *e, loc at);
-/* the same for C text: its names of variables of the enclosing code become
- * captures of the current detour (text itself when none does) */
-const char *lw_localize_text(lw *w, const char *text, loc at);
-/* tokens of an expression, with nested $...$ lowered and names rendered as
- * `names` says; the vector lives in w->scratch: take an arena_save mark
- * before and arena_restore after use */
-int lw_ltoks(lw *w, items *expr, ltok **out, lw_names names);
-
-/* lower_mem.c */
 /* the directive as written, on one line */
 const char *lw_dir_text(lw *w, item *it);
 /* an argument that is one plain name */
@@ -282,15 +269,61 @@ int64_t lw_elem_bytes(lw *w, const char *elem);
 ctenv lw_ctenv(lw *w);
 /* the body of the object-like macro name (NULL: none), env a lw */
 const char *lw_macro_body_cb(void *env, const char *name, size_t len);
+/* a fresh file-scope name "parray__<what>_<type>_L<line>" (suffixed if taken) */
+const char *lw_fresh_name(lw *w, const char *what, const char *type, loc at);
+/* the index of the runtime's body parray_mpi_dev_service in the mpi body
+ * table (distributed dmem arrays), added at the first use */
+int lw_dev_service(lw *w);
+
+/* lower_dollar.c: expressions and names in the code being lowered */
+/* the C text of an item range with $...$ lowered and names substituted */
+char *lw_items_text(lw *w, item *first, item *last);
+/* The same with one item shown as other text (its position in the result
+ * reported), another left out, and some names kept as they are written. */
+typedef struct lw_subst {
+  item *sub;            /* shown as sub_text */
+  const char *sub_text;
+  int sub_pos;          /* out: the offset in the result just after sub_text (-1: not reached) */
+  item *skip;           /* shown as nothing */
+  item *const *keep;    /* names being declared: never replaced */
+  int nkeep;
+  lw_names names;       /* how the other names are rendered */
+} lw_subst;
+char *lw_items_subst(lw *w, item *first, item *last, lw_subst *s);
+char *lw_list_text(lw *w, items *list);
+/* what an identifier of the source stands for here (NULL: itself) */
+const char *lw_ident_replacement(lw *w, item *it, lw_names names);
+/* a detour's capture of s (added at its first use), as its body refers to it */
+const char *lw_capture_ref(lw *w, region *r, sym *s, loc use);
+/* $tid$, $tid_P$ */
+void lw_tid(lw *w, dollar *d, ex **out);
+/* the declaration of a capture's field, and the value it starts from in the enclosing code */
+plan_decl lw_field_decl(lw *w, sym *s, cap_mode mode);
+const char *lw_capture_init(lw *w, region *r, capture *c);
+/* $...$ where it stands (inside a detour: in the detour's captures, or as
+ * written); names: how the variables of its indices are rendered */
+ex *lw_dollar(lw *w, dollar *d, lw_names names);
+char *lw_dollar_text(lw *w, dollar *d, lw_names names);
+ex *lw_size_expr(lw *w, items *expr, loc where, const char *what);
+/* e as used inside the current detour body: the variables of the enclosing
+ * code that its atoms name (the sizes of a type declared outside the body)
+ * become captures of the detour; `at` is where the use is reported */
+ex *lw_localize(lw *w, ex *e, loc at);
+/* the same for C text: its names of variables of the enclosing code become
+ * captures of the current detour (text itself when none does) */
+const char *lw_localize_text(lw *w, const char *text, loc at);
+/* tokens of an expression, with nested $...$ lowered and names rendered as
+ * `names` says; the vector lives in w->scratch: take an arena_save mark
+ * before and arena_restore after use */
+int lw_ltoks(lw *w, items *expr, ltok **out, lw_names names);
+
+/* lower_mem.c */
 void lw_create(lw *w, item *it);
 /* Before a cuda body is walked: when its #creates of smem arrays (of known
  * footprint and element size) need more than the 48 KB a kernel may declare
  * statically, each gets a 128-byte aligned slot of the kernel's dynamic
  * shared memory (region dsmem, dsmem_bytes) */
 void lw_smem_prescan(lw *w, item *body, region *r);
-/* the index of the runtime's body parray_mpi_dev_service in the mpi body
- * table (distributed dmem arrays), added at the first use */
-int lw_dev_service(lw *w);
 void lw_destroy(lw *w, item *it);
 /* the variables #destroy has released along the straight-line code of one
  * list of items (a block), so that a second #destroy of one is reported */
@@ -306,8 +339,7 @@ typedef struct lw_dtrack {
  * second #destroy, reported, not to be lowered */
 bool lw_destroy_twice(lw *w, lw_dtrack *t, item *it, item *prev);
 
-/* lower_copy.c */
-void lw_copy(lw *w, item *it);
+/* lower_side.c: what a plain and a tma #copy share */
 /* the element types of a #copy's source ns and destination nd are written
  * alike, white space aside (false after reporting, over the two names; a
  * plain #copy and a tma #copy share the check and its message) */
@@ -315,6 +347,11 @@ bool lw_copy_elems_agree(lw *w, directive *d, dnode *ns, dnode *nd);
 /* the logical index space of n split at its top-level dimensions: mode k
  * has the extent of dimension k and its weight as stride */
 layout *lw_logical_layout(lw *w, dnode *n);
+/* the top-level dimensions of ns: extents and weights (a leaf: itself) */
+int lw_top_dims(dnode *ns, ex **n, ex **wt, exctx *x);
+
+/* lower_copy.c */
+void lw_copy(lw *w, item *it);
 
 /* lower_tma.c */
 /* #copy A(a) at(...) to S(s) tma(bar) (or a #copy with one of those clauses) */
@@ -346,10 +383,6 @@ void lw_ppline(lw *w, item *it);
 
 /* lower_detour.c */
 void lw_detour(lw *w, item *it);
-/* a fresh file-scope name "parray__<what>_<type>_L<line>" (suffixed if taken) */
-const char *lw_fresh_name(lw *w, const char *what, const char *type, loc at);
 void lw_sync(lw *w, item *it);
-const char *lw_capture_ref(lw *w, region *r, sym *s, loc use);
-void lw_tid(lw *w, dollar *d, ex **out);
 
 #endif

@@ -16,33 +16,12 @@
 
 #include <string.h>
 
-/* two element types written alike (white space aside) */
-static bool same_elem(const char *a, const char *b) {
-  for (;;) {
-    while (*a == ' ' || *a == '\t' || *a == '\n') a++;
-    while (*b == ' ' || *b == '\t' || *b == '\n') b++;
-    if (*a != *b) return false;
-    if (!*a) return true;
-    a++, b++;
-  }
-}
-
-/* The source's top-level dimensions: extents and weights (a leaf: itself) */
-static int top_dims(dnode *ns, ex **n, ex **wt, exctx *x) {
-  if (!ns->nkids) {
-    n[0] = ns->size, wt[0] = ex_const(x, 1);
-    return 1;
-  }
-  for (int k = 0; k < ns->nkids; k++) n[k] = ns->kids[k]->size, wt[k] = ns->kids[k]->weight;
-  return ns->nkids;
-}
-
 /* bound(...) of a per-element loop: the digit of each top-level dimension
  * of the source in the linear index i */
 static void loop_bound_digits(lw *w, dnode *ns, ex *i, plan_copy *p) {
   exctx *x = &w->ex;
   ex **n = arena_alloc(w->ar, sizeof *n * (size_t)p->nbound * 2), **wt = n + p->nbound;
-  top_dims(ns, n, wt, x);
+  lw_top_dims(ns, n, wt, x);
   for (int k = 0; k < p->nbound; k++) {
     ex *q = ex_div(x, i, wt[k]);
     p->bound_digit[k] = lw_localize(w, k ? ex_mod(x, q, n[k]) : q, w->rg->at);
@@ -83,17 +62,6 @@ static bool copy_bounds(lw *w, directive *d, dnode *ns, plan_copy *p) {
   return true;
 }
 
-/* The source's logical index space split at its top-level dimensions: mode
- * k has the extent of dimension k and its weight as stride. */
-layout *lw_logical_layout(lw *w, dnode *ns) {
-  layout *l = arena_alloc(w->ar, sizeof *l);
-  l->m = arena_alloc(w->ar, sizeof *l->m * (size_t)(ns->nkids ? ns->nkids : 1));
-  ex *n[64], *wt[64];
-  if (ns->nkids > 64) return NULL;
-  l->nm = top_dims(ns, n, wt, &w->ex);
-  for (int k = 0; k < l->nm; k++) l->m[k] = (mode){n[k], wt[k]};
-  return l;
-}
 
 /* With a bound: which top-level dimension each mode advances, and by how
  * much (innermost first; the modes of one dimension are consecutive, since
@@ -102,7 +70,7 @@ layout *lw_logical_layout(lw *w, dnode *ns) {
 static bool mode_dims(lw *w, dnode *ns, ex *const *shape, int nm, ex **atom, plan_copy *p) {
   ex *n[64], *wt[64];
   if (ns->nkids > 64) return false;
-  int nt = top_dims(ns, n, wt, &w->ex), k = nt - 1;
+  int nt = lw_top_dims(ns, n, wt, &w->ex), k = nt - 1;
   int64_t acc = 1, ext, sz;
   for (int j = 0; j < nt; j++) p->bound_digit[j] = ex_const(&w->ex, 0);
   for (int m = nm - 1; m >= 0; m--) {
@@ -363,15 +331,6 @@ static void copy_fits_at_run_time(lw *w, dnode *n, items *arg, const char *verb,
   f->msg = arena_printf(w->ar, "#copy %s %%lld elements of '%.*s' through '%s', but it was created as '%s' (line %d) "
                         "with room for %%lld", verb, (int)(vl.e - vl.b), w->src->text + vl.b, n->path,
                         s->created->path, src_line(w->src, s->created_at.b));
-}
-
-bool lw_copy_elems_agree(lw *w, directive *d, dnode *ns, dnode *nd) {
-  /* by meaning: typedefs expanded, one spelling per arithmetic type */
-  ctenv e = lw_ctenv(w);
-  if (same_elem(ns->type->elem, nd->type->elem) || ct_same(&e, ns->type->elem, nd->type->elem, w->ar)) return true;
-  diag_error(w->dg, loc_span(d->name, d->name2), "#copy between different element types: '%s' has %s, '%s' has %s",
-             ns->path, ns->type->elem, nd->path, nd->type->elem);
-  return false;
 }
 
 /* the element types and sizes of the two sides agree (false after reporting) */

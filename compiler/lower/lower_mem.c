@@ -9,69 +9,6 @@
 #include <ctype.h>
 #include <string.h>
 
-const char *lw_dir_text(lw *w, item *it) {
-  /* the directive as written, on one line */
-  const char *t = lw_text(w, it->dir->loc);
-  char *c = arena_strdup(w->ar, t);
-  for (char *p = c; *p; p++)
-    if (*p == '\n' || *p == '\t' || *p == '\r') *p = ' ';
-  return c;
-}
-
-bool lw_single_ident(items *a, loc *out) {
-  if (a->n != 1 || a->first->kind != IT_TOK || a->first->tk != T_IDENT) return false;
-  *out = a->first->loc;
-  return true;
-}
-
-dnode *lw_data_type(lw *w, loc name) {
-  dnode *n = lw_resolve(w, name, true);
-  if (!n) return NULL;
-  if (n->type->thread != TK_DATA) {
-    diag_error(w->dg, name, "'%s' is a thread array type, not a data type", n->path);
-    return NULL;
-  }
-  return n;
-}
-
-ctenv lw_ctenv(lw *w) {
-  return (ctenv){.sc = &w->sc, .src = w->src->text, .macro = lw_macro_body_cb, .macro_env = w};
-}
-
-int64_t lw_elem_bytes(lw *w, const char *elem) {
-  int64_t es = lw_elem_size(elem);
-  if (es) return es;
-  ctenv e = lw_ctenv(w);
-  return lw_elem_size(ct_canonical(&e, elem, w->ar));
-}
-
-int64_t lw_elem_size(const char *elem) {
-  static const struct {
-    const char *name;
-    int64_t size;
-  } k[] = {{"char", 1}, {"signed char", 1}, {"unsigned char", 1}, {"int8_t", 1}, {"uint8_t", 1}, {"bool", 1},
-           {"short", 2}, {"unsigned short", 2}, {"int16_t", 2}, {"uint16_t", 2}, {"half", 2}, {"__half", 2},
-           {"int", 4}, {"unsigned", 4}, {"unsigned int", 4}, {"int32_t", 4}, {"uint32_t", 4}, {"float", 4},
-           {"long", 8}, {"unsigned long", 8}, {"long long", 8}, {"unsigned long long", 8}, {"int64_t", 8},
-           {"uint64_t", 8}, {"size_t", 8}, {"ptrdiff_t", 8}, {"double", 8},
-           /* CUDA's vector and 16-bit float types */
-           {"__nv_bfloat16", 2}, {"half2", 4}, {"__half2", 4}, {"char4", 4}, {"uchar4", 4}, {"short2", 4},
-           {"ushort2", 4}, {"float2", 8}, {"int2", 8}, {"uint2", 8}, {"short4", 8}, {"ushort4", 8},
-           {"float4", 16}, {"int4", 16}, {"uint4", 16}, {"double2", 16}, {"longlong2", 16}};
-  char norm[64];
-  size_t n = 0;
-  for (const char *p = elem; *p && n + 1 < sizeof norm; p++) {
-    bool sp = *p == ' ' || *p == '\t' || *p == '\n';
-    if (sp && (n == 0 || norm[n - 1] == ' ')) continue;
-    norm[n++] = sp ? ' ' : *p;
-  }
-  while (n > 0 && norm[n - 1] == ' ') n--;
-  norm[n] = 0;
-  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
-    if (!strcmp(norm, k[i].name)) return k[i].size;
-  return 0;
-}
-
 /* The dimensions below n whose sizes are known only at run time (at most
  * 16), for their one-by-one check. */
 static void run_time_dims(lw *w, dnode *n, plan_bytes *b, sbuf *names) {
@@ -121,20 +58,6 @@ static bool in_cuda_region(lw *w) {
     if (r->kind == RG_CUDA) return true;
   return false;
 }
-
-#define DEV_SERVICE "parray_mpi_dev_service"
-
-int lw_dev_service(lw *w) {
-  plan_entry *en = &w->entry;
-  for (int i = 0; i < en->nmpi_bodies; i++)
-    if (!strcmp(en->mpi_bodies[i], DEV_SERVICE)) return i;
-  const char **nb = arena_alloc(w->ar, sizeof *nb * (size_t)(en->nmpi_bodies + 1));
-  if (en->nmpi_bodies) memcpy(nb, en->mpi_bodies, sizeof *nb * (size_t)en->nmpi_bodies);
-  nb[en->nmpi_bodies] = DEV_SERVICE;
-  en->mpi_bodies = nb;
-  return en->nmpi_bodies++;
-}
-
 /* #create of a type distributed over an mpi thread array: collective; the
  * variable points to process 0's block (its handle is the emitter's); a
  * dmem type puts each process's block on its GPU (CUDA target only) */
