@@ -7,7 +7,9 @@
  * Emitters read plans and print; they never call the lowering.
  *   emit_c.c     host code: pthreads and MPI detours, host memory, copies, the entry
  *   emit_cuda.c  kernels and launches, device memory and copies; the rest as emit_c.c
- *   emit.c       what both share: the table for a target, run-time error sites */
+ *   emit.c       what both share: the targets (descriptor and emitter), run-time error sites
+ * The names of the runtime and of generated helpers are spelled once, in
+ * runtime_names.h. */
 #ifndef PAC_EMIT_H
 #define PAC_EMIT_H
 

@@ -7,6 +7,7 @@
  * error, a fresh file-scope name, and the replacement of a directive by its
  * code in the output. It calls no other file of compiler/lower. */
 #include "lower.h"
+#include "runtime_names.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -225,21 +226,19 @@ int64_t lw_elem_size(const char *elem) {
   return 0;
 }
 
-#define DEV_SERVICE "parray_mpi_dev_service"
-
 int lw_dev_service(lw *w) {
   plan_entry *en = &w->entry;
   for (int i = 0; i < en->nmpi_bodies; i++)
-    if (!strcmp(en->mpi_bodies[i], DEV_SERVICE)) return i;
+    if (!strcmp(en->mpi_bodies[i], RT_MPI_DEV_SERVICE)) return i;
   const char **nb = arena_alloc(w->ar, sizeof *nb * (size_t)(en->nmpi_bodies + 1));
   if (en->nmpi_bodies) memcpy(nb, en->mpi_bodies, sizeof *nb * (size_t)en->nmpi_bodies);
-  nb[en->nmpi_bodies] = DEV_SERVICE;
+  nb[en->nmpi_bodies] = RT_MPI_DEV_SERVICE;
   en->mpi_bodies = nb;
   return en->nmpi_bodies++;
 }
 /* A fresh file-scope name "parray__<what>_<TYPE>_L<line>" (suffixed if taken). */
 const char *lw_fresh_name(lw *w, const char *what, const char *type, loc at) {
-  const char *base = arena_printf(w->ar, "parray__%s_%s_L%d", what, type, src_line(w->src, at.b));
+  const char *base = arena_printf(w->ar, GEN_FRESH_FMT, what, type, src_line(w->src, at.b));
   const char *n = base;
   for (int k = 2; strmap_get(&w->fnames, n, strlen(n)); k++) n = arena_printf(w->ar, "%s_%d", base, k);
   strmap_put(&w->fnames, n, strlen(n), (void *)1);

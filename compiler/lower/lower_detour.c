@@ -11,6 +11,7 @@
  * in the host code of a CUDA program waits for the device. */
 #include "lower.h"
 
+#include "runtime_names.h"
 #include "target.h"
 
 #include <string.h>
@@ -230,8 +231,8 @@ static bool dmem_arg(lw *w, items *a) {
 static bool arith_spec(lw *w, const char *s, size_t n) {
   static const char *const ws[] = {"char", "short", "int", "long", "float", "double", "signed", "unsigned", "_Bool",
                                    "bool", "const", "volatile", "size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t",
-                                   "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "parray_int64_t",
-                                   "parray_size_t", NULL};
+                                   "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", RT_INT64_T,
+                                   RT_SIZE_T, NULL};
   (void)w;
   for (size_t i = 0; i < n;) {
     if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z'))) {
