@@ -21,6 +21,7 @@
 #include "ctcanon.h"
 #include "emit.h"
 #include "headers.h"
+#include "lower_record.h"
 #include "printer.h"
 #include "scope.h"
 
@@ -235,6 +236,10 @@ bool lw_block_conditionals(lw *w, items *body, const char *what, loc at);
 /* lower_walk.c: the walk of a file (the walker alone calls the planners below) */
 int lw_file(lw *w, items *file);
 
+/* lower_print.c: the print pass: r's plan through the target's emitter, its
+ * code in place of r->at */
+void lw_print_record(lw *w, const lw_record *r);
+
 /* lower.c: the shared helpers (they call no other file of compiler/lower) */
 const char *lw_text(lw *w, loc l);
 /* split a directive's argument list at top-level commas */
@@ -318,13 +323,13 @@ const char *lw_localize_text(lw *w, const char *text, loc at);
 int lw_ltoks(lw *w, items *expr, ltok **out, lw_names names);
 
 /* lower_mem.c */
-void lw_create(lw *w, item *it);
+void lw_create(lw *w, item *it, lw_record *out);
 /* Before a cuda body is walked: when its #creates of smem arrays (of known
  * footprint and element size) need more than the 48 KB a kernel may declare
  * statically, each gets a 128-byte aligned slot of the kernel's dynamic
  * shared memory (region dsmem, dsmem_bytes) */
 void lw_smem_prescan(lw *w, item *body, region *r);
-void lw_destroy(lw *w, item *it);
+void lw_destroy(lw *w, item *it, lw_record *out);
 /* the variables #destroy has released along the straight-line code of one
  * list of items (a block), so that a second #destroy of one is reported */
 typedef struct lw_dtrack {
@@ -351,11 +356,11 @@ layout *lw_logical_layout(lw *w, dnode *n);
 int lw_top_dims(dnode *ns, ex **n, ex **wt, exctx *x);
 
 /* lower_copy.c */
-void lw_copy(lw *w, item *it);
+void lw_copy(lw *w, item *it, lw_record *out);
 
 /* lower_tma.c */
 /* #copy A(a) at(...) to S(s) tma(bar) (or a #copy with one of those clauses) */
-void lw_copy_tma(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da);
+void lw_copy_tma(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da, lw_record *out);
 /* before a cuda detour's body (the directive's block) is walked: the names
  * its tma #copies write to, in r->tma_smem */
 void lw_tma_prescan(lw *w, item *body, region *r);

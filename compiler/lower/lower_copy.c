@@ -256,7 +256,7 @@ static bool dist_side(lw *w, dnode *n) {
 }
 
 /* #copy where a side is distributed: scatter, gather or redistribution */
-static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da) {
+static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da, lw_record *out) {
   directive *d = it->dir;
   if (w->rg->kind != RG_HOST) {
     diag_error(w->dg, d->kw, "#copy of a distributed array is collective: it belongs in the host code of process 0");
@@ -283,7 +283,7 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
     }
     w->entry.uses_mpi = true;
     p.site = lw_site(w, d->loc, lw_dir_text(w, it));
-    lw_replace_dir(w, it, emit_copy(&w->em, &p));
+    lw_record_copy(out, it, &p);
     return;
   }
   w->entry.uses_mpi = true;
@@ -295,7 +295,7 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
     for (int j = 0; j < 4; j++) v[(j + 1) * nm + m] = lw_localize(w, st[m * 4 + j], w->rg->at);
   }
   p.site = lw_site(w, d->loc, lw_dir_text(w, it));
-  lw_replace_dir(w, it, emit_copy(&w->em, &p));
+  lw_record_copy(out, it, &p);
 }
 
 /* A #copy through type n of a variable created with another type must stay
@@ -375,7 +375,7 @@ static bool plan_host_copy(lw *w, directive *d, dnode *ns, dnode *nd, plan_copy 
   return true;
 }
 
-void lw_copy(lw *w, item *it) {
+void lw_copy(lw *w, item *it, lw_record *out) {
   directive *d = it->dir;
   if (d->bad) return;
   dnode *ns = lw_data_type(w, d->name), *nd = lw_data_type(w, d->name2);
@@ -390,7 +390,7 @@ void lw_copy(lw *w, item *it) {
     return;
   }
   if (d->has_tma || d->has_at) { /* a bulk tensor copy (lower_tma.c) */
-    lw_copy_tma(w, it, ns, &sa[0], nd, &da[0]);
+    lw_copy_tma(w, it, ns, &sa[0], nd, &da[0], out);
     return;
   }
   if (!copy_sides_agree(w, d, ns, nd, &sa[0], &da[0])) return;
@@ -402,7 +402,7 @@ void lw_copy(lw *w, item *it) {
     return;
   }
   if (dist_side(w, ns) || dist_side(w, nd)) {
-    copy_distributed(w, it, ns, &sa[0], nd, &da[0]);
+    copy_distributed(w, it, ns, &sa[0], nd, &da[0], out);
     return;
   }
   plan_copy p = {.elem = ns->type->elem, .site = lw_site(w, d->loc, lw_dir_text(w, it))};
@@ -432,5 +432,5 @@ void lw_copy(lw *w, item *it) {
     }
     if (!plan_host_copy(w, d, ns, nd, &p)) return;
   }
-  lw_replace_dir(w, it, emit_copy(&w->em, &p));
+  lw_record_copy(out, it, &p);
 }

@@ -61,7 +61,7 @@ static bool in_cuda_region(lw *w) {
 /* #create of a type distributed over an mpi thread array: collective; the
  * variable points to process 0's block (its handle is the emitter's); a
  * dmem type puts each process's block on its GPU (CUDA target only) */
-static void create_distributed(lw *w, item *it, dnode *n, items *arg) {
+static void create_distributed(lw *w, item *it, dnode *n, items *arg, lw_record *out) {
   directive *d = it->dir;
   loc vl;
   if (!lw_single_ident(arg, &vl)) {
@@ -98,7 +98,7 @@ static void create_distributed(lw *w, item *it, dnode *n, items *arg) {
                n->path);
     return;
   }
-  lw_replace_dir(w, it, w->em.ops->alloc(&w->em, &p));
+  lw_record_alloc(out, it, &p);
 }
 
 /* ---- dynamic shared memory ---------------------------------------------------
@@ -143,7 +143,7 @@ static const struct lw_smem_slot *smem_slot(lw *w, const directive *d) {
 /* #create of smem inside a kernel or of rmem anywhere (a thread's own
  * array: in a kernel, a pthd or mpi body, or host code): an array of
  * constant size */
-static void create_array(lw *w, item *it, dnode *n, items *arg, plan_alloc *p) {
+static void create_array(lw *w, item *it, dnode *n, items *arg, plan_alloc *p, lw_record *out) {
   directive *d = it->dir;
   const char *mem = ty_mem_name(p->mem);
   if (p->mem == MK_SMEM && !in_cuda_region(w)) {
@@ -168,7 +168,7 @@ static void create_array(lw *w, item *it, dnode *n, items *arg, plan_alloc *p) {
   sym *s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);
   s->is_array = true, s->created = n, s->created_at = d->loc;
   lw_kinds_create(w, s, n, d->loc);
-  lw_replace_dir(w, it, w->em.ops->alloc(&w->em, p));
+  lw_record_alloc(out, it, p);
 }
 
 /* device memory, and pinned memory on the CUDA target, come from the CUDA runtime */
@@ -183,7 +183,7 @@ static dnode *mem_directive(lw *w, directive *d, items **arg) {
   return n;
 }
 
-void lw_create(lw *w, item *it) {
+void lw_create(lw *w, item *it, lw_record *out) {
   directive *d = it->dir;
   items *args;
   dnode *n = mem_directive(w, d, &args);
@@ -207,11 +207,11 @@ void lw_create(lw *w, item *it) {
     return;
   }
   if (n->type->mpi_ref) {
-    create_distributed(w, it, n, &args[0]);
+    create_distributed(w, it, n, &args[0], out);
     return;
   }
   if (array) {
-    create_array(w, it, n, &args[0], &p);
+    create_array(w, it, n, &args[0], &p, out);
     return;
   }
   if (!create_bytes(w, n, d->name, &p.bytes)) return;
@@ -230,10 +230,10 @@ void lw_create(lw *w, item *it) {
   }
   if (s) s->created = n, s->created_at = d->loc;
   lw_kinds_create(w, s, n, d->loc);
-  lw_replace_dir(w, it, w->em.ops->alloc(&w->em, &p));
+  lw_record_alloc(out, it, &p);
 }
 
-void lw_destroy(lw *w, item *it) {
+void lw_destroy(lw *w, item *it, lw_record *out) {
   directive *d = it->dir;
   items *args;
   dnode *n = mem_directive(w, d, &args);
@@ -281,7 +281,7 @@ void lw_destroy(lw *w, item *it) {
     p.bytes = (plan_bytes){.elems = lw_localize(w, ty_footprint(&w->ty, created), w->rg->at),
                            .elem = created->type->elem};
   }
-  lw_replace_dir(w, it, w->em.ops->destroy(&w->em, &p));
+  lw_record_destroy(out, it, &p);
 }
 
 /* ---- #destroy twice ----------------------------------------------------------

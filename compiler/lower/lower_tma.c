@@ -253,7 +253,7 @@ static plan_tmap *add_tmap(lw *w, int arg) {
   return &r->tmaps[r->ntmaps++];
 }
 
-void lw_copy_tma(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da) {
+void lw_copy_tma(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da, lw_record *out) {
   directive *d = it->dir;
   int64_t es = 0, box[TMA_MAX_RANK] = {0};
   int perm[TMA_MAX_RANK] = {0}; /* (all set by box_order; zeroed for the optimiser's flow analysis) */
@@ -277,5 +277,5 @@ void lw_copy_tma(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da) {
   for (int j = 0; j < rank; j++) m->dims[j] = ext[perm[j]], m->strides[j] = st[perm[j]], m->box[j] = box[perm[j]];
   p.tma_map = m->name;
   w->entry.uses_tma = true;
-  lw_replace_dir(w, it, emit_copy(&w->em, &p));
+  lw_record_copy(out, it, &p);
 }

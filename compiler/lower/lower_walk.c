@@ -102,6 +102,27 @@ static void walk_function(lw *w, cd_stmt *st) {
   lw_scope_pop(w);
 }
 
+/* A directive goes to its planner. The planners of #create, #destroy and
+ * #copy return a record of their plan, which the print pass prints; the
+ * others print their code themselves still. */
+static void walk_directive(lw *w, item *it) {
+  lw_record rec = {.kind = LR_NONE};
+  switch (it->dir->kind) {
+  case D_PARRAY: lw_parray(w, it); break;
+  case D_CREATE: lw_create(w, it, &rec); break;
+  case D_DESTROY: lw_destroy(w, it, &rec); break;
+  case D_COPY: lw_copy(w, it, &rec); break;
+  case D_DETOUR: lw_detour(w, it); break;
+  case D_MAINHOST: lw_mainhost(w, it); break;
+  case D_SYNC: lw_sync(w, it); break;
+  case D_SUBPROG: lw_subprog(w, it); break;
+  case D_GLOBAL: lw_global(w, it); break;
+  case D_INSERT: lw_insert(w, it); break;
+  case D_END: break;
+  }
+  if (rec.kind != LR_NONE) lw_print_record(w, &rec);
+}
+
 static void walk_item(lw *w, item *it, item *prev) {
   switch (it->kind) {
   case IT_PPLINE:
@@ -113,19 +134,7 @@ static void walk_item(lw *w, item *it, item *prev) {
     return;
   }
   case IT_DIR:
-    switch (it->dir->kind) {
-    case D_PARRAY: lw_parray(w, it); break;
-    case D_CREATE: lw_create(w, it); break;
-    case D_DESTROY: lw_destroy(w, it); break;
-    case D_COPY: lw_copy(w, it); break;
-    case D_DETOUR: lw_detour(w, it); break;
-    case D_MAINHOST: lw_mainhost(w, it); break;
-    case D_SYNC: lw_sync(w, it); break;
-    case D_SUBPROG: lw_subprog(w, it); break;
-    case D_GLOBAL: lw_global(w, it); break;
-    case D_INSERT: lw_insert(w, it); break;
-    case D_END: break;
-    }
+    walk_directive(w, it);
     return;
   case IT_GROUP:
     if (it->grp->open == '{') walk_block(w, it);
