@@ -387,7 +387,7 @@ void lw_global(lw *w, item *it);
 void lw_ppline(lw *w, item *it);
 
 /* lower_detour.c */
-void lw_detour(lw *w, item *it);
-void lw_sync(lw *w, item *it);
+void lw_detour(lw *w, item *it, lw_record *out);
+void lw_sync(lw *w, item *it, lw_record *out);
 
 #endif

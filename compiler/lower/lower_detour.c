@@ -80,7 +80,7 @@ static plan_capture *plan_captures(lw *w, region *r, bool decls, ex **localize) 
   return pc;
 }
 
-static void detour_host_threads(lw *w, item *it, region *r) {
+static void detour_host_threads(lw *w, item *it, region *r, lw_record *out) {
   directive *d = it->dir;
   ptype *T = r->thread;
   plan_detour p = {.kind = lw_kind_of(r), .type = T->name, .wide = ex_needs_wide(T->root->size)};
@@ -100,13 +100,9 @@ static void detour_host_threads(lw *w, item *it, region *r) {
     nb[p.mpi_body] = p.fname;
     en->mpi_bodies = nb;
   }
-  const char *code = emit_detour(&w->em, &p);
-  if (lw_caps(w)->stream_ordered && !lw_thread_region(w)) {
-    /* the threads' own waits must not find (and claim) an error of a kernel this thread launched */
-    plan_site site = lw_site(w, d->loc, p.site.what);
-    code = arena_printf(w->ar, "%s\n  %s", w->em.ops->wait(&w->em, &site, true), code);
-  }
-  lw_replace_dir(w, it, code);
+  /* the threads' own waits must not find (and claim) an error of a kernel this thread launched */
+  bool wait_first = lw_caps(w)->stream_ordered && !lw_thread_region(w);
+  lw_record_detour(out, it, &p, wait_first, lw_site(w, d->loc, p.site.what));
 }
 
 static item *params_group(lw *w, ptype *T) {
@@ -312,7 +308,7 @@ static bool tensor_maps(lw *w, directive *d, region *r, items *args, plan_detour
   return true;
 }
 
-static void detour_cuda(lw *w, item *it, region *r) {
+static void detour_cuda(lw *w, item *it, region *r, lw_record *out) {
   directive *d = it->dir;
   ptype *T = r->thread;
   if (!lw_caps(w)->kernels) {
@@ -351,10 +347,10 @@ static void detour_cuda(lw *w, item *it, region *r) {
   if (p.grid_sync) coop_params(w, &ps, &p);
   home_checks(w, &ps, args, &p);
   p.wait = launch_waits(w, d, cl, &ps, args, r);
-  lw_replace_dir(w, it, emit_detour(&w->em, &p));
+  lw_record_detour(out, it, &p, false, p.site);
 }
 
-void lw_detour(lw *w, item *it) {
+void lw_detour(lw *w, item *it, lw_record *out) {
   directive *d = it->dir;
   if (d->bad) return;
   dnode *n = lw_resolve(w, d->name, true);
@@ -389,21 +385,20 @@ void lw_detour(lw *w, item *it) {
     return;
   }
   if (r->kind == RG_CUDA) {
-    detour_cuda(w, it, r);
+    detour_cuda(w, it, r, out);
     return;
   }
   if (r->kind == RG_PTHD) w->entry.uses_pthd = true;
   if (r->kind == RG_MPI) w->entry.uses_mpi = true;
-  detour_host_threads(w, it, r);
+  detour_host_threads(w, it, r, out);
 }
 
-void lw_sync(lw *w, item *it) {
+void lw_sync(lw *w, item *it, lw_record *out) {
   directive *d = it->dir;
   region *r = lw_thread_region(w);
   if (!r && lw_caps(w)->stream_ordered && !memchr(w->src->text + d->kw.b, '_', d->kw.e - d->kw.b)) {
     /* host code of a CUDA program: wait for the device */
-    plan_site site = lw_site(w, d->loc, "#sync");
-    lw_replace_dir(w, it, w->em.ops->wait(&w->em, &site, false));
+    lw_record_wait(out, it, lw_site(w, d->loc, "#sync"), false);
     return;
   }
   if (!r) {
@@ -433,5 +428,5 @@ void lw_sync(lw *w, item *it) {
   } else {
     r->uses_sync = true;
   }
-  lw_replace_dir(w, it, w->em.ops->sync(&w->em, lw_kind_of(r), s));
+  lw_record_sync(out, it, lw_kind_of(r), s);
 }

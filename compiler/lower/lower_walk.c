@@ -102,9 +102,10 @@ static void walk_function(lw *w, cd_stmt *st) {
   lw_scope_pop(w);
 }
 
-/* A directive goes to its planner. The planners of #create, #destroy and
- * #copy return a record of their plan, which the print pass prints; the
- * others print their code themselves still. */
+/* A directive goes to its planner. The planners of #create, #destroy,
+ * #copy, #detour and #sync return a record of their plan, which the print
+ * pass prints; the others (#parray, #mainhost, #subprog, #global, #insert)
+ * print their code themselves still. */
 static void walk_directive(lw *w, item *it) {
   lw_record rec = {.kind = LR_NONE};
   switch (it->dir->kind) {
@@ -112,9 +113,9 @@ static void walk_directive(lw *w, item *it) {
   case D_CREATE: lw_create(w, it, &rec); break;
   case D_DESTROY: lw_destroy(w, it, &rec); break;
   case D_COPY: lw_copy(w, it, &rec); break;
-  case D_DETOUR: lw_detour(w, it); break;
+  case D_DETOUR: lw_detour(w, it, &rec); break;
   case D_MAINHOST: lw_mainhost(w, it); break;
-  case D_SYNC: lw_sync(w, it); break;
+  case D_SYNC: lw_sync(w, it, &rec); break;
   case D_SUBPROG: lw_subprog(w, it); break;
   case D_GLOBAL: lw_global(w, it); break;
   case D_INSERT: lw_insert(w, it); break;

@@ -3,8 +3,9 @@
  * translated in memory (pac_translate, no preprocessor), and the records
  * the planners return (lower_record.h) are checked field by field as the
  * print pass receives them, with no golden text: the method and count of a
- * #copy, the kind, memory, variable and size of a #create and #destroy, no
- * record for a directive that was reported, and what the target's
+ * #copy, the kind, memory, variable and size of a #create and #destroy, the
+ * kind, thread count and captures of a #detour, a #sync as a barrier or a
+ * wait, no record for a directive that was reported, and what the target's
  * capabilities allow. */
 #include "translate.h"
 
@@ -29,6 +30,14 @@ typedef struct snap {
   char target[32];
   bool declare, checked;
   int64_t elems;
+  /* LR_DETOUR */
+  plan_kind pkind;
+  int ncaps;
+  char caps[64]; /* the captured fields, "a b c" */
+  bool wait_first;
+  /* LR_SYNC, LR_WAIT */
+  plan_sync sync;
+  bool pending_only;
 } snap;
 
 #define MAXREC 16
@@ -59,6 +68,15 @@ static void observe(void *env, const lw_record *r) {
     n->akind = a->kind, n->mem = a->mem, n->declare = a->declare, n->checked = a->bytes.checked;
     n->elems = konst(a->bytes.elems);
     text(n->target, a->target), text(n->elem, a->elem);
+  } else if (r->kind == LR_DETOUR) {
+    const plan_detour *d = &r->u.detour.p;
+    n->pkind = d->kind, n->ncaps = d->ncaps, n->count = konst(d->count), n->wait_first = r->u.detour.wait_first;
+    for (int i = 0; i < d->ncaps; i++)
+      snprintf(n->caps + strlen(n->caps), sizeof n->caps - strlen(n->caps), "%s%s", i ? " " : "", d->caps[i].field);
+  } else if (r->kind == LR_SYNC) {
+    n->pkind = r->u.sync.kind, n->sync = r->u.sync.sync;
+  } else if (r->kind == LR_WAIT) {
+    n->pending_only = r->u.wait.pending_only;
   } else if (r->kind == LR_DESTROY) {
     n->akind = r->u.destroy.kind, n->mem = r->u.destroy.mem;
     text(n->target, r->u.destroy.target);
@@ -163,11 +181,51 @@ static void test_target_caps(void) {
   CHECK(recs[0].elems == 16);
 }
 
+/* a pthd detour: the body's #sync is a record of its own, printed (into the
+ * outlined body) before the detour's; the captures by reference, in order
+ * of first use */
+static void test_detour(void) {
+  int rc = plan("#parray {pthd [2][3]} T\n"
+                "void run(int scale, float *out) {\n"
+                "  int local = 10;\n"
+                "  #detour T {\n"
+                "    int mine = $tid$ * scale + local;\n"
+                "    #sync\n"
+                "    out[$tid$] = (float)mine;\n"
+                "  }\n"
+                "}\n", TARGET_C);
+  CHECK(rc == 0);
+  CHECK(nrec == 2);
+  CHECK(recs[0].kind == LR_SYNC && recs[0].at == D_SYNC);
+  CHECK(recs[0].pkind == PK_PTHD && recs[0].sync == SYNC_TEAM);
+  CHECK(recs[1].kind == LR_DETOUR && recs[1].at == D_DETOUR);
+  CHECK(recs[1].pkind == PK_PTHD);
+  CHECK(recs[1].count == 6);
+  CHECK(recs[1].ncaps == 3);
+  CHECK(!strcmp(recs[1].caps, "scale local out"));
+  CHECK(!recs[1].wait_first); /* the host target's detours end before it goes on */
+}
+
+/* host #sync: a stream-ordered target waits for the device; the host
+ * target has no device to wait for, and no barrier outside a detour */
+static void test_host_sync(void) {
+  const char *pc = "void f(void) {\n"
+                   "  #sync\n"
+                   "}\n";
+  CHECK(plan(pc, TARGET_CUDA) == 0);
+  CHECK(nrec == 1);
+  CHECK(recs[0].kind == LR_WAIT && !recs[0].pending_only);
+  CHECK(plan(pc, TARGET_C) == 1);
+  CHECK(nrec == 0);
+}
+
 int main(void) {
   test_copy_methods();
   test_create_destroy();
   test_reported();
   test_target_caps();
+  test_detour();
+  test_host_sync();
   if (failures) fprintf(stderr, "test_plans: %d failed\n", failures);
   else printf("test_plans: all passed\n");
   return failures != 0;
