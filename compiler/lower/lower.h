@@ -9,7 +9,9 @@
  * (emit/plan.h) that the target's emitter prints. Below the planners:
  * lower_dollar.c ($...$, names and captures in the code being lowered),
  * lower_kinds.c and lower_localtypes.c (what the walk has seen), and
- * lower.c (the shared helpers). Calls go down that order, never in a circle
+ * lower.c (the shared helpers). This header holds the walk state and the
+ * helpers; each other file has a narrow header of its own (lower_copy.h,
+ * ...) that only its callers include. Calls go down that order, never in a circle
  * (tools/lowergraph.py checks it): the walker alone calls the planners, and
  * a planner walks a body through w->walk_block / w->walk_items. The
  * lowering asks the target's capabilities (lw_caps), never its name, and
@@ -200,45 +202,8 @@ static inline plan_kind lw_kind_of(const region *r) {
  * detour inside the instance captures itself) */
 typedef enum { LW_CAPTURE, LW_AS_WRITTEN } lw_names;
 
-/* lower_kinds.c. Scopes go through these (block serials, the joins at a
- * block's end). */
-void lw_scope_push(lw *w);
-void lw_scope_pop(lw *w);
-/* the block of serial `block` at scope depth `depth` has not ended */
-bool lw_block_live(const lw *w, int depth, int block);
-/* a '{' block is entered after prev2 prev (a loop body starts from what it creates and forgets) */
-void lw_kinds_block(lw *w, item *group, const item *prev, const item *prev2);
-/* the items walked reached something other than an else-block: a pending
- * then-block joins the state before it */
-void lw_kinds_settle(lw *w);
-/* s is created as n here (at the directive at); its memory is forgotten
- * (destroyed, assigned; maybe: only possibly, as when its address is taken) */
-void lw_kinds_create(lw *w, sym *s, dnode *n, loc at);
-void lw_kinds_forget(lw *w, sym *s, bool maybe);
-/* the kinds s may have here (1 << MK_*, LW_KIND_UNKNOWN) */
-unsigned lw_kinds_of(lw *w, sym *s);
-/* the #create that gave s the kind here (NULL: none), and where it is */
-dnode *lw_kinds_node(lw *w, sym *s, int kind, loc *at);
-
-/* lower_localtypes.c: a statement that declares only types, in a function,
- * is remembered; the text of those a moved body uses (NULL: none) */
-typedef struct lw_ltype lw_ltype;
-void lw_local_type_note(lw *w, const cd_stmt *st, item *first);
-char *lw_local_types_for(lw *w, item *body, const region *r); /* sets w->ltypes_used */
-/* a type name (typedef, struct/union/enum tag) declared by a local type declaration in scope */
-bool lw_local_type_named(lw *w, const char *name, size_t n);
-
-/* lower_prog.c: the conditional lines (#if ... #endif) of a block that
- * moves (a detour body, #mainhost, #global, a #subprog body) open and close
- * inside it; false after reporting the line that crosses its edge */
-bool lw_block_conditionals(lw *w, items *body, const char *what, loc at);
-
 /* lower_walk.c: the walk of a file (the walker alone calls the planners below) */
 int lw_file(lw *w, items *file);
-
-/* lower_print.c: the print pass: r's plan through the target's emitter, its
- * code in place of r->at */
-void lw_print_record(lw *w, const lw_record *r);
 
 /* lower.c: the shared helpers (they call no other file of compiler/lower) */
 const char *lw_text(lw *w, loc l);
@@ -279,115 +244,5 @@ const char *lw_fresh_name(lw *w, const char *what, const char *type, loc at);
 /* the index of the runtime's body parray_mpi_dev_service in the mpi body
  * table (distributed dmem arrays), added at the first use */
 int lw_dev_service(lw *w);
-
-/* lower_dollar.c: expressions and names in the code being lowered */
-/* the C text of an item range with $...$ lowered and names substituted */
-char *lw_items_text(lw *w, item *first, item *last);
-/* The same with one item shown as other text (its position in the result
- * reported), another left out, and some names kept as they are written. */
-typedef struct lw_subst {
-  item *sub;            /* shown as sub_text */
-  const char *sub_text;
-  int sub_pos;          /* out: the offset in the result just after sub_text (-1: not reached) */
-  item *skip;           /* shown as nothing */
-  item *const *keep;    /* names being declared: never replaced */
-  int nkeep;
-  lw_names names;       /* how the other names are rendered */
-} lw_subst;
-char *lw_items_subst(lw *w, item *first, item *last, lw_subst *s);
-char *lw_list_text(lw *w, items *list);
-/* what an identifier of the source stands for here (NULL: itself) */
-const char *lw_ident_replacement(lw *w, item *it, lw_names names);
-/* a detour's capture of s (added at its first use), as its body refers to it */
-const char *lw_capture_ref(lw *w, region *r, sym *s, loc use);
-/* $tid$, $tid_P$ */
-void lw_tid(lw *w, dollar *d, ex **out);
-/* the declaration of a capture's field, and the value it starts from in the enclosing code */
-plan_decl lw_field_decl(lw *w, sym *s, cap_mode mode);
-const char *lw_capture_init(lw *w, region *r, capture *c);
-/* $...$ where it stands (inside a detour: in the detour's captures, or as
- * written); names: how the variables of its indices are rendered */
-ex *lw_dollar(lw *w, dollar *d, lw_names names);
-char *lw_dollar_text(lw *w, dollar *d, lw_names names);
-ex *lw_size_expr(lw *w, items *expr, loc where, const char *what);
-/* e as used inside the current detour body: the variables of the enclosing
- * code that its atoms name (the sizes of a type declared outside the body)
- * become captures of the detour; `at` is where the use is reported */
-ex *lw_localize(lw *w, ex *e, loc at);
-/* the same for C text: its names of variables of the enclosing code become
- * captures of the current detour (text itself when none does) */
-const char *lw_localize_text(lw *w, const char *text, loc at);
-/* tokens of an expression, with nested $...$ lowered and names rendered as
- * `names` says; the vector lives in w->scratch: take an arena_save mark
- * before and arena_restore after use */
-int lw_ltoks(lw *w, items *expr, ltok **out, lw_names names);
-
-/* lower_mem.c */
-void lw_create(lw *w, item *it, lw_record *out);
-/* Before a cuda body is walked: when its #creates of smem arrays (of known
- * footprint and element size) need more than the 48 KB a kernel may declare
- * statically, each gets a 128-byte aligned slot of the kernel's dynamic
- * shared memory (region dsmem, dsmem_bytes) */
-void lw_smem_prescan(lw *w, item *body, region *r);
-void lw_destroy(lw *w, item *it, lw_record *out);
-/* the variables #destroy has released along the straight-line code of one
- * list of items (a block), so that a second #destroy of one is reported */
-typedef struct lw_dtrack {
-  struct lw_destroyed {
-    const char *name;
-    size_t len;
-    loc at; /* the #destroy */
-  } v[16];
-  int n;
-} lw_dtrack;
-/* called for each item of the list before it is walked; true: the item is a
- * second #destroy, reported, not to be lowered */
-bool lw_destroy_twice(lw *w, lw_dtrack *t, item *it, item *prev);
-
-/* lower_side.c: what a plain and a tma #copy share */
-/* the element types of a #copy's source ns and destination nd are written
- * alike, white space aside (false after reporting, over the two names; a
- * plain #copy and a tma #copy share the check and its message) */
-bool lw_copy_elems_agree(lw *w, directive *d, dnode *ns, dnode *nd);
-/* the logical index space of n split at its top-level dimensions: mode k
- * has the extent of dimension k and its weight as stride */
-layout *lw_logical_layout(lw *w, dnode *n);
-/* the top-level dimensions of ns: extents and weights (a leaf: itself) */
-int lw_top_dims(dnode *ns, ex **n, ex **wt, exctx *x);
-
-/* lower_copy.c */
-void lw_copy(lw *w, item *it, lw_record *out);
-
-/* lower_tma.c */
-/* #copy A(a) at(...) to S(s) tma(bar) (or a #copy with one of those clauses) */
-void lw_copy_tma(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da, lw_record *out);
-/* before a cuda detour's body (the directive's block) is walked: the names
- * its tma #copies write to, in r->tma_smem */
-void lw_tma_prescan(lw *w, item *body, region *r);
-/* name (n bytes) is one of them: an smem array created under it is 128-byte aligned */
-bool lw_tma_dest(const region *r, const char *name, size_t n);
-
-/* lower_devuse.c */
-/* a statement (first through last; NULL: up to its ';' or block) of host
- * code that indexes or dereferences a variable pointing to dmem memory is
- * reported at the use */
-void lw_check_device_uses(lw *w, item *first, item *last);
-/* in host code, the identifier `it` is a variable pointing to the device
- * memory of its last #create, of a dmem type (not distributed), and is not
- * renamed by an #insert */
-bool lw_names_dmem(lw *w, const item *it);
-
-/* lower_prog.c */
-void lw_parray(lw *w, item *it);
-void lw_mainhost(lw *w, item *it);
-void lw_subprog(lw *w, item *it);
-void lw_insert(lw *w, item *it);
-void lw_global(lw *w, item *it);
-/* a preprocessor line: #include of a .pc file is translated here */
-void lw_ppline(lw *w, item *it);
-
-/* lower_detour.c */
-void lw_detour(lw *w, item *it, lw_record *out);
-void lw_sync(lw *w, item *it, lw_record *out);
 
 #endif

@@ -12,6 +12,10 @@
 #include <ctype.h>
 
 #include "lower.h"
+#include "lower_copy.h"
+#include "lower_dollar.h"
+#include "lower_side.h"
+#include "lower_tma.h"
 #include "ctcanon.h"
 
 #include <string.h>

@@ -10,6 +10,14 @@
  * (launch_waits; docs/cuda.md). $tid$ and #sync are lowered per kind; #sync
  * in the host code of a CUDA program waits for the device. */
 #include "lower.h"
+#include "lower_detour.h"
+#include "lower_devuse.h"
+#include "lower_dollar.h"
+#include "lower_kinds.h"
+#include "lower_localtypes.h"
+#include "lower_mem.h"
+#include "lower_prog.h"
+#include "lower_tma.h"
 
 #include "runtime_names.h"
 #include "target.h"

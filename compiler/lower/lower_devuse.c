@@ -10,6 +10,9 @@
  * a write to a variable (assigned, its address taken) makes its memory
  * unknown (lower_kinds.c). */
 #include "lower.h"
+#include "lower_devuse.h"
+#include "lower_dollar.h"
+#include "lower_kinds.h"
 
 static bool tok_is(const item *it, int kind) { return it && it->kind == IT_TOK && it->tk == kind; }
 static bool punct_is(const item *it, int p) { return tok_is(it, T_PUNCT) && it->punct == p; }

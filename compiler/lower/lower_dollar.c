@@ -9,6 +9,8 @@
  * is an error that names it). These call each other ($A[i]$ renders i, a
  * capture's bounds render their own names): one file. */
 #include "lower.h"
+#include "lower_dollar.h"
+#include "lower_localtypes.h"
 
 #include "target.h"
 

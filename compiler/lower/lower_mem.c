@@ -5,6 +5,10 @@
  * distributed over the processes of an mpi thread array; and a second
  * #destroy of what straight-line code already released is reported. */
 #include "lower.h"
+#include "lower_dollar.h"
+#include "lower_kinds.h"
+#include "lower_mem.h"
+#include "lower_tma.h"
 
 #include <ctype.h>
 #include <string.h>

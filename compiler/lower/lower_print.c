@@ -5,6 +5,7 @@
  * front). The planners of records never call the emitter or the printer;
  * this is the one place that does for them. */
 #include "lower.h"
+#include "lower_print.h"
 
 void (*lw_record_observer)(void *env, const lw_record *r);
 void *lw_record_observer_env;

@@ -4,6 +4,9 @@
  * private names, and #global blocks hoisted to file scope (docs/language.md:
  * types, #mainhost, subprograms). */
 #include "lower.h"
+#include "lower_dollar.h"
+#include "lower_kinds.h"
+#include "lower_prog.h"
 
 #include "target.h"
 

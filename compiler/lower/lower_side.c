@@ -3,6 +3,7 @@
  * (lower_tma.c) share about their sides: the element types agree, and a
  * source's top-level dimensions and logical layout. */
 #include "lower.h"
+#include "lower_side.h"
 #include "ctcanon.h"
 
 #include <string.h>

@@ -10,6 +10,9 @@
  * launch encodes on the host (recorded in the region, finished by
  * lower_detour.c) and a CP_TMA copy that names it. */
 #include "lower.h"
+#include "lower_dollar.h"
+#include "lower_side.h"
+#include "lower_tma.h"
 
 #include <string.h>
 

@@ -8,6 +8,15 @@
  * w->walk_items and w->walk_block, which lw_file sets, so that no planner
  * calls back into this file. */
 #include "lower.h"
+#include "lower_copy.h"
+#include "lower_detour.h"
+#include "lower_devuse.h"
+#include "lower_dollar.h"
+#include "lower_kinds.h"
+#include "lower_localtypes.h"
+#include "lower_mem.h"
+#include "lower_print.h"
+#include "lower_prog.h"
 
 #include <string.h>
 
