@@ -40,6 +40,25 @@ typedef struct capture {
                          (plan_capture.bytes), and the body reads them as the type it declares again */
 } capture;
 
+/* What the planner of a cuda detour finds out about its kernel before
+ * and while the body is walked: planner inputs, kept apart from the walk
+ * state of the region. */
+typedef struct lw_kernel {
+  cd_stmt params;     /* the kernel's parameters */
+  bool walking;       /* its body is being walked: params are in scope */
+  plan_tmap *tmaps;   /* the tensor maps of its bulk tensor copies (dims, strides not yet localized) */
+  int ntmaps;
+  int *tmap_arg;      /* the parameter whose argument is each map's tensor */
+  const char **tma_smem; /* names a bulk tensor copy of the body writes to (lw_tma_prescan) */
+  int ntma_smem;
+  struct lw_smem_slot {  /* the smem #creates placed in dynamic shared memory (lw_smem_prescan) */
+    const directive *d;
+    int64_t off;
+  } *dsmem;
+  int ndsmem;
+  int64_t dsmem_bytes;   /* their total (0: the body's smem arrays are declared statically) */
+} lw_kernel;
+
 typedef struct region region;
 struct region {
   region_kind kind;
@@ -50,21 +69,8 @@ struct region {
   capture *caps;
   int ncaps, capcaps;
   loc at;             /* the #detour */
-  const char *tid;    /* C expression of the linear thread index */
-  const char *team;   /* C expression of the team handle (pthd) */
   bool uses_sync;
-  cd_stmt *params;    /* cuda: the kernel's parameters */
-  plan_tmap *tmaps;   /* cuda: the tensor maps of its bulk tensor copies (dims, strides not yet localized) */
-  int ntmaps;
-  int *tmap_arg;      /* the parameter whose argument is each map's tensor */
-  const char **tma_smem; /* names a bulk tensor copy of the body writes to (lw_tma_prescan) */
-  int ntma_smem;
-  struct lw_smem_slot {  /* cuda: the smem #creates placed in dynamic shared memory (lw_smem_prescan) */
-    const directive *d;
-    int64_t off;
-  } *dsmem;
-  int ndsmem;
-  int64_t dsmem_bytes;   /* their total (0: the body's smem arrays are declared statically) */
+  lw_kernel *cu;      /* cuda: what is found out about its kernel (NULL: another kind) */
 };
 
 typedef struct subprog {

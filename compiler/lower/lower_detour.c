@@ -295,10 +295,10 @@ static bool launch_waits(lw *w, directive *d, clause_kind cl, cd_stmt *ps, items
  * argument of a parameter, evaluated once more there, so it must be free of
  * side effects (false after reporting). */
 static bool tensor_maps(lw *w, directive *d, region *r, items *args, plan_detour *p) {
-  p->tmaps = r->tmaps, p->ntmaps = r->ntmaps;
-  for (int i = 0; i < r->ntmaps; i++) {
-    plan_tmap *m = &r->tmaps[i];
-    items *a = &args[r->tmap_arg[i]];
+  p->tmaps = r->cu->tmaps, p->ntmaps = r->cu->ntmaps;
+  for (int i = 0; i < r->cu->ntmaps; i++) {
+    plan_tmap *m = &r->cu->tmaps[i];
+    items *a = &args[r->cu->tmap_arg[i]];
     ltok *t;
     arena_mark mk = arena_save(&w->scratch);
     int nt = lw_ltoks(w, a, &t, LW_CAPTURE);
@@ -310,7 +310,7 @@ static bool tensor_maps(lw *w, directive *d, region *r, items *args, plan_detour
                  "build the tensor map, so it cannot have side effects");
       return false;
     }
-    m->base = p->args[r->tmap_arg[i]].arg;
+    m->base = p->args[r->cu->tmap_arg[i]].arg;
     for (int j = 0; j < 2 * m->rank; j++) m->dims[j] = lw_localize(w, m->dims[j], r->at);
   }
   return true;
@@ -336,13 +336,14 @@ static void detour_cuda(lw *w, item *it, region *r, lw_record *out) {
   items *args = NULL;
   plan_detour p = {.kind = PK_CUDA, .type = T->name};
   if (!kernel_args(w, d, T, &ps, &args, &p)) return;
-  r->params = &ps;
+  r->cu = arena_alloc(w->ar, sizeof *r->cu);
+  *r->cu = (lw_kernel){.params = ps, .walking = true};
   if (lw_caps(w)->tma) lw_tma_prescan(w, it->dir->block, r);
   lw_smem_prescan(w, it->dir->block, r);
   p.body = walk_body(w, it, r, &ps, NULL);
   p.typedefs_used = w->ltypes_used;
-  p.smem_bytes = r->dsmem_bytes;
-  r->params = NULL;
+  p.smem_bytes = r->cu->dsmem_bytes;
+  r->cu->walking = false;
   p.fname = lw_fresh_name(w, "k", T->name, d->loc);
   if (!tensor_maps(w, d, r, args, &p)) return;
   tgt_cuda_dims(T, 0, p.grid);

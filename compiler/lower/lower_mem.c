@@ -122,25 +122,25 @@ static void smem_slots(lw *w, item *it, region *r) {
     if (!n || n->type->thread != TK_DATA || n->type->mem != MK_SMEM || !ex_is_const(ty_footprint(&w->ty, n), &ne) ||
         ne <= 0 || (es = lw_elem_bytes(w, n->type->elem)) <= 0 || ne > INT64_MAX / 4 / es)
       continue;
-    int64_t off = (r->dsmem_bytes + DYNAMIC_SMEM_ALIGN - 1) / DYNAMIC_SMEM_ALIGN * DYNAMIC_SMEM_ALIGN;
-    r->dsmem = arena_grow1(w->ar, r->dsmem, (size_t)r->ndsmem, sizeof *r->dsmem);
-    r->dsmem[r->ndsmem++] = (struct lw_smem_slot){it->dir, off};
+    int64_t off = (r->cu->dsmem_bytes + DYNAMIC_SMEM_ALIGN - 1) / DYNAMIC_SMEM_ALIGN * DYNAMIC_SMEM_ALIGN;
+    r->cu->dsmem = arena_grow1(w->ar, r->cu->dsmem, (size_t)r->cu->ndsmem, sizeof *r->cu->dsmem);
+    r->cu->dsmem[r->cu->ndsmem++] = (struct lw_smem_slot){it->dir, off};
     /* no overflow: off and ne * es are both below INT64_MAX / 4 + 128 */
-    r->dsmem_bytes = off + ne * es < INT64_MAX / 4 ? off + ne * es : INT64_MAX / 4;
+    r->cu->dsmem_bytes = off + ne * es < INT64_MAX / 4 ? off + ne * es : INT64_MAX / 4;
   }
 }
 
 void lw_smem_prescan(lw *w, item *body, region *r) {
   smem_slots(w, body->grp->body.first, r);
-  if (r->dsmem_bytes <= STATIC_SMEM_MAX) r->ndsmem = 0, r->dsmem_bytes = 0;
+  if (r->cu->dsmem_bytes <= STATIC_SMEM_MAX) r->cu->ndsmem = 0, r->cu->dsmem_bytes = 0;
 }
 
 /* the slot of the #create d in the cuda region around it (NULL: static) */
 static const struct lw_smem_slot *smem_slot(lw *w, const directive *d) {
   for (region *r = w->rg; r; r = r->outer)
-    if (r->kind == RG_CUDA)
-      for (int i = 0; i < r->ndsmem; i++)
-        if (r->dsmem[i].d == d) return &r->dsmem[i];
+    if (r->kind == RG_CUDA && r->cu)
+      for (int i = 0; i < r->cu->ndsmem; i++)
+        if (r->cu->dsmem[i].d == d) return &r->cu->dsmem[i];
   return NULL;
 }
 
