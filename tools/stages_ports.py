@@ -138,7 +138,8 @@ def crossings(code, later, ports):
     out = []
     for folder, (members, takers) in ports:
         for m in members:
-            for a in re.finditer(r"(?:\.|->)\s*" + m + r"\s*=\s*&?\s*([A-Za-z_]\w*)", code):
+            # the function's name itself, not a call of it (".wait = f(x)" stores a value)
+            for a in re.finditer(r"(?:\.|->)\s*" + m + r"\s*=\s*&?\s*([A-Za-z_]\w*)\b(?!\s*\()", code):
                 if later(folder, a.group(1)):
                     out.append((a.start(), a.group(1), later(folder, a.group(1)),
                                 f"stored into {folder}'s function pointer {m}"))

@@ -3,18 +3,27 @@
  * arguments of the runtime's error calls, declarations from patterns, byte
  * counts and the pieces of a #copy that both targets print the same way. */
 #include "emit.h"
+#include "runtime_names.h"
 
 #include <string.h>
 
-/* The targets: the CUDA emitter prints kernels and device memory, and the
- * host emitter everything else. */
-static const emit_ops targets[] = {
-  {"c", emit_c_detour, emit_c_sync, emit_c_alloc, emit_c_destroy, emit_c_copy, emit_c_entry},
-  {"cuda", emit_cuda_detour, emit_cuda_sync, emit_cuda_alloc, emit_cuda_destroy, emit_cuda_copy, emit_c_entry},
+/* The targets, registered here alone: the CUDA emitter prints kernels and
+ * device memory, and the host emitter everything else. */
+static const emit_ops target_c = {
+  .target = "c",
+  .caps = {0},
+  .detour = emit_c_detour, .sync = emit_c_sync, .alloc = emit_c_alloc, .destroy = emit_c_destroy,
+  .copy = emit_c_copy, .entry = emit_c_entry,
+};
+static const emit_ops target_cuda = {
+  .target = "cuda",
+  .caps = {.device_mem = true, .kernels = true, .tma = true, .dist_device = true, .stream_ordered = true},
+  .detour = emit_cuda_detour, .sync = emit_cuda_sync, .alloc = emit_cuda_alloc, .destroy = emit_cuda_destroy,
+  .copy = emit_cuda_copy, .entry = emit_c_entry, .wait = emit_cuda_wait,
 };
 
-void emit_init(emitter *e, bool cuda, printer *pr, srcfile *src, exctx *ex, arena *ar) {
-  *e = (emitter){.ops = &targets[cuda], .pr = pr, .src = src, .ex = ex, .ar = ar};
+void emit_init(emitter *e, int target, printer *pr, srcfile *src, exctx *ex, arena *ar) {
+  *e = (emitter){.ops = target == TARGET_CUDA ? &target_cuda : &target_c, .pr = pr, .src = src, .ex = ex, .ar = ar};
 }
 
 /* s as the text of a C string literal (quotes included) */
@@ -38,13 +47,13 @@ char *emit_site(emitter *e, const plan_site *s) {
 }
 
 char *emit_site_decl(emitter *e, const plan_site *s, const char *name) {
-  return arena_printf(e->ar, "static const parray_loc %s = {%s};", name, emit_site(e, s));
+  return arena_printf(e->ar, "static const " RT_LOC " %s = {%s};", name, emit_site(e, s));
 }
 
 char *emit_guarded(emitter *e, const plan_site *s, const char *code) {
   if (!s->host) return arena_strdup(e->ar, code);
-  return arena_printf(e->ar, "{ %s const parray_loc *parray__site_prev = parray_site_enter(&parray__site); %s "
-                      "parray_site_restore(parray__site_prev); }", emit_site_decl(e, s, "parray__site"), code);
+  return arena_printf(e->ar, "{ %s const " RT_LOC " *parray__site_prev = " RT_SITE_ENTER "(&parray__site); %s "
+                      RT_SITE_RESTORE "(parray__site_prev); }", emit_site_decl(e, s, "parray__site"), code);
 }
 
 char *emit_copy(emitter *e, const plan_copy *p) { return emit_guarded(e, &p->site, e->ops->copy(e, p)); }
@@ -59,8 +68,8 @@ char *emit_detour(emitter *e, const plan_detour *p) {
 char *emit_decl(emitter *e, plan_decl d, const char *name) { return arena_printf(e->ar, "%s%s%s", d.pre, name, d.post); }
 
 const char *emit_memkind(int mem) {
-  static const char *const e[] = {"PARRAY_PAGED", "PARRAY_PINNED", "PARRAY_DMEM", "PARRAY_SMEM", "PARRAY_RMEM"};
-  return mem >= 0 && mem <= MK_RMEM ? e[mem] : "PARRAY_PAGED";
+  static const char *const e[] = {RT_PAGED, RT_PINNED, RT_DMEM, RT_SMEM, RT_RMEM};
+  return mem >= 0 && mem <= MK_RMEM ? e[mem] : RT_PAGED;
 }
 
 /* The outlined host function reaches its captures through parray__ctx (the
@@ -71,7 +80,7 @@ const char *emit_capture_ref(emitter *e, plan_kind k, cap_mode m, const char *fi
   case CAP_PTR: return arena_printf(e->ar, "(*parray__ctx->%s)", field);
   case CAP_DECAY: return arena_printf(e->ar, "parray__ctx->%s", field);
   case CAP_VALUE: return k == PK_CUDA ? field : arena_printf(e->ar, "parray__ctx->%s", field);
-  case CAP_HANDLE: return arena_printf(e->ar, "parray__l_%s", field);
+  case CAP_HANDLE: return arena_printf(e->ar, GEN_LOCAL "%s", field);
   case CAP_ERROR: return field;
   }
   return field;
@@ -83,19 +92,19 @@ char *emit_bytes(emitter *e, const plan_bytes *b, const plan_site *s) {
   int64_t v;
   if (!b->checked) {
     if (ex_is_const(b->elems, &v))
-      return arena_printf(e->ar, "(parray_size_t)%lld * sizeof(%s)", (long long)v, b->elem);
-    return arena_printf(e->ar, "(parray_size_t)(%s) * sizeof(%s)", emit_ex(e, b->elems), b->elem);
+      return arena_printf(e->ar, "(" RT_SIZE_T ")%lld * sizeof(%s)", (long long)v, b->elem);
+    return arena_printf(e->ar, "(" RT_SIZE_T ")(%s) * sizeof(%s)", emit_ex(e, b->elems), b->elem);
   }
   char b_buf[512];
   sbuf t;
   sb_init_in(&t, b_buf, sizeof b_buf);
-  sb_puts(&t, b->ndims ? "parray_bytes_dims_at(" : "parray_bytes_at(");
-  ex_print_calls(&t, b->elems, "parray_ck_");
+  sb_puts(&t, b->ndims ? RT_BYTES_DIMS_AT "(" : RT_BYTES_AT "(");
+  ex_print_calls(&t, b->elems, RT_CK_PREFIX);
   sb_printf(&t, ", sizeof(%s), %s", b->elem, emit_site(e, s));
   if (b->ndims) sb_printf(&t, ", \"%s\", %d", b->dim_names, b->ndims);
   for (int k = 0; k < b->ndims; k++) {
-    sb_puts(&t, ", (parray_int64_t)");
-    ex_print_calls(&t, b->dims[k], "parray_ck_");
+    sb_puts(&t, ", (" RT_INT64_T ")");
+    ex_print_calls(&t, b->dims[k], RT_CK_PREFIX);
   }
   sb_putc(&t, ')');
   char *r = arena_strdup(e->ar, t.s);
@@ -112,7 +121,7 @@ void emit_int64_array(emitter *e, sbuf *b, const char *name, ex **v, int n) {
 void emit_copy_check(emitter *e, sbuf *b, const plan_copy *p, const char *site) {
   for (int k = 0; k < p->nfit; k++) {
     const char *need = emit_ex(e, p->fit[k].need), *have = emit_ex(e, p->fit[k].have);
-    sb_printf(b, "if ((long long)(%s) > (long long)(%s)) parray_fatal_at(%s, %s, (long long)(%s), (long long)(%s));\n",
+    sb_printf(b, "if ((long long)(%s) > (long long)(%s)) " RT_FATAL_AT "(%s, %s, (long long)(%s), (long long)(%s));\n",
               need, have, site, c_string(e, p->fit[k].msg), need, have);
   }
   if (!p->check_src) return;
@@ -122,7 +131,7 @@ void emit_copy_check(emitter *e, sbuf *b, const plan_copy *p, const char *site) 
               "%%lld elements\\n\", %s, (long long)(%s), (long long)(%s)); __trap(); }\n", s, d, site, s, d);
     return;
   }
-  sb_printf(b, "if ((long long)(%s) != (long long)(%s)) parray_fatal_at(%s, \"#copy size mismatch: %%lld vs %%lld "
+  sb_printf(b, "if ((long long)(%s) != (long long)(%s)) " RT_FATAL_AT "(%s, \"#copy size mismatch: %%lld vs %%lld "
             "elements\", (long long)(%s), (long long)(%s));\n", s, d, site, s, d);
 }
 
@@ -181,6 +190,6 @@ void emit_copy_modes(emitter *e, sbuf *b, const plan_copy *p, const char *indent
 
 const char *emit_copy_count(emitter *e, const plan_copy *p) {
   int64_t n;
-  if (ex_is_const(p->count, &n)) return arena_printf(e->ar, "(parray_size_t)%lld", (long long)n);
-  return arena_printf(e->ar, "(parray_size_t)(%s)", emit_ex(e, p->count));
+  if (ex_is_const(p->count, &n)) return arena_printf(e->ar, "(" RT_SIZE_T ")%lld", (long long)n);
+  return arena_printf(e->ar, "(" RT_SIZE_T ")(%s)", emit_ex(e, p->count));
 }

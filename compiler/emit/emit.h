@@ -7,7 +7,9 @@
  * Emitters read plans and print; they never call the lowering.
  *   emit_c.c     host code: pthreads and MPI detours, host memory, copies, the entry
  *   emit_cuda.c  kernels and launches, device memory and copies; the rest as emit_c.c
- *   emit.c       what both share: the table for a target, run-time error sites */
+ *   emit.c       what both share: the targets (descriptor and emitter), run-time error sites
+ * The names of the runtime and of generated helpers are spelled once, in
+ * runtime_names.h. */
 #ifndef PAC_EMIT_H
 #define PAC_EMIT_H
 
@@ -16,8 +18,26 @@
 
 typedef struct emitter emitter;
 
+/* The targets of a translation (pac --emit=c, --emit=cuda; auto: cuda when
+ * the file needs it). The driver chooses one; the lowering never tests
+ * which: it asks the target's capabilities (target_caps). */
+enum { TARGET_AUTO, TARGET_C, TARGET_CUDA };
+
+/* What a target can do. The lowering asks these, and reports a construct
+ * the target lacks, instead of naming the target. */
+typedef struct target_caps {
+  bool device_mem;     /* dmem arrays and pinned host memory through the device runtime, copies to and from them */
+  bool kernels;        /* cuda thread arrays: a detour launches a kernel */
+  bool tma;            /* bulk tensor copies (tma #copy) in kernels */
+  bool dist_device;    /* distributed dmem arrays, staged on each process (the mpi device service) */
+  bool stream_ordered; /* launches return before their work ends: host code waits (#sync, the end of
+                        * #mainhost, before a host thread launches) through ops->wait */
+} target_caps;
+
+/* A target: its descriptor (name, capabilities) and its emitter's functions. */
 typedef struct emit_ops {
   const char *target; /* "c", "cuda" */
+  target_caps caps;
   char *(*detour)(emitter *e, const plan_detour *p);
   char *(*sync)(emitter *e, plan_kind k, plan_sync s);
   char *(*alloc)(emitter *e, const plan_alloc *p);
@@ -25,6 +45,10 @@ typedef struct emit_ops {
   char *(*copy)(emitter *e, const plan_copy *p);
   /* the program's main(), after everything else */
   char *(*entry)(emitter *e, const plan_entry *p);
+  /* stream_ordered: a wait for the device in host code, for everything
+   * launched (#sync), or (pending_only) only when this thread launched
+   * detours that nothing waited for yet (the end of #mainhost) */
+  char *(*wait)(emitter *e, const plan_site *s, bool pending_only);
 } emit_ops;
 
 struct emitter {
@@ -35,8 +59,8 @@ struct emitter {
   arena *ar;   /* the texts returned */
 };
 
-/* the emitter of target "c" or "cuda" */
-void emit_init(emitter *e, bool cuda, printer *pr, srcfile *src, exctx *ex, arena *ar);
+/* the emitter of target TARGET_C or TARGET_CUDA (the one place the targets are registered) */
+void emit_init(emitter *e, int target, printer *pr, srcfile *src, exctx *ex, arena *ar);
 
 /* #mainhost: what replaces the keyword, what opens its body, what ends it */
 extern const char *const emit_mainhost_head, *const emit_mainhost_open, *const emit_mainhost_close;
@@ -84,9 +108,7 @@ char *emit_cuda_sync(emitter *e, plan_kind k, plan_sync s);
 char *emit_cuda_alloc(emitter *e, const plan_alloc *p);
 char *emit_cuda_destroy(emitter *e, const plan_destroy *p);
 char *emit_cuda_copy(emitter *e, const plan_copy *p);
-/* a wait for the device in host code: for everything launched (#sync), or
- * (pending_only) only when this thread launched detours that nothing waited
- * for yet (the end of #mainhost) */
+/* ops->wait of the CUDA target */
 char *emit_cuda_wait(emitter *e, const plan_site *s, bool pending_only);
 /* the size check and per-element loop of a #copy, used by both targets */
 void emit_copy_check(emitter *e, sbuf *b, const plan_copy *p, const char *site);

@@ -7,6 +7,7 @@
  * parray_mpi_copy; main() starts the runtime (docs/threads.md,
  * docs/mpi_runtime.md). */
 #include "emit.h"
+#include "runtime_names.h"
 
 #include "types.h"
 
@@ -37,7 +38,7 @@ static void ctx_init(const plan_detour *p, const char *st, sbuf *call) {
     const plan_capture *c = &p->caps[i];
     if (c->mode == CAP_ERROR) continue;
     sb_printf(call, "%s%s%s%s", first ? "" : ", ", c->mode == CAP_PTR ? "&" : "",
-              c->mode == CAP_HANDLE ? "parray__h_" : "", c->init);
+              c->mode == CAP_HANDLE ? GEN_HANDLE : "", c->init);
     first = false;
   }
   sb_puts(call, "};\n  ");
@@ -48,27 +49,27 @@ static void ctx_init(const plan_detour *p, const char *st, sbuf *call) {
 static void host_function(emitter *e, const plan_detour *p, const char *st, const char *def, sbuf *h) {
   bool pthd = p->kind == PK_PTHD;
   if (pthd)
-    sb_printf(h, "static void %s(void *parray__vctx, parray_team *parray__team, parray_int64_t parray__tid64) {\n",
+    sb_printf(h, "static void %s(void *parray__vctx, " RT_TEAM " *parray__team, " RT_INT64_T " parray__tid64) {\n",
               p->fname);
   else
-    sb_printf(h, "static void %s(void *parray__vctx, parray_int64_t parray__tid64) {\n", p->fname);
+    sb_printf(h, "static void %s(void *parray__vctx, " RT_INT64_T " parray__tid64) {\n", p->fname);
   if (p->local_types) sb_printf(h, "  %s\n  %s", p->local_types, def); /* the types, then the struct naming them */
   if (st) sb_printf(h, "  %s *parray__ctx = (%s *)parray__vctx;\n", st, st);
   else sb_puts(h, "  (void)parray__vctx;\n");
-  const char *tid = p->wide ? "parray_int64_t" : "int";
+  const char *tid = p->wide ? RT_INT64_T : "int";
   sb_printf(h, "  const %s " PLAN_THREAD_INDEX " = (%s)parray__tid64;\n  (void)" PLAN_THREAD_INDEX ";%s\n", tid, tid,
             pthd ? " (void)parray__team;" : "");
   /* this process's blocks of the distributed arrays the body uses */
   for (int i = 0; i < p->ncaps; i++)
     if (p->caps[i].mode == CAP_HANDLE) {
       const char *el = p->caps[i].elem, *f = p->caps[i].field;
-      sb_printf(h, "  %s *const parray__l_%s = (%s *)parray_mpi_%slocal(parray__ctx->%s);\n", el, f, el,
-                p->caps[i].device ? "dev_" : "", f);
+      sb_printf(h, "  %s *const " GEN_LOCAL "%s = (%s *)%s(parray__ctx->%s);\n", el, f, el,
+                p->caps[i].device ? RT_MPI_DEV_LOCAL : RT_MPI_LOCAL, f);
     }
-  sb_printf(h, "  %s const parray_loc *const parray__site_body = parray_site_enter(&parray__site);\n",
+  sb_printf(h, "  %s const " RT_LOC " *const parray__site_body = " RT_SITE_ENTER "(&parray__site);\n",
             emit_site_decl(e, &p->site, "parray__site"));
   sb_puts(h, p->body);
-  sb_puts(h, "\n  parray_site_restore(parray__site_body);\n}\n");
+  sb_puts(h, "\n  " RT_SITE_RESTORE "(parray__site_body);\n}\n");
 }
 
 char *emit_c_detour(emitter *e, const plan_detour *p) {
@@ -87,11 +88,11 @@ char *emit_c_detour(emitter *e, const plan_detour *p) {
   if (p->local_types && def.s) sb_printf(&call, "%s  ", def.s);
   if (st) ctx_init(p, st, &call);
   if (p->kind == PK_PTHD)
-    sb_printf(&call, "if (parray_pthd_run(%s, %s, %s) != PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }",
+    sb_printf(&call, "if (" RT_PTHD_RUN "(%s, %s, %s) != " RT_OK ") " RT_FATAL_AT "(%s, \"%%s\", " RT_LAST_ERROR "()); }",
               count, p->fname, st ? "&parray__c" : "0", site);
   else
-    sb_printf(&call, "if (parray_mpi_detour(%d, %s, %s, %s) != PARRAY_OK) parray_fatal_at(%s, \"%%s\", "
-              "parray_last_error()); }", p->mpi_body, st ? "&parray__c" : "0", st ? "sizeof parray__c" : "0", count,
+    sb_printf(&call, "if (" RT_MPI_DETOUR "(%d, %s, %s, %s) != " RT_OK ") " RT_FATAL_AT "(%s, \"%%s\", "
+              RT_LAST_ERROR "()); }", p->mpi_body, st ? "&parray__c" : "0", st ? "sizeof parray__c" : "0", count,
               site);
   char *r = arena_strdup(e->ar, call.s);
   sb_free(&h);
@@ -102,7 +103,7 @@ char *emit_c_detour(emitter *e, const plan_detour *p) {
 
 char *emit_c_sync(emitter *e, plan_kind k, plan_sync s) {
   (void)s;
-  return arena_strdup(e->ar, k == PK_PTHD ? "parray_team_sync(parray__team);" : "parray_mpi_sync();");
+  return arena_strdup(e->ar, k == PK_PTHD ? RT_TEAM_SYNC "(parray__team);" : RT_MPI_SYNC "();");
 }
 
 /* ---- #create, #destroy ------------------------------------------------------ */
@@ -112,19 +113,19 @@ char *emit_c_sync(emitter *e, plan_kind k, plan_sync s) {
 char *emit_alloc_distributed(emitter *e, const plan_alloc *p, bool device) {
   const char *n = p->target, *site = emit_site(e, &p->site);
   const char *bytes = emit_bytes(e, &p->bytes, &p->site), *nprocs = emit_ex(e, p->nprocs);
-  const char *create = device ? arena_printf(e->ar, "parray_mpi_create_dev(%d, %s, %s, %s)", p->service, bytes, nprocs,
+  const char *create = device ? arena_printf(e->ar, RT_MPI_CREATE_DEV "(%d, %s, %s, %s)", p->service, bytes, nprocs,
                                              site)
-                              : arena_printf(e->ar, "parray_mpi_create(%s, %s)", bytes, nprocs);
-  const char *local = device ? "dev_local" : "local";
+                              : arena_printf(e->ar, RT_MPI_CREATE "(%s, %s)", bytes, nprocs);
+  const char *local = device ? RT_MPI_DEV_LOCAL : RT_MPI_LOCAL;
   /* (void): host code that only passes the array to #copy and detours
    * (which take its handle) leaves the variable set but not used */
   if (p->declare)
-    return arena_printf(e->ar, "int parray__h_%s = %s; if (parray__h_%s < 0) "
-                        "parray_fatal_at(%s, \"%%s\", parray_last_error()); %s *%s = (%s *)parray_mpi_%s(parray__h_%s); "
+    return arena_printf(e->ar, "int " GEN_HANDLE "%s = %s; if (" GEN_HANDLE "%s < 0) "
+                        RT_FATAL_AT "(%s, \"%%s\", " RT_LAST_ERROR "()); %s *%s = (%s *)%s(" GEN_HANDLE "%s); "
                         "(void)%s;", n, create, n, site, p->elem, n, p->elem, local, n, n);
-  if (p->file_handle) pr_hoist(e->pr, arena_printf(e->ar, "static int parray__h_%s = -1;\n", n));
-  return arena_printf(e->ar, "parray__h_%s = %s; if (parray__h_%s < 0) "
-                      "parray_fatal_at(%s, \"%%s\", parray_last_error()); %s = (%s *)parray_mpi_%s(parray__h_%s);",
+  if (p->file_handle) pr_hoist(e->pr, arena_printf(e->ar, "static int " GEN_HANDLE "%s = -1;\n", n));
+  return arena_printf(e->ar, GEN_HANDLE "%s = %s; if (" GEN_HANDLE "%s < 0) "
+                      RT_FATAL_AT "(%s, \"%%s\", " RT_LAST_ERROR "()); %s = (%s *)%s(" GEN_HANDLE "%s);",
                       n, create, n, site, n, p->elem, local, n);
 }
 
@@ -136,7 +137,7 @@ char *emit_c_alloc(emitter *e, const plan_alloc *p) {
     return arena_printf(e->ar, "%s %s[%lld];", p->elem, p->target, (long long)p->nelems);
   if (p->kind != AL_HOST) return arena_strdup(e->ar, "#error \"pac: device memory needs the CUDA target\"");
   const char *site = emit_site(e, &p->site);
-  const char *call = arena_printf(e->ar, "(%s *)parray_create_host(%s, %s, %s)", p->elem, emit_memkind(p->mem),
+  const char *call = arena_printf(e->ar, "(%s *)" RT_CREATE_HOST "(%s, %s, %s)", p->elem, emit_memkind(p->mem),
                                   emit_bytes(e, &p->bytes, &p->site), site);
   if (p->declare) return arena_printf(e->ar, "%s *%s = %s;", p->elem, p->target, call);
   return arena_printf(e->ar, "%s = %s;", p->target, call);
@@ -145,9 +146,9 @@ char *emit_c_alloc(emitter *e, const plan_alloc *p) {
 char *emit_c_destroy(emitter *e, const plan_destroy *p) {
   switch (p->kind) {
   case AL_DIST:
-    return arena_printf(e->ar, "parray_mpi_destroy(parray__h_%s); %s = 0;", p->target, p->target);
+    return arena_printf(e->ar, RT_MPI_DESTROY "(" GEN_HANDLE "%s); %s = 0;", p->target, p->target);
   case AL_HOST:
-    return arena_printf(e->ar, "parray_destroy_host(%s, %s, %s);", emit_memkind(p->mem), p->target,
+    return arena_printf(e->ar, RT_DESTROY_HOST "(%s, %s, %s);", emit_memkind(p->mem), p->target,
                         emit_bytes(e, &p->bytes, &p->site));
   case AL_ARRAY:
     if (p->mem == MK_RMEM) return arena_strdup(e->ar, "/* rmem memory is released at the end of its block */");
@@ -164,8 +165,8 @@ char *emit_c_destroy(emitter *e, const plan_destroy *p) {
 static void mpi_sides(emitter *e, sbuf *b, const char *const *handle, const char *const *ptr,
                       const char *const *base) {
   const char *tail[2];
-  for (int k = 0; k < 2; k++) tail[k] = base[k] ? arena_printf(e->ar, ", (parray_int64_t)(%s)", base[k]) : ", 0";
-  sb_printf(b, ";\n  parray_mpi_side parray__d = {%s, %s, parray__dl, parray__dp%s}, parray__s = {%s, (void *)(%s), "
+  for (int k = 0; k < 2; k++) tail[k] = base[k] ? arena_printf(e->ar, ", (" RT_INT64_T ")(%s)", base[k]) : ", 0";
+  sb_printf(b, ";\n  " RT_MPI_SIDE " parray__d = {%s, %s, parray__dl, parray__dp%s}, parray__s = {%s, (void *)(%s), "
             "parray__sl, parray__sp%s};\n", handle[0], ptr[0], tail[0], handle[1], ptr[1], tail[1]);
 }
 
@@ -176,7 +177,7 @@ static void copy_split(emitter *e, sbuf *b, const plan_copy *p, const char *site
   const plan_side *sd[2] = {&p->dst, &p->src};
   static const char *const names[2][3] = {{"parray__dn", "parray__dl", "parray__dp"},
                                           {"parray__sn", "parray__sl", "parray__sp"}};
-  sb_puts(b, "{ const parray_int64_t ");
+  sb_puts(b, "{ const " RT_INT64_T " ");
   for (int k = 0; k < 2; k++) {
     ex **v[3] = {sd[k]->shape, sd[k]->stride, sd[k]->proc_stride};
     for (int j = 0; j < 3; j++) {
@@ -187,12 +188,12 @@ static void copy_split(emitter *e, sbuf *b, const plan_copy *p, const char *site
   mpi_sides(e, b, handle, ptr, base);
   bool dd = p->dst.mem == MK_DMEM, sdev = p->src.mem == MK_DMEM;
   if (dd || sdev) /* sides in device memory: staged through host blocks, as in parray_mpi_copy_dev */
-    sb_printf(b, "  if (parray_mpi_copy_split_dev(%d, %d, %d, &parray__d, parray__dn, %d, &parray__s, parray__sn, %d, "
-              "sizeof(%s), %s) != PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }", p->service, dd,
+    sb_printf(b, "  if (" RT_MPI_COPY_SPLIT_DEV "(%d, %d, %d, &parray__d, parray__dn, %d, &parray__s, parray__sn, %d, "
+              "sizeof(%s), %s) != " RT_OK ") " RT_FATAL_AT "(%s, \"%%s\", " RT_LAST_ERROR "()); }", p->service, dd,
               sdev, p->dst.nmodes, p->src.nmodes, p->elem, site, site);
   else
-    sb_printf(b, "  if (parray_mpi_copy_split(&parray__d, parray__dn, %d, &parray__s, parray__sn, %d, sizeof(%s)) != "
-              "PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }", p->dst.nmodes, p->src.nmodes,
+    sb_printf(b, "  if (" RT_MPI_COPY_SPLIT "(&parray__d, parray__dn, %d, &parray__s, parray__sn, %d, sizeof(%s)) != "
+              RT_OK ") " RT_FATAL_AT "(%s, \"%%s\", " RT_LAST_ERROR "()); }", p->dst.nmodes, p->src.nmodes,
               p->elem, site);
 }
 
@@ -202,7 +203,7 @@ static void copy_distributed(emitter *e, sbuf *b, const plan_copy *p, const char
   const plan_side *sd[2] = {&p->dst, &p->src};
   const char *handle[2], *ptr[2], *base[2];
   for (int k = 0; k < 2; k++) {
-    handle[k] = sd[k]->var ? arena_printf(e->ar, "parray__h_%s", sd[k]->var) : "-1";
+    handle[k] = sd[k]->var ? arena_printf(e->ar, GEN_HANDLE "%s", sd[k]->var) : "-1";
     ptr[k] = sd[k]->var ? "0" : sd[k]->ptr;
     base[k] = sd[k]->var ? sd[k]->base : NULL;
   }
@@ -210,7 +211,7 @@ static void copy_distributed(emitter *e, sbuf *b, const plan_copy *p, const char
     copy_split(e, b, p, site, handle, ptr, base);
     return;
   }
-  sb_puts(b, "{ const parray_int64_t ");
+  sb_puts(b, "{ const " RT_INT64_T " ");
   emit_int64_array(e, b, "parray__shape", p->shape, p->nmodes);
   static const char *const names[4] = {"parray__dl", "parray__dp", "parray__sl", "parray__sp"};
   for (int j = 0; j < 4; j++) {
@@ -222,19 +223,19 @@ static void copy_distributed(emitter *e, sbuf *b, const plan_copy *p, const char
    * pointer): staged through host blocks on each process */
   bool dd = p->dst.mem == MK_DMEM, sdev = p->src.mem == MK_DMEM;
   if (dd || sdev)
-    sb_printf(b, "  if (parray_mpi_copy_dev(%d, %d, %d, &parray__d, &parray__s, parray__shape, %d, sizeof(%s), %s) != "
-              "PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }", p->service, dd, sdev, p->nmodes,
+    sb_printf(b, "  if (" RT_MPI_COPY_DEV "(%d, %d, %d, &parray__d, &parray__s, parray__shape, %d, sizeof(%s), %s) != "
+              RT_OK ") " RT_FATAL_AT "(%s, \"%%s\", " RT_LAST_ERROR "()); }", p->service, dd, sdev, p->nmodes,
               p->elem, site, site);
   else
-    sb_printf(b, "  if (parray_mpi_copy(&parray__d, &parray__s, parray__shape, %d, sizeof(%s)) != PARRAY_OK) "
-              "parray_fatal_at(%s, \"%%s\", parray_last_error()); }", p->nmodes, p->elem, site);
+    sb_printf(b, "  if (" RT_MPI_COPY "(&parray__d, &parray__s, parray__shape, %d, sizeof(%s)) != " RT_OK ") "
+              RT_FATAL_AT "(%s, \"%%s\", " RT_LAST_ERROR "()); }", p->nmodes, p->elem, site);
 }
 
 void emit_strided_arrays(emitter *e, sbuf *b, const plan_copy *p) {
   bool allk = true;
   for (int k = 0; k < p->nmodes; k++)
     allk &= ex_is_const(p->shape[k], NULL) && ex_is_const(p->dst.stride[k], NULL) && ex_is_const(p->src.stride[k], NULL);
-  sb_printf(b, "{ %sconst parray_int64_t ", allk ? "static " : "");
+  sb_printf(b, "{ %sconst " RT_INT64_T " ", allk ? "static " : "");
   emit_int64_array(e, b, "parray__shape", p->shape, p->nmodes);
   sb_puts(b, ", ");
   emit_int64_array(e, b, "parray__dstride", p->dst.stride, p->nmodes);
@@ -265,8 +266,8 @@ char *emit_c_copy(emitter *e, const plan_copy *p) {
     break;
   case CP_STRIDED:
     emit_strided_arrays(e, &b, p);
-    sb_printf(&b, "  if (parray_copy_strided_cpu(%s, parray__dstride, %s, parray__sstride, parray__shape, %d, "
-              "sizeof(%s)) != PARRAY_OK) parray_fatal_at(%s, \"%%s\", parray_last_error()); }",
+    sb_printf(&b, "  if (" RT_COPY_STRIDED_CPU "(%s, parray__dstride, %s, parray__sstride, parray__shape, %d, "
+              "sizeof(%s)) != " RT_OK ") " RT_FATAL_AT "(%s, \"%%s\", " RT_LAST_ERROR "()); }",
               p->dst.ptr, p->src.ptr, p->nmodes, p->elem, site);
     break;
   }
@@ -286,18 +287,18 @@ char *emit_c_entry(emitter *e, const plan_entry *p) {
   sb_init(&b);
   sb_puts(&b, "\n/* the program's entry: #mainhost runs on the main host */\n");
   if (p->uses_mpi) {
-    sb_puts(&b, "static const parray_mpi_body parray__mpi_bodies[] = {");
+    sb_puts(&b, "static const " RT_MPI_BODY " parray__mpi_bodies[] = {");
     for (int i = 0; i < p->nmpi_bodies; i++) sb_printf(&b, "%s%s", i ? ", " : "", p->mpi_bodies[i]);
     if (!p->nmpi_bodies) sb_puts(&b, "0");
     sb_puts(&b, "};\nint main(int argc, char **argv) {\n");
-    sb_printf(&b, "  static const parray_mpi_program parray__prog = {parray__mainhost, parray__mpi_bodies, %d};\n",
+    sb_printf(&b, "  static const " RT_MPI_PROGRAM " parray__prog = {parray__mainhost, parray__mpi_bodies, %d};\n",
               p->nmpi_bodies);
-    sb_puts(&b, "  return parray_mpi_main(argc, argv, &parray__prog);\n}\n");
+    sb_puts(&b, "  return " RT_MPI_MAIN "(argc, argv, &parray__prog);\n}\n");
   } else {
-    sb_puts(&b, "int main(int argc, char **argv) {\n  parray_init(&argc, &argv);\n");
+    sb_puts(&b, "int main(int argc, char **argv) {\n  " RT_INIT "(&argc, &argv);\n");
     sb_puts(&b, "  int parray__rc = parray__mainhost(argc, argv);\n");
-    if (p->uses_pthd) sb_puts(&b, "  parray_pthd_shutdown();\n");
-    sb_puts(&b, "  parray_finish();\n  return parray__rc;\n}\n");
+    if (p->uses_pthd) sb_puts(&b, "  " RT_PTHD_SHUTDOWN "();\n");
+    sb_puts(&b, "  " RT_FINISH "();\n  return parray__rc;\n}\n");
   }
   char *r = arena_strdup(e->ar, b.s);
   sb_free(&b);

@@ -15,6 +15,7 @@
  * first. Everything else is host code, printed as emit_c.c prints it
  * (docs/cuda.md). */
 #include "emit.h"
+#include "runtime_names.h"
 
 #include "types.h"
 
@@ -67,13 +68,13 @@ static const char *kernel_ref(emitter *e, const plan_detour *p) {
 
 /* a captured value as the kernel's parameter takes it */
 static const char *value_param(emitter *e, const plan_capture *c, int i) {
-  if (c->bytes) return arena_printf(e->ar, "parray_value_bytes<parray__n%d> %s", i, c->field);
+  if (c->bytes) return arena_printf(e->ar, RT_VALUE_BYTES "<parray__n%d> %s", i, c->field);
   return emit_decl(e, c->decl, c->field);
 }
 
 /* a captured value as the launch passes it */
 static const char *value_arg(emitter *e, const plan_capture *c) {
-  return c->bytes ? arena_printf(e->ar, "parray_to_bytes(%s)", c->init) : c->init;
+  return c->bytes ? arena_printf(e->ar, RT_TO_BYTES "(%s)", c->init) : c->init;
 }
 
 /* the kernel, hoisted to file scope; its captures are extra parameters */
@@ -115,7 +116,7 @@ static void home_checks(emitter *e, const plan_detour *p, sbuf *c, bool local, c
   for (int i = 0; i < p->nargs; i++) {
     if (!p->args[i].home) continue;
     const char *a = local ? arena_printf(e->ar, "parray__a%d", i) : arena_printf(e->ar, "(%s)", p->args[i].arg);
-    sb_printf(c, "parray_cuda_check_home((const void *)%s, \"%s\", %s);\n  ", a, p->args[i].name, site);
+    sb_printf(c, RT_CUDA_CHECK_HOME "((const void *)%s, \"%s\", %s);\n  ", a, p->args[i].name, site);
   }
 }
 
@@ -139,7 +140,7 @@ static void cooperative_launch(emitter *e, const plan_detour *p, sbuf *c, const 
   for (int i = 0; i < k; i++) sb_printf(c, "%s&parray__a%d", i ? ", " : "", i);
   for (int i = 0; i < p->ntmaps; i++) sb_printf(c, "%s&%s", k + i ? ", " : "", p->tmaps[i].name);
   if (!k && !p->ntmaps) sb_puts(c, "0");
-  sb_printf(c, "};\n  parray_cuda_launch_cooperative((const void *)%s, %s, %s, parray__args, %lldu, %s); }",
+  sb_printf(c, "};\n  " RT_CUDA_LAUNCH_COOPERATIVE "((const void *)%s, %s, %s, parray__args, %lldu, %s); }",
             kernel_ref(e, p), grid, block, (long long)p->smem_bytes, site);
 }
 
@@ -157,7 +158,7 @@ static void encode_tmaps(emitter *e, const plan_detour *p, sbuf *c) {
     for (int j = 0; j < m->rank; j++) sb_printf(c, "%s%s", j ? ", " : "", ex_str(e->ex, m->strides[j], true));
     sb_printf(c, "};\n    const int parray__box[%d] = {", m->rank);
     for (int j = 0; j < m->rank; j++) sb_printf(c, "%s%lld", j ? ", " : "", (long long)m->box[j]);
-    sb_printf(c, "};\n    parray_cuda_tensor_map(&%s, (%s), (int)sizeof(%s), %d, parray__dims, parray__strides, "
+    sb_printf(c, "};\n    " RT_CUDA_TENSOR_MAP "(&%s, (%s), (int)sizeof(%s), %d, parray__dims, parray__strides, "
               "parray__box, %s); }\n  ", m->name, m->base, m->elem, m->rank, emit_site(e, &m->site));
   }
 }
@@ -171,7 +172,7 @@ char *emit_cuda_detour(emitter *e, const plan_detour *p) {
   sb_init(&c);
   if (p->ntmaps) encode_tmaps(e, p, &c);
   if (p->smem_bytes > 0) /* past 48 KB: the kernel's limit raised, and checked against the device's */
-    sb_printf(&c, "parray_cuda_shared_size((const void *)%s, %lldu, %s);\n  ", kernel_ref(e, p),
+    sb_printf(&c, RT_CUDA_SHARED_SIZE "((const void *)%s, %lldu, %s);\n  ", kernel_ref(e, p),
               (long long)p->smem_bytes, site);
   if (p->grid_sync) {
     cooperative_launch(e, p, &c, grid, block, site);
@@ -185,7 +186,7 @@ char *emit_cuda_detour(emitter *e, const plan_detour *p) {
     for (int i = 0; i < p->ncaps; i++)
       if (p->caps[i].mode == CAP_VALUE) sb_printf(&c, "%s%s", any ? ", " : "", value_arg(e, &p->caps[i])), any = true;
     for (int i = 0; i < p->ntmaps; i++, any = true) sb_printf(&c, "%s%s", any ? ", " : "", p->tmaps[i].name);
-    sb_printf(&c, ");\n  %s(%s); }", p->wait ? "parray_cuda_check_launch" : "parray_cuda_launched", site);
+    sb_printf(&c, ");\n  %s(%s); }", p->wait ? RT_CUDA_CHECK_LAUNCH : RT_CUDA_LAUNCHED, site);
   }
   if (p->ntmaps) sb_puts(&c, " }");
   char *r = arena_strdup(e->ar, c.s);
@@ -194,7 +195,7 @@ char *emit_cuda_detour(emitter *e, const plan_detour *p) {
 }
 
 char *emit_cuda_wait(emitter *e, const plan_site *s, bool pending_only) {
-  return arena_printf(e->ar, "%s(%s);", pending_only ? "parray_cuda_wait_pending" : "parray_cuda_wait",
+  return arena_printf(e->ar, "%s(%s);", pending_only ? RT_CUDA_WAIT_PENDING : RT_CUDA_WAIT,
                       emit_site(e, s));
 }
 
@@ -214,7 +215,7 @@ char *emit_cuda_alloc(emitter *e, const plan_alloc *p) {
     return arena_printf(e->ar, "__align__(16) %s %s[%lld];", p->elem, p->target, (long long)p->nelems);
   if (p->kind == AL_DIST && p->mem == MK_DMEM) return emit_alloc_distributed(e, p, true);
   if (p->kind != AL_DEVICE) return emit_c_alloc(e, p);
-  const char *call = arena_printf(e->ar, "(%s *)parray_cuda_create(%s, %s, %s)", p->elem, emit_memkind(p->mem),
+  const char *call = arena_printf(e->ar, "(%s *)" RT_CUDA_CREATE "(%s, %s, %s)", p->elem, emit_memkind(p->mem),
                                   emit_bytes(e, &p->bytes, &p->site), emit_site(e, &p->site));
   if (p->declare) return arena_printf(e->ar, "%s *%s = %s;", p->elem, p->target, call);
   return arena_printf(e->ar, "%s = %s;", p->target, call);
@@ -224,10 +225,10 @@ char *emit_cuda_destroy(emitter *e, const plan_destroy *p) {
   if (p->kind == AL_ARRAY && p->kernel)
     return arena_printf(e->ar, "/* %s memory is released when the kernel ends */", ty_mem_name(p->mem));
   if (p->kind == AL_DIST && p->mem == MK_DMEM)
-    return arena_printf(e->ar, "parray_mpi_destroy_dev(%d, parray__h_%s, %s); %s = 0;", p->service, p->target,
+    return arena_printf(e->ar, RT_MPI_DESTROY_DEV "(%d, " GEN_HANDLE "%s, %s); %s = 0;", p->service, p->target,
                         emit_site(e, &p->site), p->target);
   if (p->kind == AL_DEVICE)
-    return arena_printf(e->ar, "parray_cuda_destroy(%s, %s, %s);", emit_memkind(p->mem), p->target,
+    return arena_printf(e->ar, RT_CUDA_DESTROY "(%s, %s, %s);", emit_memkind(p->mem), p->target,
                         emit_site(e, &p->site));
   return emit_c_destroy(e, p);
 }
@@ -272,7 +273,7 @@ static void copy_vector(emitter *e, sbuf *b, const plan_copy *p) {
 static char *copy_tma(emitter *e, const plan_copy *p) {
   sbuf b;
   sb_init(&b);
-  sb_printf(&b, "parray_prim::tma_load(%s, &%s, &(%s), %lldu, %lldu, %s \":%d\"", p->dst.ptr, p->tma_map, p->tma_bar,
+  sb_printf(&b, RT_PRIM "::tma_load(%s, &%s, &(%s), %lldu, %lldu, %s \":%d\"", p->dst.ptr, p->tma_map, p->tma_bar,
             (long long)p->tma_bytes, (long long)p->elem_bytes, pr_file_literal(e->pr, p->site.at),
             src_line(e->src, p->site.at));
   for (int j = 0; j < p->tma_rank; j++) sb_printf(&b, ", %s", p->tma_coord[j]);
@@ -300,10 +301,10 @@ char *emit_cuda_copy(emitter *e, const plan_copy *p) {
   sb_init_in(&b, b_buf, sizeof b_buf);
   emit_copy_check(e, &b, p, site);
   if (p->method == CP_MEMCPY) {
-    sb_printf(&b, "parray_cuda_memcpy(%s, %s, %s * sizeof(%s), %s);", p->dst.ptr, p->src.ptr, emit_copy_count(e, p), p->elem, site);
+    sb_printf(&b, RT_CUDA_MEMCPY "(%s, %s, %s * sizeof(%s), %s);", p->dst.ptr, p->src.ptr, emit_copy_count(e, p), p->elem, site);
   } else {
     emit_strided_arrays(e, &b, p);
-    sb_printf(&b, "  parray_cuda_copy(%s, %s, parray__dstride, %s, %s, parray__sstride, parray__shape, %d, "
+    sb_printf(&b, "  " RT_CUDA_COPY "(%s, %s, parray__dstride, %s, %s, parray__sstride, parray__shape, %d, "
               "sizeof(%s), %s); }", emit_memkind(p->dst.mem), p->dst.ptr, emit_memkind(p->src.mem), p->src.ptr,
               p->nmodes, p->elem, site);
   }

@@ -110,7 +110,7 @@ typedef struct plan_detour {
 } plan_detour;
 
 /* #sync: which threads meet. (#sync in the host code of a CUDA program is a
- * wait for the device: emit_cuda_wait.) */
+ * wait for the device: the target's ops->wait.) */
 typedef enum { SYNC_TEAM, SYNC_BLOCK, SYNC_GRID } plan_sync;
 
 /* The number of bytes of an allocation: elems * sizeof(elem), checked at run

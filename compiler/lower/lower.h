@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* lower.h - the lowering: the walker over the syntax tree (lower.c) keeps
- * the scopes and the output in step with the source, copying C through;
- * each Parray construct is checked and decided here -- lower_dollar.c
- * ($...$), lower_mem.c (#create, #destroy), lower_copy.c and lower_tma.c
- * (#copy), lower_prog.c (#parray, #mainhost, #subprog, #insert, #global),
- * lower_detour.c (#detour, #sync), lower_devuse.c (host code reading device
- * memory) --
- * into a plan (emit/plan.h) that the target's emitter prints. The lowering
+/* lower.h - the lowering: the walker over the syntax tree (lower_walk.c)
+ * keeps the scopes and the output in step with the source, copying C
+ * through; each Parray construct is checked and decided by its planner --
+ * lower_mem.c (#create, #destroy), lower_copy.c and lower_tma.c (#copy;
+ * what they share: lower_side.c), lower_prog.c (#parray, #mainhost,
+ * #subprog, #insert, #global), lower_detour.c (#detour, #sync),
+ * lower_devuse.c (host code reading device memory) -- into a plan
+ * (emit/plan.h) that the target's emitter prints. Below the planners:
+ * lower_dollar.c ($...$, names and captures in the code being lowered),
+ * lower_kinds.c and lower_localtypes.c (what the walk has seen), and
+ * lower.c (the shared helpers). This header holds the walk state and the
+ * helpers; each other file has a narrow header of its own (lower_copy.h,
+ * ...) that only its callers include. Calls go down that order, never in a circle
+ * (tools/lowergraph.py checks it): the walker alone calls the planners, and
+ * a planner walks a body through w->walk_block / w->walk_items. The
+ * lowering asks the target's capabilities (lw_caps), never its name, and
  * calls the emitter; the emitter never calls back. */
 #ifndef PAC_LOWER_H
 #define PAC_LOWER_H
@@ -15,10 +23,9 @@
 #include "ctcanon.h"
 #include "emit.h"
 #include "headers.h"
+#include "lower_record.h"
 #include "printer.h"
 #include "scope.h"
-
-enum { TARGET_AUTO, TARGET_C, TARGET_CUDA }; /* the target of a translation */
 
 typedef enum { RG_HOST, RG_PTHD, RG_MPI, RG_CUDA } region_kind;
 
@@ -33,6 +40,25 @@ typedef struct capture {
                          (plan_capture.bytes), and the body reads them as the type it declares again */
 } capture;
 
+/* What the planner of a cuda detour finds out about its kernel before
+ * and while the body is walked: planner inputs, kept apart from the walk
+ * state of the region. */
+typedef struct lw_kernel {
+  cd_stmt params;     /* the kernel's parameters */
+  bool walking;       /* its body is being walked: params are in scope */
+  plan_tmap *tmaps;   /* the tensor maps of its bulk tensor copies (dims, strides not yet localized) */
+  int ntmaps;
+  int *tmap_arg;      /* the parameter whose argument is each map's tensor */
+  const char **tma_smem; /* names a bulk tensor copy of the body writes to (lw_tma_prescan) */
+  int ntma_smem;
+  struct lw_smem_slot {  /* the smem #creates placed in dynamic shared memory (lw_smem_prescan) */
+    const directive *d;
+    int64_t off;
+  } *dsmem;
+  int ndsmem;
+  int64_t dsmem_bytes;   /* their total (0: the body's smem arrays are declared statically) */
+} lw_kernel;
+
 typedef struct region region;
 struct region {
   region_kind kind;
@@ -43,21 +69,8 @@ struct region {
   capture *caps;
   int ncaps, capcaps;
   loc at;             /* the #detour */
-  const char *tid;    /* C expression of the linear thread index */
-  const char *team;   /* C expression of the team handle (pthd) */
   bool uses_sync;
-  cd_stmt *params;    /* cuda: the kernel's parameters */
-  plan_tmap *tmaps;   /* cuda: the tensor maps of its bulk tensor copies (dims, strides not yet localized) */
-  int ntmaps;
-  int *tmap_arg;      /* the parameter whose argument is each map's tensor */
-  const char **tma_smem; /* names a bulk tensor copy of the body writes to (lw_tma_prescan) */
-  int ntma_smem;
-  struct lw_smem_slot {  /* cuda: the smem #creates placed in dynamic shared memory (lw_smem_prescan) */
-    const directive *d;
-    int64_t off;
-  } *dsmem;
-  int ndsmem;
-  int64_t dsmem_bytes;   /* their total (0: the body's smem arrays are declared statically) */
+  lw_kernel *cu;      /* cuda: what is found out about its kernel (NULL: another kind) */
 };
 
 typedef struct subprog {
@@ -134,7 +147,7 @@ typedef struct lw {
   diag *dg;
   arena *ar;
   hdrinfo *hdr;
-  int target;
+  int target;       /* TARGET_C, TARGET_CUDA: chooses the emitter (emit_init); the walk asks lw_caps() */
   lw_pcfiles pc;
   /* the semantic layer */
   arena scratch;  /* token vectors of expressions being read (lw_ltoks) */
@@ -158,6 +171,10 @@ typedef struct lw {
    * and what it reached; over: a limit was crossed, nothing more expands */
   int64_t max_insert_depth, max_insert_bytes, insert_bytes;
   bool insert_over;
+  /* the walk of a body (lower_walk.c, set by lw_file): a planner of a
+   * construct with a body walks it through these, not by calling the walker */
+  void (*walk_items)(struct lw *w, items *list, bool file_scope);
+  void (*walk_block)(struct lw *w, item *group); /* a '{' group with its own scope */
   strmap subprogs;
   strmap all_types; /* every type declared, by name (for --layout) */
   bool has_mainhost;
@@ -171,65 +188,31 @@ typedef struct lw {
   const char *ltypes_used; /* after lw_local_types_for: "(void)sizeof(T); " for the typedefs copied (NULL: none) */
 } lw;
 
+/* what the target of the translation can do */
+static inline const target_caps *lw_caps(const lw *w) { return &w->em.ops->caps; }
+static inline void lw_walk_items(lw *w, items *list, bool file_scope) { w->walk_items(w, list, file_scope); }
+static inline void lw_walk_block(lw *w, item *group) { w->walk_block(w, group); }
+/* the innermost detour being walked (NULL: host code) */
+static inline region *lw_thread_region(lw *w) {
+  for (region *r = w->rg; r; r = r->outer)
+    if (r->kind != RG_HOST) return r;
+  return NULL;
+}
+static inline plan_kind lw_kind_of(const region *r) {
+  return r->kind == RG_PTHD ? PK_PTHD : r->kind == RG_MPI ? PK_MPI : PK_CUDA;
+}
+
 /* How names of variables of the enclosing code are rendered inside a
  * detour: as the detour's captures of them (what the body's code means), or
  * as written, nothing captured (the text of an #insert argument that a
  * detour inside the instance captures itself) */
 typedef enum { LW_CAPTURE, LW_AS_WRITTEN } lw_names;
 
-/* lower_kinds.c. Scopes go through these (block serials, the joins at a
- * block's end). */
-void lw_scope_push(lw *w);
-void lw_scope_pop(lw *w);
-/* the block of serial `block` at scope depth `depth` has not ended */
-bool lw_block_live(const lw *w, int depth, int block);
-/* a '{' block is entered after prev2 prev (a loop body starts from what it creates and forgets) */
-void lw_kinds_block(lw *w, item *group, const item *prev, const item *prev2);
-/* the items walked reached something other than an else-block: a pending
- * then-block joins the state before it */
-void lw_kinds_settle(lw *w);
-/* s is created as n here (at the directive at); its memory is forgotten
- * (destroyed, assigned; maybe: only possibly, as when its address is taken) */
-void lw_kinds_create(lw *w, sym *s, dnode *n, loc at);
-void lw_kinds_forget(lw *w, sym *s, bool maybe);
-/* the kinds s may have here (1 << MK_*, LW_KIND_UNKNOWN) */
-unsigned lw_kinds_of(lw *w, sym *s);
-/* the #create that gave s the kind here (NULL: none), and where it is */
-dnode *lw_kinds_node(lw *w, sym *s, int kind, loc *at);
-
-/* lower_localtypes.c: a statement that declares only types, in a function,
- * is remembered; the text of those a moved body uses (NULL: none) */
-typedef struct lw_ltype lw_ltype;
-void lw_local_type_note(lw *w, const cd_stmt *st, item *first);
-char *lw_local_types_for(lw *w, item *body, const region *r); /* sets w->ltypes_used */
-/* a type name (typedef, struct/union/enum tag) declared by a local type declaration in scope */
-bool lw_local_type_named(lw *w, const char *name, size_t n);
-
-/* lower_prog.c: the conditional lines (#if ... #endif) of a block that
- * moves (a detour body, #mainhost, #global, a #subprog body) open and close
- * inside it; false after reporting the line that crosses its edge */
-bool lw_block_conditionals(lw *w, items *body, const char *what, loc at);
-
-/* lower.c */
+/* lower_walk.c: the walk of a file (the walker alone calls the planners below) */
 int lw_file(lw *w, items *file);
-void lw_walk_items(lw *w, items *list, bool file_scope);
-void lw_walk_block(lw *w, item *group); /* a '{' group with its own scope */
+
+/* lower.c: the shared helpers (they call no other file of compiler/lower) */
 const char *lw_text(lw *w, loc l);
-/* the C text of an item range with $...$ lowered and names substituted */
-char *lw_items_text(lw *w, item *first, item *last);
-/* The same with one item shown as other text (its position in the result
- * reported), another left out, and some names kept as they are written. */
-typedef struct lw_subst {
-  item *sub;            /* shown as sub_text */
-  const char *sub_text;
-  int sub_pos;          /* out: the offset in the result just after sub_text (-1: not reached) */
-  item *skip;           /* shown as nothing */
-  item *const *keep;    /* names being declared: never replaced */
-  int nkeep;
-  lw_names names;       /* how the other names are rendered */
-} lw_subst;
-char *lw_items_subst(lw *w, item *first, item *last, lw_subst *s);
-char *lw_list_text(lw *w, items *list);
 /* split a directive's argument list at top-level commas */
 int lw_split_args(lw *w, items *args, items **out);
 bool lw_is_type_word(lw *w, const char *s, size_t n);
@@ -242,29 +225,10 @@ char *lw_comment(lw *w, loc l);
 /* replace a directive by its lowering, with the directive as a comment in front */
 void lw_replace_dir(lw *w, item *it, const char *code);
 void lw_declare_var(lw *w, const char *name, size_t len, const char *spec, const char *decl, bool is_pointer);
-/* what an identifier of the source stands for here (NULL: itself) */
-const char *lw_ident_replacement(lw *w, item *it, lw_names names);
 
-/* lower_dollar.c */
-/* $...$ where it stands (inside a detour: in the detour's captures, or as
- * written); names: how the variables of its indices are rendered */
-ex *lw_dollar(lw *w, dollar *d, lw_names names);
-char *lw_dollar_text(lw *w, dollar *d, lw_names names);
-ex *lw_size_expr(lw *w, items *expr, loc where, const char *what);
+/* the semantic layer's view of the names of this point of the walk (w->cd) */
+void lw_cd_init(lw *w);
 dnode *lw_resolve(lw *w, loc name, bool report);
-/* e as used inside the current detour body: the variables of the enclosing
- * code that its atoms name (the sizes of a type declared outside the body)
- * become captures of the detour; `at` is where the use is reported */
-ex *lw_localize(lw *w, ex *e, loc at);
-/* the same for C text: its names of variables of the enclosing code become
- * captures of the current detour (text itself when none does) */
-const char *lw_localize_text(lw *w, const char *text, loc at);
-/* tokens of an expression, with nested $...$ lowered and names rendered as
- * `names` says; the vector lives in w->scratch: take an arena_save mark
- * before and arena_restore after use */
-int lw_ltoks(lw *w, items *expr, ltok **out, lw_names names);
-
-/* lower_mem.c */
 /* the directive as written, on one line */
 const char *lw_dir_text(lw *w, item *it);
 /* an argument that is one plain name */
@@ -279,76 +243,16 @@ int64_t lw_elem_size(const char *elem);
 int64_t lw_elem_bytes(lw *w, const char *elem);
 /* the meaning of type words at this point of the walk: the visible typedefs and the macros */
 ctenv lw_ctenv(lw *w);
-/* the lowering's state as the program sema asks about (lower_program.c) */
-semaprog *lw_semaprog(lw *w);
-void lw_create(lw *w, item *it);
-/* Before a cuda body is walked: when its #creates of smem arrays (of known
- * footprint and element size) need more than the 48 KB a kernel may declare
- * statically, each gets a 128-byte aligned slot of the kernel's dynamic
- * shared memory (region dsmem, dsmem_bytes) */
-void lw_smem_prescan(lw *w, item *body, region *r);
+/* the lowering's state as the program sema asks about (its answers:
+ * lower_program.c) */
+static inline semaprog *lw_semaprog(lw *w) { return (semaprog *)(void *)w; }
+/* is name a typedef name here (a visible typedef, a subprogram's parameter
+ * bound to a type, a header's typedef)? */
+bool lw_is_typedef(lw *w, const char *name, size_t len);
+/* a fresh file-scope name "parray__<what>_<type>_L<line>" (suffixed if taken) */
+const char *lw_fresh_name(lw *w, const char *what, const char *type, loc at);
 /* the index of the runtime's body parray_mpi_dev_service in the mpi body
  * table (distributed dmem arrays), added at the first use */
 int lw_dev_service(lw *w);
-void lw_destroy(lw *w, item *it);
-/* the variables #destroy has released along the straight-line code of one
- * list of items (a block), so that a second #destroy of one is reported */
-typedef struct lw_dtrack {
-  struct lw_destroyed {
-    const char *name;
-    size_t len;
-    loc at; /* the #destroy */
-  } v[16];
-  int n;
-} lw_dtrack;
-/* called for each item of the list before it is walked; true: the item is a
- * second #destroy, reported, not to be lowered */
-bool lw_destroy_twice(lw *w, lw_dtrack *t, item *it, item *prev);
-
-/* lower_copy.c */
-void lw_copy(lw *w, item *it);
-/* the element types of a #copy's source ns and destination nd are written
- * alike, white space aside (false after reporting, over the two names; a
- * plain #copy and a tma #copy share the check and its message) */
-bool lw_copy_elems_agree(lw *w, directive *d, dnode *ns, dnode *nd);
-/* the logical index space of n split at its top-level dimensions: mode k
- * has the extent of dimension k and its weight as stride */
-layout *lw_logical_layout(lw *w, dnode *n);
-
-/* lower_tma.c */
-/* #copy A(a) at(...) to S(s) tma(bar) (or a #copy with one of those clauses) */
-void lw_copy_tma(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da);
-/* before a cuda detour's body (the directive's block) is walked: the names
- * its tma #copies write to, in r->tma_smem */
-void lw_tma_prescan(lw *w, item *body, region *r);
-/* name (n bytes) is one of them: an smem array created under it is 128-byte aligned */
-bool lw_tma_dest(const region *r, const char *name, size_t n);
-
-/* lower_devuse.c */
-/* a statement (first through last; NULL: up to its ';' or block) of host
- * code that indexes or dereferences a variable pointing to dmem memory is
- * reported at the use */
-void lw_check_device_uses(lw *w, item *first, item *last);
-/* in host code, the identifier `it` is a variable pointing to the device
- * memory of its last #create, of a dmem type (not distributed), and is not
- * renamed by an #insert */
-bool lw_names_dmem(lw *w, const item *it);
-
-/* lower_prog.c */
-void lw_parray(lw *w, item *it);
-void lw_mainhost(lw *w, item *it);
-void lw_subprog(lw *w, item *it);
-void lw_insert(lw *w, item *it);
-void lw_global(lw *w, item *it);
-/* a preprocessor line: #include of a .pc file is translated here */
-void lw_ppline(lw *w, item *it);
-
-/* lower_detour.c */
-void lw_detour(lw *w, item *it);
-/* a fresh file-scope name "parray__<what>_<type>_L<line>" (suffixed if taken) */
-const char *lw_fresh_name(lw *w, const char *what, const char *type, loc at);
-void lw_sync(lw *w, item *it);
-const char *lw_capture_ref(lw *w, region *r, sym *s, loc use);
-void lw_tid(lw *w, dollar *d, ex **out);
 
 #endif

@@ -12,37 +12,20 @@
 #include <ctype.h>
 
 #include "lower.h"
+#include "lower_copy.h"
+#include "lower_dollar.h"
+#include "lower_side.h"
+#include "lower_tma.h"
 #include "ctcanon.h"
 
 #include <string.h>
-
-/* two element types written alike (white space aside) */
-static bool same_elem(const char *a, const char *b) {
-  for (;;) {
-    while (*a == ' ' || *a == '\t' || *a == '\n') a++;
-    while (*b == ' ' || *b == '\t' || *b == '\n') b++;
-    if (*a != *b) return false;
-    if (!*a) return true;
-    a++, b++;
-  }
-}
-
-/* The source's top-level dimensions: extents and weights (a leaf: itself) */
-static int top_dims(dnode *ns, ex **n, ex **wt, exctx *x) {
-  if (!ns->nkids) {
-    n[0] = ns->size, wt[0] = ex_const(x, 1);
-    return 1;
-  }
-  for (int k = 0; k < ns->nkids; k++) n[k] = ns->kids[k]->size, wt[k] = ns->kids[k]->weight;
-  return ns->nkids;
-}
 
 /* bound(...) of a per-element loop: the digit of each top-level dimension
  * of the source in the linear index i */
 static void loop_bound_digits(lw *w, dnode *ns, ex *i, plan_copy *p) {
   exctx *x = &w->ex;
   ex **n = arena_alloc(w->ar, sizeof *n * (size_t)p->nbound * 2), **wt = n + p->nbound;
-  top_dims(ns, n, wt, x);
+  lw_top_dims(ns, n, wt, x);
   for (int k = 0; k < p->nbound; k++) {
     ex *q = ex_div(x, i, wt[k]);
     p->bound_digit[k] = lw_localize(w, k ? ex_mod(x, q, n[k]) : q, w->rg->at);
@@ -83,17 +66,6 @@ static bool copy_bounds(lw *w, directive *d, dnode *ns, plan_copy *p) {
   return true;
 }
 
-/* The source's logical index space split at its top-level dimensions: mode
- * k has the extent of dimension k and its weight as stride. */
-layout *lw_logical_layout(lw *w, dnode *ns) {
-  layout *l = arena_alloc(w->ar, sizeof *l);
-  l->m = arena_alloc(w->ar, sizeof *l->m * (size_t)(ns->nkids ? ns->nkids : 1));
-  ex *n[64], *wt[64];
-  if (ns->nkids > 64) return NULL;
-  l->nm = top_dims(ns, n, wt, &w->ex);
-  for (int k = 0; k < l->nm; k++) l->m[k] = (mode){n[k], wt[k]};
-  return l;
-}
 
 /* With a bound: which top-level dimension each mode advances, and by how
  * much (innermost first; the modes of one dimension are consecutive, since
@@ -102,7 +74,7 @@ layout *lw_logical_layout(lw *w, dnode *ns) {
 static bool mode_dims(lw *w, dnode *ns, ex *const *shape, int nm, ex **atom, plan_copy *p) {
   ex *n[64], *wt[64];
   if (ns->nkids > 64) return false;
-  int nt = top_dims(ns, n, wt, &w->ex), k = nt - 1;
+  int nt = lw_top_dims(ns, n, wt, &w->ex), k = nt - 1;
   int64_t acc = 1, ext, sz;
   for (int j = 0; j < nt; j++) p->bound_digit[j] = ex_const(&w->ex, 0);
   for (int m = nm - 1; m >= 0; m--) {
@@ -259,7 +231,7 @@ static bool dist_sides(lw *w, directive *d, plan_copy *p, dnode *const *side_n, 
       side[k]->var = name;
       if (rest != side_a[k]->first) side[k]->base = lw_items_text(w, rest, side_a[k]->last);
     } else {
-      if (side[k]->mem == MK_DMEM && w->target != TARGET_CUDA) {
+      if (side[k]->mem == MK_DMEM && !lw_caps(w)->device_mem) {
         diag_error(w->dg, d->loc, "#copy involving dmem (GPU) memory needs the CUDA target");
         return false;
       }
@@ -288,7 +260,7 @@ static bool dist_side(lw *w, dnode *n) {
 }
 
 /* #copy where a side is distributed: scatter, gather or redistribution */
-static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da) {
+static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da, lw_record *out) {
   directive *d = it->dir;
   if (w->rg->kind != RG_HOST) {
     diag_error(w->dg, d->kw, "#copy of a distributed array is collective: it belongs in the host code of process 0");
@@ -315,7 +287,7 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
     }
     w->entry.uses_mpi = true;
     p.site = lw_site(w, d->loc, lw_dir_text(w, it));
-    lw_replace_dir(w, it, emit_copy(&w->em, &p));
+    lw_record_copy(out, it, &p);
     return;
   }
   w->entry.uses_mpi = true;
@@ -327,7 +299,7 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
     for (int j = 0; j < 4; j++) v[(j + 1) * nm + m] = lw_localize(w, st[m * 4 + j], w->rg->at);
   }
   p.site = lw_site(w, d->loc, lw_dir_text(w, it));
-  lw_replace_dir(w, it, emit_copy(&w->em, &p));
+  lw_record_copy(out, it, &p);
 }
 
 /* A #copy through type n of a variable created with another type must stay
@@ -363,15 +335,6 @@ static void copy_fits_at_run_time(lw *w, dnode *n, items *arg, const char *verb,
   f->msg = arena_printf(w->ar, "#copy %s %%lld elements of '%.*s' through '%s', but it was created as '%s' (line %d) "
                         "with room for %%lld", verb, (int)(vl.e - vl.b), w->src->text + vl.b, n->path,
                         s->created->path, src_line(w->src, s->created_at.b));
-}
-
-bool lw_copy_elems_agree(lw *w, directive *d, dnode *ns, dnode *nd) {
-  /* by meaning: typedefs expanded, one spelling per arithmetic type */
-  ctenv e = lw_ctenv(w);
-  if (same_elem(ns->type->elem, nd->type->elem) || ct_same(&e, ns->type->elem, nd->type->elem, w->ar)) return true;
-  diag_error(w->dg, loc_span(d->name, d->name2), "#copy between different element types: '%s' has %s, '%s' has %s",
-             ns->path, ns->type->elem, nd->path, nd->type->elem);
-  return false;
 }
 
 /* the element types and sizes of the two sides agree (false after reporting) */
@@ -416,7 +379,7 @@ static bool plan_host_copy(lw *w, directive *d, dnode *ns, dnode *nd, plan_copy 
   return true;
 }
 
-void lw_copy(lw *w, item *it) {
+void lw_copy(lw *w, item *it, lw_record *out) {
   directive *d = it->dir;
   if (d->bad) return;
   dnode *ns = lw_data_type(w, d->name), *nd = lw_data_type(w, d->name2);
@@ -431,7 +394,7 @@ void lw_copy(lw *w, item *it) {
     return;
   }
   if (d->has_tma || d->has_at) { /* a bulk tensor copy (lower_tma.c) */
-    lw_copy_tma(w, it, ns, &sa[0], nd, &da[0]);
+    lw_copy_tma(w, it, ns, &sa[0], nd, &da[0], out);
     return;
   }
   if (!copy_sides_agree(w, d, ns, nd, &sa[0], &da[0])) return;
@@ -443,7 +406,7 @@ void lw_copy(lw *w, item *it) {
     return;
   }
   if (dist_side(w, ns) || dist_side(w, nd)) {
-    copy_distributed(w, it, ns, &sa[0], nd, &da[0]);
+    copy_distributed(w, it, ns, &sa[0], nd, &da[0], out);
     return;
   }
   plan_copy p = {.elem = ns->type->elem, .site = lw_site(w, d->loc, lw_dir_text(w, it))};
@@ -467,11 +430,11 @@ void lw_copy(lw *w, item *it) {
     plan_loop(w, ns, nd, false, &p);
   } else { /* host code, a pthd or mpi body included: device memory through the CUDA runtime */
     p.device = device;
-    if (p.device && w->target != TARGET_CUDA) {
+    if (p.device && !lw_caps(w)->device_mem) {
       diag_error(w->dg, d->loc, "#copy involving dmem (GPU) memory needs the CUDA target");
       return;
     }
     if (!plan_host_copy(w, d, ns, nd, &p)) return;
   }
-  lw_replace_dir(w, it, emit_copy(&w->em, &p));
+  lw_record_copy(out, it, &p);
 }

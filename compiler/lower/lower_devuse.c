@@ -10,6 +10,9 @@
  * a write to a variable (assigned, its address taken) makes its memory
  * unknown (lower_kinds.c). */
 #include "lower.h"
+#include "lower_devuse.h"
+#include "lower_dollar.h"
+#include "lower_kinds.h"
 
 static bool tok_is(const item *it, int kind) { return it && it->kind == IT_TOK && it->tk == kind; }
 static bool punct_is(const item *it, int p) { return tok_is(it, T_PUNCT) && it->punct == p; }
@@ -34,7 +37,7 @@ static bool is_cast(lw *w, const item *g) {
   if (!tok_is(f, T_IDENT)) return false;
   const char *s = w->src->text + f->loc.b;
   size_t n = f->loc.e - f->loc.b;
-  return lw_is_type_word(w, s, n) || sp_is_typedef(w->cd.prog, s, n);
+  return lw_is_type_word(w, s, n) || lw_is_typedef(w, s, n);
 }
 
 /* Does `it` end an operand (so that a '*' or '&' after it is binary)? */

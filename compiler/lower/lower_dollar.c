@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* lower_dollar.c - $...$ expressions: offsets $T[..]$, $dim(T)$, $dim_p(T)$,
- * $size(T)$, $cnt(T)$ (docs/language.md), plus the evaluation of the C
- * expressions inside them and inside dimension sizes. */
+/* lower_dollar.c - expressions and names in the code being lowered: $...$
+ * expressions (offsets $T[..]$, $dim(T)$, $dim_p(T)$, $size(T)$, $cnt(T)$,
+ * $tid$; docs/language.md), the evaluation of the C expressions inside them
+ * and inside dimension sizes, what an identifier stands for here (an
+ * #insert's argument, a renamed #global, a detour's capture), item ranges
+ * rendered as C text with all that substituted, and the captures of a
+ * detour (by reference for pthd, by value for mpi and cuda; a pointer there
+ * is an error that names it). These call each other ($A[i]$ renders i, a
+ * capture's bounds render their own names): one file. */
 #include "lower.h"
+#include "lower_dollar.h"
+#include "lower_localtypes.h"
+
+#include "target.h"
 
 #include <string.h>
 
-dnode *lw_resolve(lw *w, loc name, bool report) {
-  return ty_resolve(&w->ty, w->src->text + name.b, name.e - name.b, name, report);
-}
 
 /* ---- variables in sizes, used inside a detour --------------------------------
  * The sizes of a type are read where the type is declared, so a type
@@ -299,4 +306,398 @@ char *lw_dollar_text(lw *w, dollar *d, lw_names names) {
   memcpy(p + 1, s, n);
   p[n + 1] = ')';
   return p;
+}
+
+static bool is_ident(const item *it) { return it && it->kind == IT_TOK && it->tk == T_IDENT; }
+static bool is_punct(const item *it, int p) { return it && it->kind == IT_TOK && it->tk == T_PUNCT && it->punct == p; }
+
+/* ---- identifier replacement ------------------------------------------------ */
+
+const char *lw_ident_replacement(lw *w, item *it, lw_names names) {
+  const char *name = w->src->text + it->loc.b;
+  size_t len = it->loc.e - it->loc.b;
+  for (instance *in = w->inst; in; in = in->outer) {
+    const char *r = strmap_get(&in->renames, name, len);
+    if (r) return r;
+  }
+  for (int i = 0; i < w->ndecl_names; i++)
+    if (w->decl_names[i] == it) return NULL;
+  if (w->inst) {
+    /* a name declared inside an instance (a local, a kernel parameter, a
+     * nested instance's names) shadows the parameters of that instance and
+     * of every instance around it */
+    sym *s = sc_find(&w->sc, name, len);
+    for (instance *in = w->inst; in; in = in->outer) {
+      if (s && s->depth >= in->depth) break;
+      const char *r = strmap_get(&in->vals, name, len);
+      /* used in a detour inside the instance: the argument's variables are
+       * the enclosing code's, captured like the body's own uses */
+      if (r && (w->rg != in->rg || names == LW_AS_WRITTEN)) {
+        r = strmap_get(&in->raw, name, len);
+        if (names == LW_CAPTURE) r = lw_localize_text(w, r, it->loc);
+      }
+      if (r) return r;
+    }
+  }
+  /* __func__ in a body that moves to a function of its own: the name of the
+   * function it was written in */
+  if (w->rg->kind != RG_HOST && w->fn_name && str_eq(name, len, "__func__") && !sc_find(&w->sc, name, len))
+    return arena_printf(w->ar, "\"%s\"", w->fn_name);
+  if (w->rg->kind != RG_HOST && names == LW_CAPTURE) {
+    sym *s = sc_find(&w->sc, name, len);
+    if (s && s->kind == SYM_VAR && s->depth > 0 && s->depth < w->rg->depth)
+      return lw_capture_ref(w, w->rg, s, it->loc);
+  }
+  return NULL;
+}
+
+/* Is the identifier a member name (after . or ->)? */
+static bool after_member_op(item *prev) { return is_punct(prev, '.') || is_punct(prev, P_ARROW); }
+
+/* ---- rendering item ranges to text ---------------------------------------- */
+
+typedef struct render {
+  lw *w;
+  sbuf out;
+  uint32_t cur;
+  item *prev;
+  lw_subst *s;
+} render;
+
+static bool kept(const lw_subst *s, const item *it) {
+  for (int i = 0; s && i < s->nkeep; i++)
+    if (s->keep[i] == it) return true;
+  return false;
+}
+
+static void render_item(render *r, item *it) {
+  lw *w = r->w;
+  lw_subst *s = r->s;
+  lw_names names = s ? s->names : LW_CAPTURE;
+  const char *rep = NULL;
+  if (s && it == s->sub) rep = s->sub_text;
+  else if (s && it == s->skip) rep = "";
+  else if (kept(s, it)) rep = NULL;
+  else if (it->kind == IT_DOLLAR) rep = lw_dollar_text(w, it->dol, names);
+  else if (is_ident(it) && !after_member_op(r->prev)) rep = lw_ident_replacement(w, it, names);
+  else if (it->kind == IT_DIR) {
+    diag_error(w->dg, it->dir->kw, "a directive cannot appear inside an expression");
+    rep = "";
+  }
+  if (it->kind == IT_GROUP && !rep) {
+    r->prev = it;
+    ITEMS_FOREACH(k, it->grp->body) render_item(r, k);
+    r->prev = it;
+    return;
+  }
+  if (rep) {
+    sb_write(&r->out, w->src->text + r->cur, it->loc.b - r->cur);
+    sb_puts(&r->out, rep);
+    r->cur = it->loc.e;
+    if (s && it == s->sub) s->sub_pos = (int)r->out.len;
+  }
+  r->prev = it;
+}
+
+char *lw_items_text(lw *w, item *first, item *last) { return lw_items_subst(w, first, last, NULL); }
+
+char *lw_items_subst(lw *w, item *first, item *last, lw_subst *s) {
+  if (s) s->sub_pos = -1;
+  if (!first) return arena_strdup(w->ar, "");
+  render r = {.w = w, .cur = first->loc.b, .s = s};
+  char buf[1024];
+  sb_init_in(&r.out, buf, sizeof buf);
+  for (item *it = first; it; it = it->next) {
+    render_item(&r, it);
+    if (it == last) break;
+  }
+  uint32_t end = last ? last->loc.e : first->loc.e;
+  if (end > r.cur) sb_write(&r.out, w->src->text + r.cur, end - r.cur);
+  char *text = arena_strdup(w->ar, r.out.s ? r.out.s : "");
+  sb_free(&r.out);
+  return text;
+}
+
+char *lw_list_text(lw *w, items *list) { return lw_items_text(w, list->first, list->last); }
+
+/* ---- declarations of captured variables ---------------------------------- */
+
+static bool storage_word(const char *s, size_t n) {
+  static const char *const ws[] = {"typedef", "extern", "static", "auto", "register", "_Thread_local", "__thread", "constexpr",
+                                   "thread_local", "inline", "__inline", "__inline__", "_Noreturn",
+                                   "__forceinline__", "__device__", "__host__", "__global__", "__shared__",
+                                   "__constant__", "__managed__", NULL};
+  for (const char *const *p = ws; *p; p++)
+    if (str_eq(s, n, *p)) return true;
+  return false;
+}
+
+/* the declaration of a member that holds the capture of s in this mode */
+plan_decl lw_field_decl(lw *w, sym *s, cap_mode mode) {
+  const char *spec, *pre, *post;
+  if (s->type_spec) {
+    /* declared by the lowering: a pattern with '@' for the name */
+    spec = s->type_spec;
+    const char *at = strchr(s->type_decl, '@');
+    if (!at) return (plan_decl){arena_printf(w->ar, "%s ", spec), ""};
+    pre = arena_strndup(w->ar, s->type_decl, (size_t)(at - s->type_decl)), post = at + 1;
+  } else {
+    sbuf b;
+    sb_init(&b);
+    for (item *it = s->decl.spec_first; it; it = it->next) {
+      if (!(it->kind == IT_TOK && it->tk == T_IDENT && storage_word(w->src->text + it->loc.b, it->loc.e - it->loc.b))) {
+        if (b.len) sb_putc(&b, ' ');
+        sb_puts(&b, lw_items_text(w, it, it));
+      }
+      if (it == s->decl.spec_last) break;
+    }
+    spec = arena_strdup(w->ar, b.s ? b.s : "int");
+    sb_free(&b);
+    bool param_array = s->is_param && s->decl.array_suffix;
+    lw_subst sub = {.sub = s->decl.name, .sub_text = param_array ? "*" : "", .skip = param_array ? s->decl.array_suffix : NULL};
+    char *decl = lw_items_subst(w, s->decl.decl_first, s->decl.decl_last, &sub);
+    if (sub.sub_pos < 0) return (plan_decl){arena_printf(w->ar, "%s ", spec), ""};
+    pre = arena_strndup(w->ar, decl, (size_t)sub.sub_pos), post = decl + sub.sub_pos;
+  }
+  /* apply the mode to the declarator */
+  if (mode == CAP_DECAY) {
+    /* drop the array's first bound: "[3][4]" -> "(*f)[4]" */
+    const char *br = post;
+    while (*br == ' ') br++;
+    if (*br == '[') {
+      int depth = 0;
+      const char *e = br;
+      for (; *e; e++) {
+        if (*e == '[') depth++;
+        else if (*e == ']' && --depth == 0) break;
+      }
+      return (plan_decl){arena_printf(w->ar, "%s %s(*", spec, pre), arena_printf(w->ar, ")%s", *e ? e + 1 : "")};
+    }
+  }
+  if (mode == CAP_PTR || mode == CAP_DECAY)
+    return (plan_decl){arena_printf(w->ar, "%s %s(*", spec, pre), arena_printf(w->ar, ")%s", post)};
+  return (plan_decl){arena_printf(w->ar, "%s %s", spec, pre), post};
+}
+
+static const char *sym_name(lw *w, sym *s) { return arena_strndup(w->ar, s->name, s->len); }
+
+/* how the body refers to a capture: the emitter names what it defines */
+static const char *capture_use(lw *w, region *r, capture *c) {
+  return c->use ? c->use : emit_capture_ref(&w->em, lw_kind_of(r), c->mode, c->field);
+}
+
+/* A variable-length array (int v[n][k]) captured as a pointer: its inner
+ * bounds are not constants, so the capture struct at file scope holds a
+ * void pointer and each use in the body casts it to the array's type with
+ * the bounds as the body sees them (captured too): ((int (*)[k'])p). NULL
+ * when s is no such array. */
+static const char *vla_use(lw *w, region *r, sym *s, const char *ref) {
+  if (!s->has_decl || !s->decl.name || s->is_param) return NULL;
+  sbuf b;
+  sb_init(&b);
+  bool first = true, variable = false;
+  for (item *it = s->decl.name->next; it && it->kind == IT_GROUP && it->grp->open == '['; it = it->next) {
+    if (first) {
+      first = false;
+      continue;
+    }
+    for (item *t = it->grp->body.first; t; t = t->next) {
+      sym *v = t->kind == IT_TOK && t->tk == T_IDENT ? sc_find(&w->sc, w->src->text + t->loc.b, t->loc.e - t->loc.b) : NULL;
+      if (v && v->kind == SYM_VAR) variable = true;
+      if (t->kind != IT_TOK) variable = true;
+    }
+    sb_puts(&b, lw_items_text(w, it, it));
+    if (it == s->decl.decl_last) break;
+  }
+  const char *r2 = NULL;
+  if (variable && b.s) {
+    sbuf sp;
+    sb_init(&sp);
+    for (item *it = s->decl.spec_first; it; it = it->next) {
+      if (sp.len) sb_putc(&sp, ' ');
+      sb_puts(&sp, lw_items_text(w, it, it));
+      if (it == s->decl.spec_last) break;
+    }
+    r2 = arena_printf(w->ar, "((%s (*)%s)%s)", sp.s ? sp.s : "int", b.s, ref);
+    sb_free(&sp);
+  }
+  sb_free(&b);
+  (void)r;
+  return r2;
+}
+
+/* how s's type is deduced rather than written ("auto", "decltype", "typeof"; NULL: written) */
+static const char *deduced_type(lw *w, const sym *s) {
+  if (!s->has_decl || !s->decl.spec_first) return NULL;
+  bool typed = false;
+  const char *how = NULL;
+  for (item *it = s->decl.spec_first; it; it = it->next) {
+    if (it->kind == IT_TOK && it->tk == T_IDENT) {
+      const char *t = w->src->text + it->loc.b;
+      size_t n = it->loc.e - it->loc.b;
+      if (str_eq(t, n, "auto") || str_eq(t, n, "__auto_type")) how = how ? how : "auto";
+      else if (str_eq(t, n, "decltype")) how = "decltype";
+      else if (str_eq(t, n, "typeof") || str_eq(t, n, "__typeof__") || str_eq(t, n, "__typeof")) how = "typeof";
+      else if (!storage_word(t, n) && !str_eq(t, n, "const") && !str_eq(t, n, "volatile")) typed = true;
+    }
+    if (it == s->decl.spec_last) break;
+  }
+  if (how && !strcmp(how, "auto") && typed) return NULL; /* auto int x: C's storage class */
+  return how;
+}
+
+/* the mode of a capture of s by a detour of r's kind; reports what cannot be captured */
+static cap_mode capture_mode(lw *w, region *r, sym *s, loc use, const char *nm) {
+  /* a deduced type has no name at file scope, where the captures are declared
+   * (pthd: typeof travels through typeof_use) */
+  const char *how = s->kind == SYM_VAR ? deduced_type(w, s) : NULL;
+  if (how && (r->kind != RG_PTHD || strcmp(how, "typeof") != 0)) {
+    diag_error(w->dg, use, "'%s' is declared with %s: a detour's body moves to a function of its own, where the "
+               "captured variables' types must be written out; declare '%s' with its type", nm, how, nm);
+    diag_note(w->dg, s->decl.name->loc, "declared here");
+    return CAP_ERROR;
+  }
+  if (r->kind == RG_PTHD) {
+    if (s->decl.is_register && s->has_decl) {
+      diag_error(w->dg, use, "'%s' is a register variable: a pthd detour shares variables by reference and cannot "
+                 "take its address", nm);
+      return CAP_ERROR;
+    }
+    return s->is_array ? CAP_DECAY : CAP_PTR;
+  }
+  if (r->kind == RG_MPI) {
+    if (s->created && s->created->type->mpi_ref) return CAP_HANDLE;
+    if (s->is_pointer || s->is_array) {
+      diag_error(w->dg, use, "'%s' is a host %s captured by an mpi detour; processes do not share memory: move the "
+                 "data with #copy to a distributed array", nm, s->is_array ? "array" : "pointer");
+      return CAP_ERROR;
+    }
+    return CAP_VALUE;
+  }
+  if (s->is_pointer || s->is_array) {
+    diag_error(w->dg, use, "host variable '%s' is used in the body of a cuda detour but is not a parameter of "
+               "'%s'; pass it through the detour's parameters", nm, r->thread->name);
+    return CAP_ERROR;
+  }
+  return CAP_VALUE; /* Decision: scalars are passed by value automatically */
+}
+
+/* s's type names a local type (cell, struct pt), which the body takes
+ * along but the capture struct at file scope cannot name */
+static bool local_typed(lw *w, const sym *s) {
+  if (!s->has_decl || !s->decl.spec_first) return false;
+  for (item *it = s->decl.spec_first; it; it = it->next) {
+    if (it->kind == IT_TOK && it->tk == T_IDENT && lw_local_type_named(w, w->src->text + it->loc.b, it->loc.e - it->loc.b))
+      return true;
+    if (it == s->decl.spec_last) break;
+  }
+  return false;
+}
+
+/* A scalar declared with typeof (__typeof__(n) m) captured by reference:
+ * the type names the enclosing function's variables, which file scope
+ * does not see, so the capture struct holds a void pointer and each use
+ * in the body is (*(typeof(n') *)p), n' as the body sees n. NULL when s is
+ * no such variable. */
+static const char *typeof_use(lw *w, sym *s, const char *ref) {
+  if (!s->has_decl || !s->decl.spec_first || s->decl.decl_first != s->decl.name || s->decl.decl_last != s->decl.name)
+    return NULL;
+  const char *how = deduced_type(w, s);
+  if (!how || strcmp(how, "typeof") != 0) return NULL;
+  sbuf sp;
+  sb_init(&sp);
+  for (item *it = s->decl.spec_first; it; it = it->next) {
+    bool storage = it->kind == IT_TOK && it->tk == T_IDENT && storage_word(w->src->text + it->loc.b, it->loc.e - it->loc.b);
+    if (!storage) {
+      if (sp.len) sb_putc(&sp, ' ');
+      sb_puts(&sp, lw_items_text(w, it, it));
+    }
+    if (it == s->decl.spec_last) break;
+  }
+  const char *r = arena_printf(w->ar, "(*(%s *)%s)", sp.s ? sp.s : "int", ref);
+  sb_free(&sp);
+  return r;
+}
+
+const char *lw_capture_ref(lw *w, region *r, sym *s, loc use) {
+  for (int i = 0; i < r->ncaps; i++)
+    if (r->caps[i].s == s) return capture_use(w, r, &r->caps[i]);
+  capture c = {.s = s, .field = sym_name(w, s)};
+  c.mode = capture_mode(w, r, s, use, c.field);
+  if (c.mode == CAP_VALUE && r->kind == RG_MPI && local_typed(w, s)) c.local = true;
+  /* into a kernel, whose parameters (at file scope) cannot name the enclosing function's type: as bytes */
+  if (c.mode == CAP_VALUE && r->kind == RG_CUDA && local_typed(w, s)) c.bytes = true;
+  if (r->ncaps == r->capcaps) {
+    r->capcaps = r->capcaps ? r->capcaps * 2 : 8;
+    capture *nc = arena_alloc(w->ar, sizeof *nc * (size_t)r->capcaps);
+    if (r->ncaps) memcpy(nc, r->caps, sizeof *nc * (size_t)r->ncaps);
+    r->caps = nc;
+  }
+  int at = r->ncaps;
+  r->caps[r->ncaps++] = c;
+  /* its bounds or typeof may capture more: r->caps may move */
+  const char *raw = emit_capture_ref(&w->em, lw_kind_of(r), CAP_DECAY, c.field), *via = NULL;
+  if (c.mode == CAP_DECAY && r->kind == RG_PTHD) via = vla_use(w, r, s, raw);
+  else if (c.mode == CAP_PTR && r->kind == RG_PTHD) via = typeof_use(w, s, raw);
+  if (!via && (c.mode == CAP_PTR || c.mode == CAP_DECAY) && r->kind == RG_PTHD && local_typed(w, s)) {
+    plan_decl t = lw_field_decl(w, s, c.mode); /* its type is the field's declarator without the name */
+    via = arena_printf(w->ar, c.mode == CAP_PTR ? "(*(%s%s)%s)" : "((%s%s)%s)", t.pre, t.post, raw);
+  }
+  if (c.bytes) { /* the body declares the type again: its bytes read as that type */
+    plan_decl t = lw_field_decl(w, s, CAP_VALUE);
+    via = arena_printf(w->ar, "(*(%s%s*)%s.b)", t.pre, t.post, c.field);
+  }
+  if (via) r->caps[at].use = via;
+  return capture_use(w, r, &r->caps[at]);
+}
+
+/* The value a capture starts from, as written in the enclosing code (a
+ * distributed array: its variable). */
+const char *lw_capture_init(lw *w, region *r, capture *c) {
+  region *o = r->outer;
+  sym *s = c->s;
+  if (o->kind != RG_HOST && s->depth < o->depth) {
+    /* captured by the enclosing detour too */
+    if (c->mode == CAP_HANDLE) diag_error(w->dg, r->at, "a distributed array cannot be passed through nested detours");
+    else return lw_capture_ref(w, o, s, r->at);
+  }
+  return sym_name(w, s);
+}
+
+/* ---- $tid$ ------------------------------------------------------------------ */
+
+void lw_tid(lw *w, dollar *d, ex **out) {
+  *out = NULL;
+  region *r = lw_thread_region(w);
+  if (!r) {
+    diag_error(w->dg, d->loc, "$%.*s$ used outside a detour: it is the index of a thread in a thread array",
+               (int)(d->name.e - d->name.b), w->src->text + d->name.b);
+    return;
+  }
+  dnode *p = r->thread->root;
+  const char *s = w->src->text + d->name.b + 3;
+  const char *e = w->src->text + d->name.e;
+  while (s < e) {
+    if (*s != '_' || s + 1 >= e || s[1] < '0' || s[1] > '9') {
+      diag_error(w->dg, d->name, "'%.*s' is not a thread index: use $tid$ or $tid_P$ with P a path such as 0 or 1_0",
+                 (int)(d->name.e - d->name.b), w->src->text + d->name.b);
+      return;
+    }
+    const char *ds = ++s;
+    while (s < e && *s >= '0' && *s <= '9') s++;
+    int k = ty_path_index(ds, (size_t)(s - ds));
+    if (k >= p->nkids) {
+      diag_error(w->dg, d->name, "'%.*s' goes past the dimension tree of thread array '%s'",
+                 (int)(d->name.e - d->name.b), w->src->text + d->name.b, r->thread->name);
+      return;
+    }
+    p = p->kids[k];
+  }
+  if (r->kind == RG_CUDA) {
+    *out = tgt_cuda_tid(&w->ty, r->thread, p);
+    return;
+  }
+  int64_t sz;
+  ex *tid = ex_atom(&w->ex, PLAN_THREAD_INDEX, 0, ex_is_const(r->thread->root->size, &sz) ? sz - 1 : EX_INF);
+  *out = p == r->thread->root ? tid : ty_tid_digit(&w->ty, p, tid);
 }

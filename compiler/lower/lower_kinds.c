@@ -13,6 +13,7 @@
  * pointers device memory), host uses of device memory, #destroy's kind
  * (docs/language.md, "Storage"). */
 #include "lower.h"
+#include "lower_kinds.h"
 
 #include <string.h>
 

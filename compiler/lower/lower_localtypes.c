@@ -8,6 +8,8 @@
  * moved body, in its order (docs/threads.md, "What travels into a detour
  * body"). */
 #include "lower.h"
+#include "lower_kinds.h"
+#include "lower_localtypes.h"
 
 #include <string.h>
 

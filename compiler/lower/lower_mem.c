@@ -5,72 +5,13 @@
  * distributed over the processes of an mpi thread array; and a second
  * #destroy of what straight-line code already released is reported. */
 #include "lower.h"
+#include "lower_dollar.h"
+#include "lower_kinds.h"
+#include "lower_mem.h"
+#include "lower_tma.h"
 
 #include <ctype.h>
 #include <string.h>
-
-const char *lw_dir_text(lw *w, item *it) {
-  /* the directive as written, on one line */
-  const char *t = lw_text(w, it->dir->loc);
-  char *c = arena_strdup(w->ar, t);
-  for (char *p = c; *p; p++)
-    if (*p == '\n' || *p == '\t' || *p == '\r') *p = ' ';
-  return c;
-}
-
-bool lw_single_ident(items *a, loc *out) {
-  if (a->n != 1 || a->first->kind != IT_TOK || a->first->tk != T_IDENT) return false;
-  *out = a->first->loc;
-  return true;
-}
-
-dnode *lw_data_type(lw *w, loc name) {
-  dnode *n = lw_resolve(w, name, true);
-  if (!n) return NULL;
-  if (n->type->thread != TK_DATA) {
-    diag_error(w->dg, name, "'%s' is a thread array type, not a data type", n->path);
-    return NULL;
-  }
-  return n;
-}
-
-ctenv lw_ctenv(lw *w) {
-  return (ctenv){.sc = &w->sc, .src = w->src->text, .prog = lw_semaprog(w)};
-}
-
-int64_t lw_elem_bytes(lw *w, const char *elem) {
-  int64_t es = lw_elem_size(elem);
-  if (es) return es;
-  ctenv e = lw_ctenv(w);
-  return lw_elem_size(ct_canonical(&e, elem, w->ar));
-}
-
-int64_t lw_elem_size(const char *elem) {
-  static const struct {
-    const char *name;
-    int64_t size;
-  } k[] = {{"char", 1}, {"signed char", 1}, {"unsigned char", 1}, {"int8_t", 1}, {"uint8_t", 1}, {"bool", 1},
-           {"short", 2}, {"unsigned short", 2}, {"int16_t", 2}, {"uint16_t", 2}, {"half", 2}, {"__half", 2},
-           {"int", 4}, {"unsigned", 4}, {"unsigned int", 4}, {"int32_t", 4}, {"uint32_t", 4}, {"float", 4},
-           {"long", 8}, {"unsigned long", 8}, {"long long", 8}, {"unsigned long long", 8}, {"int64_t", 8},
-           {"uint64_t", 8}, {"size_t", 8}, {"ptrdiff_t", 8}, {"double", 8},
-           /* CUDA's vector and 16-bit float types */
-           {"__nv_bfloat16", 2}, {"half2", 4}, {"__half2", 4}, {"char4", 4}, {"uchar4", 4}, {"short2", 4},
-           {"ushort2", 4}, {"float2", 8}, {"int2", 8}, {"uint2", 8}, {"short4", 8}, {"ushort4", 8},
-           {"float4", 16}, {"int4", 16}, {"uint4", 16}, {"double2", 16}, {"longlong2", 16}};
-  char norm[64];
-  size_t n = 0;
-  for (const char *p = elem; *p && n + 1 < sizeof norm; p++) {
-    bool sp = *p == ' ' || *p == '\t' || *p == '\n';
-    if (sp && (n == 0 || norm[n - 1] == ' ')) continue;
-    norm[n++] = sp ? ' ' : *p;
-  }
-  while (n > 0 && norm[n - 1] == ' ') n--;
-  norm[n] = 0;
-  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
-    if (!strcmp(norm, k[i].name)) return k[i].size;
-  return 0;
-}
 
 /* The dimensions below n whose sizes are known only at run time (at most
  * 16), for their one-by-one check. */
@@ -121,24 +62,10 @@ static bool in_cuda_region(lw *w) {
     if (r->kind == RG_CUDA) return true;
   return false;
 }
-
-#define DEV_SERVICE "parray_mpi_dev_service"
-
-int lw_dev_service(lw *w) {
-  plan_entry *en = &w->entry;
-  for (int i = 0; i < en->nmpi_bodies; i++)
-    if (!strcmp(en->mpi_bodies[i], DEV_SERVICE)) return i;
-  const char **nb = arena_alloc(w->ar, sizeof *nb * (size_t)(en->nmpi_bodies + 1));
-  if (en->nmpi_bodies) memcpy(nb, en->mpi_bodies, sizeof *nb * (size_t)en->nmpi_bodies);
-  nb[en->nmpi_bodies] = DEV_SERVICE;
-  en->mpi_bodies = nb;
-  return en->nmpi_bodies++;
-}
-
 /* #create of a type distributed over an mpi thread array: collective; the
  * variable points to process 0's block (its handle is the emitter's); a
  * dmem type puts each process's block on its GPU (CUDA target only) */
-static void create_distributed(lw *w, item *it, dnode *n, items *arg) {
+static void create_distributed(lw *w, item *it, dnode *n, items *arg, lw_record *out) {
   directive *d = it->dir;
   loc vl;
   if (!lw_single_ident(arg, &vl)) {
@@ -162,7 +89,7 @@ static void create_distributed(lw *w, item *it, dnode *n, items *arg) {
                   .site = lw_site(w, d->loc, lw_dir_text(w, it))};
   p.nprocs = lw_localize(w, ty_nprocs(&w->ty, n), w->rg->at);
   if (!create_bytes(w, n, d->name, &p.bytes)) return;
-  if (p.mem == MK_DMEM && w->target == TARGET_CUDA) p.service = lw_dev_service(w), w->entry.uses_cuda = true;
+  if (p.mem == MK_DMEM && lw_caps(w)->dist_device) p.service = lw_dev_service(w), w->entry.uses_cuda = true;
   p.file_handle = !fresh && !(s->created && s->created->type->mpi_ref);
   if (fresh) {
     lw_declare_var(w, name, strlen(name), p.elem, "*@", true);
@@ -170,12 +97,12 @@ static void create_distributed(lw *w, item *it, dnode *n, items *arg) {
   }
   s->created = n, s->created_at = d->loc;
   lw_kinds_create(w, s, n, d->loc);
-  if (p.mem == MK_DMEM && w->target != TARGET_CUDA) { /* reported once: its uses are not errors again */
+  if (p.mem == MK_DMEM && !lw_caps(w)->dist_device) { /* reported once: its uses are not errors again */
     diag_error(w->dg, d->name, "'%s' is distributed dmem (GPU) memory, which needs the CUDA target (--emit=cuda)",
                n->path);
     return;
   }
-  lw_replace_dir(w, it, w->em.ops->alloc(&w->em, &p));
+  lw_record_alloc(out, it, &p);
 }
 
 /* ---- dynamic shared memory ---------------------------------------------------
@@ -195,32 +122,32 @@ static void smem_slots(lw *w, item *it, region *r) {
     if (!n || n->type->thread != TK_DATA || n->type->mem != MK_SMEM || !ex_is_const(ty_footprint(&w->ty, n), &ne) ||
         ne <= 0 || (es = lw_elem_bytes(w, n->type->elem)) <= 0 || ne > INT64_MAX / 4 / es)
       continue;
-    int64_t off = (r->dsmem_bytes + DYNAMIC_SMEM_ALIGN - 1) / DYNAMIC_SMEM_ALIGN * DYNAMIC_SMEM_ALIGN;
-    r->dsmem = arena_grow1(w->ar, r->dsmem, (size_t)r->ndsmem, sizeof *r->dsmem);
-    r->dsmem[r->ndsmem++] = (struct lw_smem_slot){it->dir, off};
+    int64_t off = (r->cu->dsmem_bytes + DYNAMIC_SMEM_ALIGN - 1) / DYNAMIC_SMEM_ALIGN * DYNAMIC_SMEM_ALIGN;
+    r->cu->dsmem = arena_grow1(w->ar, r->cu->dsmem, (size_t)r->cu->ndsmem, sizeof *r->cu->dsmem);
+    r->cu->dsmem[r->cu->ndsmem++] = (struct lw_smem_slot){it->dir, off};
     /* no overflow: off and ne * es are both below INT64_MAX / 4 + 128 */
-    r->dsmem_bytes = off + ne * es < INT64_MAX / 4 ? off + ne * es : INT64_MAX / 4;
+    r->cu->dsmem_bytes = off + ne * es < INT64_MAX / 4 ? off + ne * es : INT64_MAX / 4;
   }
 }
 
 void lw_smem_prescan(lw *w, item *body, region *r) {
   smem_slots(w, body->grp->body.first, r);
-  if (r->dsmem_bytes <= STATIC_SMEM_MAX) r->ndsmem = 0, r->dsmem_bytes = 0;
+  if (r->cu->dsmem_bytes <= STATIC_SMEM_MAX) r->cu->ndsmem = 0, r->cu->dsmem_bytes = 0;
 }
 
 /* the slot of the #create d in the cuda region around it (NULL: static) */
 static const struct lw_smem_slot *smem_slot(lw *w, const directive *d) {
   for (region *r = w->rg; r; r = r->outer)
-    if (r->kind == RG_CUDA)
-      for (int i = 0; i < r->ndsmem; i++)
-        if (r->dsmem[i].d == d) return &r->dsmem[i];
+    if (r->kind == RG_CUDA && r->cu)
+      for (int i = 0; i < r->cu->ndsmem; i++)
+        if (r->cu->dsmem[i].d == d) return &r->cu->dsmem[i];
   return NULL;
 }
 
 /* #create of smem inside a kernel or of rmem anywhere (a thread's own
  * array: in a kernel, a pthd or mpi body, or host code): an array of
  * constant size */
-static void create_array(lw *w, item *it, dnode *n, items *arg, plan_alloc *p) {
+static void create_array(lw *w, item *it, dnode *n, items *arg, plan_alloc *p, lw_record *out) {
   directive *d = it->dir;
   const char *mem = ty_mem_name(p->mem);
   if (p->mem == MK_SMEM && !in_cuda_region(w)) {
@@ -245,11 +172,11 @@ static void create_array(lw *w, item *it, dnode *n, items *arg, plan_alloc *p) {
   sym *s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);
   s->is_array = true, s->created = n, s->created_at = d->loc;
   lw_kinds_create(w, s, n, d->loc);
-  lw_replace_dir(w, it, w->em.ops->alloc(&w->em, p));
+  lw_record_alloc(out, it, p);
 }
 
 /* device memory, and pinned memory on the CUDA target, come from the CUDA runtime */
-static bool on_device(lw *w, int mem) { return mem == MK_DMEM || (mem == MK_PINNED && w->target == TARGET_CUDA); }
+static bool on_device(lw *w, int mem) { return mem == MK_DMEM || (mem == MK_PINNED && lw_caps(w)->device_mem); }
 
 /* the data type of #create or #destroy and its one argument (NULL when there is not exactly one) */
 static dnode *mem_directive(lw *w, directive *d, items **arg) {
@@ -260,7 +187,7 @@ static dnode *mem_directive(lw *w, directive *d, items **arg) {
   return n;
 }
 
-void lw_create(lw *w, item *it) {
+void lw_create(lw *w, item *it, lw_record *out) {
   directive *d = it->dir;
   items *args;
   dnode *n = mem_directive(w, d, &args);
@@ -284,17 +211,17 @@ void lw_create(lw *w, item *it) {
     return;
   }
   if (n->type->mpi_ref) {
-    create_distributed(w, it, n, &args[0]);
+    create_distributed(w, it, n, &args[0], out);
     return;
   }
   if (array) {
-    create_array(w, it, n, &args[0], &p);
+    create_array(w, it, n, &args[0], &p, out);
     return;
   }
   if (!create_bytes(w, n, d->name, &p.bytes)) return;
   p.kind = on_device(w, p.mem) ? AL_DEVICE : AL_HOST;
   if (p.kind == AL_DEVICE) {
-    if (w->target != TARGET_CUDA) {
+    if (!lw_caps(w)->device_mem) {
       diag_error(w->dg, d->name, "'%s' is dmem (GPU) memory, which needs the CUDA target", n->path);
       return;
     }
@@ -307,10 +234,10 @@ void lw_create(lw *w, item *it) {
   }
   if (s) s->created = n, s->created_at = d->loc;
   lw_kinds_create(w, s, n, d->loc);
-  lw_replace_dir(w, it, w->em.ops->alloc(&w->em, &p));
+  lw_record_alloc(out, it, &p);
 }
 
-void lw_destroy(lw *w, item *it) {
+void lw_destroy(lw *w, item *it, lw_record *out) {
   directive *d = it->dir;
   items *args;
   dnode *n = mem_directive(w, d, &args);
@@ -358,7 +285,7 @@ void lw_destroy(lw *w, item *it) {
     p.bytes = (plan_bytes){.elems = lw_localize(w, ty_footprint(&w->ty, created), w->rg->at),
                            .elem = created->type->elem};
   }
-  lw_replace_dir(w, it, w->em.ops->destroy(&w->em, &p));
+  lw_record_destroy(out, it, &p);
 }
 
 /* ---- #destroy twice ----------------------------------------------------------

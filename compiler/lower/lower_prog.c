@@ -4,6 +4,9 @@
  * private names, and #global blocks hoisted to file scope (docs/language.md:
  * types, #mainhost, subprograms). */
 #include "lower.h"
+#include "lower_dollar.h"
+#include "lower_kinds.h"
+#include "lower_prog.h"
 
 #include "target.h"
 
@@ -95,10 +98,10 @@ void lw_mainhost(lw *w, item *it) {
   w->fn_depth = saved, w->fn_name = saved_name;
   lw_scope_pop(w);
   pr_src_to(&w->pr, blk->grp->close.b);
-  if (w->target == TARGET_CUDA) {
+  if (lw_caps(w)->stream_ordered) {
     /* the detours launched without a wait end (and report) before the program does */
     plan_site site = lw_site(w, blk->grp->close, "the end of #mainhost");
-    pr_gen(&w->pr, arena_printf(w->ar, "%s ", emit_cuda_wait(&w->em, &site, true)));
+    pr_gen(&w->pr, arena_printf(w->ar, "%s ", w->em.ops->wait(&w->em, &site, true)));
   }
   pr_gen(&w->pr, emit_mainhost_close);
   pr_src_to(&w->pr, blk->loc.e);

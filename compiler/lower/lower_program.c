@@ -5,15 +5,15 @@
  * expand to, and what a size expression is worth. The one place where sema's
  * interface is implemented; sema holds no function pointer into lower. */
 #include "lower.h"
+#include "lower_dollar.h"
 
 #include <string.h>
 
-/* A semaprog is the lowering's state, which sema sees as opaque. */
+/* A semaprog is the lowering's state, which sema sees as opaque
+ * (lw_semaprog, lower.h). */
 struct semaprog {
   lw w;
 };
-
-semaprog *lw_semaprog(lw *w) { return (semaprog *)w; }
 
 static lw *of(semaprog *p) { return &p->w; }
 
@@ -36,15 +36,7 @@ const char *sp_macro(semaprog *p, const char *name, size_t len, bool *funclike) 
   return m->body;
 }
 
-bool sp_is_typedef(semaprog *p, const char *name, size_t len) {
-  lw *w = of(p);
-  sym *s = sc_find(&w->sc, name, len);
-  if (s) return s->kind == SYM_TYPEDEF;
-  /* a subprogram's value parameter whose argument is a type name (not parenthesized) */
-  const char *v = w->inst ? strmap_get(&w->inst->vals, name, len) : NULL;
-  if (v) return *v != '(';
-  return w->hdr && strmap_get(&w->hdr->typedefs, name, len) != NULL;
-}
+bool sp_is_typedef(semaprog *p, const char *name, size_t len) { return lw_is_typedef(of(p), name, len); }
 
 bool sp_is_type_macro(semaprog *p, const char *name, size_t len) {
   lw *w = of(p);

@@ -10,6 +10,9 @@
  * launch encodes on the host (recorded in the region, finished by
  * lower_detour.c) and a CP_TMA copy that names it. */
 #include "lower.h"
+#include "lower_dollar.h"
+#include "lower_side.h"
+#include "lower_tma.h"
 
 #include <string.h>
 
@@ -135,9 +138,9 @@ static int tensor_param(lw *w, directive *d, items *sa) {
   region *r = w->rg;
   loc vl;
   sym *s = lw_single_ident(sa, &vl) ? sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b) : NULL;
-  if (s && s->is_param && s->region == r->id && r->params)
-    for (int i = 0; i < r->params->ndecls; i++) {
-      item *nm = r->params->decls[i].name;
+  if (s && s->is_param && s->region == r->id && r->cu && r->cu->walking)
+    for (int i = 0; i < r->cu->params.ndecls; i++) {
+      item *nm = r->cu->params.decls[i].name;
       if (nm->loc.e - nm->loc.b == vl.e - vl.b && !memcmp(w->src->text + nm->loc.b, w->src->text + vl.b, vl.e - vl.b)) {
         if (s->is_pointer) return i;
         break;
@@ -160,7 +163,7 @@ static int tma_sides(lw *w, directive *d, dnode *ns, dnode *nd, int64_t *es) {
                "source: the index in it of the box's first element");
     return 0;
   }
-  if (w->rg->kind != RG_CUDA) {
+  if (w->rg->kind != RG_CUDA || !lw_caps(w)->tma) {
     diag_error(w->dg, d->tmakw, "a tma #copy (the tensor memory accelerator) is made by a thread of a cuda detour, "
                "inside its body");
     return 0;
@@ -231,29 +234,30 @@ static void tma_dests(lw *w, item *it, region *r) {
     if (it->kind != IT_DIR || it->dir->kind != D_COPY || !it->dir->has_tma) continue;
     loc vl;
     if (!lw_single_ident(&it->dir->args2, &vl) || lw_tma_dest(r, w->src->text + vl.b, vl.e - vl.b)) continue;
-    r->tma_smem = arena_grow1(w->ar, r->tma_smem, (size_t)r->ntma_smem, sizeof *r->tma_smem);
-    r->tma_smem[r->ntma_smem++] = lw_text(w, vl);
+    r->cu->tma_smem = arena_grow1(w->ar, r->cu->tma_smem, (size_t)r->cu->ntma_smem, sizeof *r->cu->tma_smem);
+    r->cu->tma_smem[r->cu->ntma_smem++] = lw_text(w, vl);
   }
 }
 
 void lw_tma_prescan(lw *w, item *body, region *r) { tma_dests(w, body->grp->body.first, r); }
 
 bool lw_tma_dest(const region *r, const char *name, size_t n) {
-  for (int i = 0; i < r->ntma_smem; i++)
-    if (strlen(r->tma_smem[i]) == n && !memcmp(r->tma_smem[i], name, n)) return true;
+  if (!r->cu) return false;
+  for (int i = 0; i < r->cu->ntma_smem; i++)
+    if (strlen(r->cu->tma_smem[i]) == n && !memcmp(r->cu->tma_smem[i], name, n)) return true;
   return false;
 }
 
 /* the region's new tensor map (dims and strides not yet localized) */
 static plan_tmap *add_tmap(lw *w, int arg) {
   region *r = w->rg;
-  r->tmaps = arena_grow1(w->ar, r->tmaps, (size_t)r->ntmaps, sizeof *r->tmaps);
-  r->tmap_arg = arena_grow1(w->ar, r->tmap_arg, (size_t)r->ntmaps, sizeof *r->tmap_arg);
-  r->tmap_arg[r->ntmaps] = arg;
-  return &r->tmaps[r->ntmaps++];
+  r->cu->tmaps = arena_grow1(w->ar, r->cu->tmaps, (size_t)r->cu->ntmaps, sizeof *r->cu->tmaps);
+  r->cu->tmap_arg = arena_grow1(w->ar, r->cu->tmap_arg, (size_t)r->cu->ntmaps, sizeof *r->cu->tmap_arg);
+  r->cu->tmap_arg[r->cu->ntmaps] = arg;
+  return &r->cu->tmaps[r->cu->ntmaps++];
 }
 
-void lw_copy_tma(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da) {
+void lw_copy_tma(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da, lw_record *out) {
   directive *d = it->dir;
   int64_t es = 0, box[TMA_MAX_RANK] = {0};
   int perm[TMA_MAX_RANK] = {0}; /* (all set by box_order; zeroed for the optimiser's flow analysis) */
@@ -277,5 +281,5 @@ void lw_copy_tma(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da) {
   for (int j = 0; j < rank; j++) m->dims[j] = ext[perm[j]], m->strides[j] = st[perm[j]], m->box[j] = box[perm[j]];
   p.tma_map = m->name;
   w->entry.uses_tma = true;
-  lw_replace_dir(w, it, emit_copy(&w->em, &p));
+  lw_record_copy(out, it, &p);
 }

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* runtime_names.h - every name of the runtime library (include/parray.h,
+ * the headers under include/parray) that generated code uses, and the conventions of the
+ * names pac generates, each spelled once here. The emitters (and the one
+ * lowering helper that puts a runtime body in the mpi body table) write
+ * them through these macros, never as text of their own, so that grep for
+ * a macro finds every place that prints a call of it. They are string
+ * literals: "..." RT_X "(...)" pastes them into a format. */
+#ifndef PAC_RUNTIME_NAMES_H
+#define PAC_RUNTIME_NAMES_H
+
+/* types and status values (parray.h) */
+#define RT_INT64_T "parray_int64_t"
+#define RT_SIZE_T "parray_size_t"
+#define RT_LOC "parray_loc"
+#define RT_OK "PARRAY_OK"
+#define RT_TEAM "parray_team"
+#define RT_MPI_SIDE "parray_mpi_side"
+#define RT_PAGED "PARRAY_PAGED"
+#define RT_PINNED "PARRAY_PINNED"
+#define RT_DMEM "PARRAY_DMEM"
+#define RT_SMEM "PARRAY_SMEM"
+#define RT_RMEM "PARRAY_RMEM"
+
+/* errors and sites */
+#define RT_FATAL_AT "parray_fatal_at"
+#define RT_LAST_ERROR "parray_last_error"
+#define RT_SITE_ENTER "parray_site_enter"
+#define RT_SITE_RESTORE "parray_site_restore"
+#define RT_BYTES_AT "parray_bytes_at"
+#define RT_BYTES_DIMS_AT "parray_bytes_dims_at"
+
+/* the program */
+#define RT_INIT "parray_init"
+#define RT_FINISH "parray_finish"
+#define RT_PTHD_SHUTDOWN "parray_pthd_shutdown"
+#define RT_MPI_MAIN "parray_mpi_main"
+#define RT_MPI_PROGRAM "parray_mpi_program"
+#define RT_MPI_BODY "parray_mpi_body"
+
+/* pthd and mpi detours */
+#define RT_PTHD_RUN "parray_pthd_run"
+#define RT_TEAM_SYNC "parray_team_sync"
+#define RT_MPI_DETOUR "parray_mpi_detour"
+#define RT_MPI_SYNC "parray_mpi_sync"
+
+/* host memory and copies */
+#define RT_CREATE_HOST "parray_create_host"
+#define RT_DESTROY_HOST "parray_destroy_host"
+#define RT_COPY_STRIDED_CPU "parray_copy_strided_cpu"
+
+/* distributed arrays (mpi) */
+#define RT_MPI_CREATE "parray_mpi_create"
+#define RT_MPI_CREATE_DEV "parray_mpi_create_dev"
+#define RT_MPI_DESTROY "parray_mpi_destroy"
+#define RT_MPI_DESTROY_DEV "parray_mpi_destroy_dev"
+#define RT_MPI_LOCAL "parray_mpi_local"
+#define RT_MPI_DEV_LOCAL "parray_mpi_dev_local"
+#define RT_MPI_COPY "parray_mpi_copy"
+#define RT_MPI_COPY_DEV "parray_mpi_copy_dev"
+#define RT_MPI_COPY_SPLIT "parray_mpi_copy_split"
+#define RT_MPI_COPY_SPLIT_DEV "parray_mpi_copy_split_dev"
+
+/* cuda */
+#define RT_CUDA_CREATE "parray_cuda_create"
+#define RT_CUDA_DESTROY "parray_cuda_destroy"
+#define RT_CUDA_COPY "parray_cuda_copy"
+#define RT_CUDA_MEMCPY "parray_cuda_memcpy"
+#define RT_CUDA_WAIT "parray_cuda_wait"
+#define RT_CUDA_WAIT_PENDING "parray_cuda_wait_pending"
+#define RT_CUDA_LAUNCHED "parray_cuda_launched"
+#define RT_CUDA_CHECK_LAUNCH "parray_cuda_check_launch"
+#define RT_CUDA_CHECK_HOME "parray_cuda_check_home"
+#define RT_CUDA_LAUNCH_COOPERATIVE "parray_cuda_launch_cooperative"
+#define RT_CUDA_SHARED_SIZE "parray_cuda_shared_size"
+#define RT_CUDA_TENSOR_MAP "parray_cuda_tensor_map"
+#define RT_VALUE_BYTES "parray_value_bytes"
+#define RT_TO_BYTES "parray_to_bytes"
+#define RT_PRIM "parray_prim"
+
+/* the checked arithmetic of run-time sizes: RT_CK_PREFIX + add, sub, mul,
+ * div, mod (parray_ck_add, ...; sema's ex_print_calls appends the operation) */
+#define RT_CK_PREFIX "parray_ck_"
+/* the mpi body of the runtime that serves the processes' GPUs (distributed dmem arrays) */
+#define RT_MPI_DEV_SERVICE "parray_mpi_dev_service"
+
+/* ---- names pac generates (all begin with parray__, which programs must not use) ---- */
+/* the runtime handle of the distributed array in variable V: GEN_HANDLE "V" */
+#define GEN_HANDLE "parray__h_"
+/* in an outlined mpi body: this process's block of the distributed array captured as field F */
+#define GEN_LOCAL "parray__l_"
+/* a file-scope function or table for a construct: printf pattern of (what, type, line) (lw_fresh_name) */
+#define GEN_FRESH_FMT "parray__%s_%s_L%d"
+
+#endif
