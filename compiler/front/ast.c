@@ -220,14 +220,22 @@ directive *ast_copy_tma(directive *d, loc kw, items bar, loc barloc) {
   return d;
 }
 
-directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, bool has_args, items args, loc argsloc, item *block) {
-  directive *d = ast_dir(c, D_DETOUR, all, kw);
-  d->name = name, d->has_args = has_args, d->args = args, d->argsloc = argsloc, d->block = block;
+dir_clause ast_clause(int kind, loc kw, items args, loc argsloc) {
+  return (dir_clause){kind, kw, args, argsloc};
+}
+
+directive *ast_copy_clauses(directive *d, dir_clause at, dir_clause after) {
+  if (at.kind) ast_copy_at(d, at.kw, at.args, at.argsloc);
+  if (after.kind == CLAUSE_BOUND) ast_copy_bound(d, after.kw, after.args, after.argsloc);
+  if (after.kind == CLAUSE_TMA) ast_copy_tma(d, after.kw, after.args, after.argsloc);
   return d;
 }
 
-directive *ast_dir_clause(directive *d, loc word) {
-  d->clause = word, d->has_clause = true;
+directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, dir_clause args, dir_clause word, item *block) {
+  directive *d = ast_dir(c, D_DETOUR, all, kw);
+  d->name = name, d->has_args = args.kind != CLAUSE_NONE, d->block = block;
+  d->args = args.args, d->argsloc = args.kind ? args.argsloc : name;
+  d->clause = word.kw, d->has_clause = word.kind != CLAUSE_NONE;
   return d;
 }
 

@@ -106,6 +106,16 @@ typedef struct tbody {
 } tbody;
 
 /* ---- directives ------------------------------------------------------------ */
+/* an optional part of a directive header: a word with its (...) ('at(...)',
+ * 'bound(...)'), the (...) alone, or the word alone */
+typedef enum { CLAUSE_NONE, CLAUSE_AT, CLAUSE_BOUND, CLAUSE_TMA, CLAUSE_ARGS, CLAUSE_WORD } clause_kind_t;
+typedef struct dir_clause {
+  int kind;     /* clause_kind_t; CLAUSE_NONE: absent */
+  loc kw;       /* the word (CLAUSE_ARGS: empty) */
+  items args;   /* the (...) contents */
+  loc argsloc;
+} dir_clause;
+
 typedef enum { D_PARRAY, D_CREATE, D_DESTROY, D_COPY, D_DETOUR, D_MAINHOST, D_SYNC,
                D_SUBPROG, D_GLOBAL, D_INSERT, D_END } dir_kind;
 
@@ -200,9 +210,11 @@ directive *ast_copy_bound(directive *d, loc kw, items bound, loc boundloc);
 /* the at(...) after a #copy's source and the tma(...) clause */
 directive *ast_copy_at(directive *d, loc kw, items at, loc atloc);
 directive *ast_copy_tma(directive *d, loc kw, items bar, loc barloc);
-directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, bool has_args, items args, loc argsloc, item *block);
-/* a #detour's clause word, checked by the lowering */
-directive *ast_dir_clause(directive *d, loc word);
+dir_clause ast_clause(int kind, loc kw, items args, loc argsloc);
+/* #copy's optional at(...) and its clause after the destination */
+directive *ast_copy_clauses(directive *d, dir_clause at, dir_clause after);
+/* args: CLAUSE_ARGS or none; word: a clause word (checked by the lowering) or none */
+directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, dir_clause args, dir_clause word, item *block);
 directive *ast_dir_block(astctx *c, dir_kind k, loc all, loc kw, item *block);
 directive *ast_dir_sync(astctx *c, loc all, loc kw, int level);
 directive *ast_dir_subprog(astctx *c, loc all, loc kw, loc name, items params, loc ploc, items body, loc end);
