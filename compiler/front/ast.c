@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ast.c - constructors for the syntax tree (one per grammar action). */
+/* ast.c - constructors for the syntax tree (one per grammar action), and the
+ * one question asked of the whole tree: whether the program needs CUDA. */
 #include "ast.h"
+
+#include <stdlib.h>
 
 static item *new_item(astctx *c, item_kind k, loc l) {
   item *it = arena_alloc(c->ar, sizeof *it);
@@ -261,4 +264,40 @@ directive *ast_dir_bad(astctx *c, dir_kind k, loc all, loc kw) {
   directive *d = ast_dir(c, k, all, kw);
   d->bad = true;
   return d;
+}
+
+/* What the target decision looks at in an item: a #parray of device memory
+ * (dmem, smem; rmem is a local array on the host too) or of cuda threads,
+ * or INIT_GPU in the C code. */
+static bool item_needs_cuda(const char *text, const item *it) {
+  if (it->kind == IT_TOK)
+    return it->tk == T_IDENT && str_eq(text + it->loc.b, it->loc.e - it->loc.b, "INIT_GPU");
+  if (it->kind != IT_DIR || it->dir->kind != D_PARRAY || it->dir->bad) return false;
+  const tbody *b = it->dir->body;
+  return b->mem == MK_DMEM || b->mem == MK_SMEM || b->thread == TK_CUDA;
+}
+
+/* the C code inside an item: a group's, a directive's block, a #subprog's body */
+static const item *item_inner(const item *it) {
+  if (it->kind == IT_GROUP) return it->grp->body.first;
+  if (it->kind != IT_DIR) return NULL;
+  return it->dir->block ? it->dir->block : it->dir->kind == D_SUBPROG ? it->dir->sub.first : NULL;
+}
+
+bool ast_needs_cuda(const char *text, items prog) {
+  VEC(const item *) rest = {0}; /* where each enclosing level goes on */
+  bool cuda = false;
+  const item *it = prog.first;
+  while (!cuda && (it || rest.n > 0)) {
+    if (!it) {
+      it = rest.v[--rest.n];
+      continue;
+    }
+    cuda = item_needs_cuda(text, it);
+    const item *inner = item_inner(it);
+    if (inner && it->next) vec_push(rest, it->next);
+    it = inner ? inner : it->next;
+  }
+  vec_free(rest);
+  return cuda;
 }

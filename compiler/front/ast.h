@@ -220,6 +220,11 @@ directive *ast_dir_sync(astctx *c, loc all, loc kw, int level);
 directive *ast_dir_subprog(astctx *c, loc all, loc kw, loc name, items params, loc ploc, items body, loc end);
 directive *ast_dir_bad(astctx *c, dir_kind k, loc all, loc kw);
 
+/* Whether a parsed program needs the CUDA target: a #parray of device memory
+ * (dmem, smem) or of cuda threads, or INIT_GPU in its C code (text: the
+ * source the locations are in). */
+bool ast_needs_cuda(const char *text, items prog);
+
 #define ITEMS_FOREACH(it, list) for (item *it = (list).first; it; it = it->next)
 
 #endif

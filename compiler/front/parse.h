@@ -9,9 +9,8 @@
 
 enum { PCTX_MAX_NEST = 64 };
 
-/* What the scanner notes on the way, so that nobody walks the tree for it:
- * the preprocessor lines in order, and whether the file needs CUDA (a
- * device memory kind or a cuda thread array in a #parray, or INIT_GPU). */
+/* What parsing notes: the preprocessor lines in order (from the scanner), and
+ * whether the file needs CUDA (ast_needs_cuda over each parsed segment). */
 typedef struct parse_notes {
   VEC(loc) pplines;
   bool cuda;
