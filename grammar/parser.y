@@ -140,8 +140,7 @@ directive: DIR_PARRAY '{' tbody '}' IDENT DEND
          | DIR_INSERT IDENT '(' xitems ')' DEND
              { $$ = ast_dir_call(A, D_INSERT, loc_span(@1, @5), @1, @2, $4, inside(@3, @5)); }
          | DIR_COPY copy_name '(' xitems ')' copy_at KW_TO copy_name '(' xitems ')' copy_clause DEND
-             { $$ = ast_copy_clauses(ast_dir_copy(A, loc_span(@1, @12), @1, @2, $4, inside(@3, @5), @8, $10,
-                                                  inside(@9, @11)), $6, $12); }
+             { $$ = ast_dir_copy(A, loc_span(@1, @12), @1, @2, $4, inside(@3, @5), $6, @8, $10, inside(@9, @11), $12); }
          | DIR_DETOUR IDENT detour_args detour_clause DEND block
              { $$ = ast_dir_detour(A, loc_span(@1, @4), @1, @2, $3, $4, $6); }
          | DIR_MAINHOST DEND block    { $$ = ast_dir_block(A, D_MAINHOST, @1, @1, $3); }

@@ -43,7 +43,7 @@ void ast_fill_dir(item *it, directive *d) {
   it->kind = IT_DIR, it->loc = d->loc;
   it->dir = d;
   if (d->block) it->loc = loc_span(d->loc, d->block->loc);
-  if (d->kind == D_SUBPROG && d->endloc.e) it->loc = loc_span(d->loc, d->endloc);
+  if (d->kind == D_SUBPROG && d->subprog.end.e) it->loc = loc_span(d->loc, d->subprog.end);
 }
 
 item *ast_dir_item(astctx *c, directive *d) {
@@ -185,13 +185,13 @@ tbody *ast_tbody_thread(astctx *c, loc l, int kind, items params, loc ploc, dima
 
 directive *ast_dir(astctx *c, dir_kind k, loc all, loc kw) {
   directive *d = arena_alloc(c->ar, sizeof *d);
-  d->kind = k, d->loc = all, d->kw = kw, d->level = -1;
+  d->kind = k, d->loc = all, d->kw = kw;
   return d;
 }
 
 directive *ast_dir_parray(astctx *c, loc all, loc kw, tbody *b, loc name) {
   directive *d = ast_dir(c, D_PARRAY, all, kw);
-  d->body = b, d->name = name;
+  d->parray.body = b, d->name = name;
   return d;
 }
 
@@ -201,44 +201,25 @@ directive *ast_dir_call(astctx *c, dir_kind k, loc all, loc kw, loc name, items 
   return d;
 }
 
-directive *ast_dir_copy(astctx *c, loc all, loc kw, loc s, items sa, loc sal, loc dt, items da, loc dal) {
+directive *ast_dir_copy(astctx *c, loc all, loc kw, loc s, items sa, loc sal, dir_clause at, loc dt, items da, loc dal,
+                        dir_clause after) {
   directive *d = ast_dir(c, D_COPY, all, kw);
-  d->name = s, d->args = sa, d->argsloc = sal, d->name2 = dt, d->args2 = da, d->args2loc = dal;
-  d->has_args = true;
+  d->name = s, d->args = sa, d->argsloc = sal, d->has_args = true;
+  d->copy.dst = dt, d->copy.dargs = da, d->copy.dargsloc = dal, d->copy.at = at;
+  if (after.word == CLAUSE_BOUND) d->copy.bound = after;
+  if (after.word == CLAUSE_TMA) d->copy.tma = after;
   return d;
 }
 
-directive *ast_copy_bound(directive *d, loc kw, items bound, loc boundloc) {
-  d->has_bound = true, d->boundkw = kw, d->bound = bound, d->boundloc = boundloc;
-  return d;
-}
-
-directive *ast_copy_at(directive *d, loc kw, items at, loc atloc) {
-  d->has_at = true, d->atkw = kw, d->at = at, d->atloc = atloc;
-  return d;
-}
-
-directive *ast_copy_tma(directive *d, loc kw, items bar, loc barloc) {
-  d->has_tma = true, d->tmakw = kw, d->tma = bar, d->tmaloc = barloc;
-  return d;
-}
-
-dir_clause ast_clause(int kind, loc kw, items args, loc argsloc) {
-  return (dir_clause){kind, kw, args, argsloc};
-}
-
-directive *ast_copy_clauses(directive *d, dir_clause at, dir_clause after) {
-  if (at.kind) ast_copy_at(d, at.kw, at.args, at.argsloc);
-  if (after.kind == CLAUSE_BOUND) ast_copy_bound(d, after.kw, after.args, after.argsloc);
-  if (after.kind == CLAUSE_TMA) ast_copy_tma(d, after.kw, after.args, after.argsloc);
-  return d;
+dir_clause ast_clause(int word, loc kw, items args, loc argsloc) {
+  return (dir_clause){word != CLAUSE_NONE, word, kw, args, argsloc};
 }
 
 directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, dir_clause args, dir_clause word, item *block) {
   directive *d = ast_dir(c, D_DETOUR, all, kw);
-  d->name = name, d->has_args = args.kind != CLAUSE_NONE, d->block = block;
-  d->args = args.args, d->argsloc = args.kind ? args.argsloc : name;
-  d->clause = word.kw, d->has_clause = word.kind != CLAUSE_NONE;
+  d->name = name, d->has_args = args.has, d->block = block;
+  d->args = args.args, d->argsloc = args.has ? args.argsloc : name;
+  d->detour.word = word;
   return d;
 }
 
@@ -250,13 +231,14 @@ directive *ast_dir_block(astctx *c, dir_kind k, loc all, loc kw, item *block) {
 
 directive *ast_dir_sync(astctx *c, loc all, loc kw, int level) {
   directive *d = ast_dir(c, D_SYNC, all, kw);
-  d->level = level;
+  d->sync.level = level;
   return d;
 }
 
 directive *ast_dir_subprog(astctx *c, loc all, loc kw, loc name, items params, loc ploc, items body, loc end) {
   directive *d = ast_dir(c, D_SUBPROG, all, kw);
-  d->name = name, d->args = params, d->argsloc = ploc, d->sub = body, d->has_args = true, d->endloc = end;
+  d->name = name, d->args = params, d->argsloc = ploc, d->has_args = true;
+  d->subprog.body = body, d->subprog.end = end;
   return d;
 }
 
@@ -273,7 +255,7 @@ static bool item_needs_cuda(const char *text, const item *it) {
   if (it->kind == IT_TOK)
     return it->tk == T_IDENT && str_eq(text + it->loc.b, it->loc.e - it->loc.b, "INIT_GPU");
   if (it->kind != IT_DIR || it->dir->kind != D_PARRAY || it->dir->bad) return false;
-  const tbody *b = it->dir->body;
+  const tbody *b = it->dir->parray.body;
   return b->mem == MK_DMEM || b->mem == MK_SMEM || b->thread == TK_CUDA;
 }
 
@@ -281,7 +263,7 @@ static bool item_needs_cuda(const char *text, const item *it) {
 static const item *item_inner(const item *it) {
   if (it->kind == IT_GROUP) return it->grp->body.first;
   if (it->kind != IT_DIR) return NULL;
-  return it->dir->block ? it->dir->block : it->dir->kind == D_SUBPROG ? it->dir->sub.first : NULL;
+  return it->dir->block ? it->dir->block : it->dir->kind == D_SUBPROG ? it->dir->subprog.body.first : NULL;
 }
 
 bool ast_needs_cuda(const char *text, items prog) {
