@@ -5,6 +5,7 @@
 %define api.pure full
 %define api.prefix {parse_}
 %define parse.error detailed
+%define parse.lac full
 %locations
 %expect 0
 %param {pctx *ctx}
@@ -41,6 +42,7 @@ static directive *parse_dir_noname(pctx *c, loc kw, loc close);
   dimast *dim;
   tbody *tb;
   directive *dir;
+  dir_clause cl;
 }
 
 %token END 0 "end of file"
@@ -65,6 +67,7 @@ static directive *parse_dir_noname(pctx *c, loc kw, loc close);
 %type <tb> tbody
 %type <num> memkind
 %type <dir> directive
+%type <cl> copy_at copy_clause detour_args detour_clause
 
 %%
 
@@ -136,33 +139,10 @@ directive: DIR_PARRAY '{' tbody '}' IDENT DEND
              { $$ = ast_dir_call(A, D_DESTROY, loc_span(@1, @5), @1, @2, $4, inside(@3, @5)); }
          | DIR_INSERT IDENT '(' xitems ')' DEND
              { $$ = ast_dir_call(A, D_INSERT, loc_span(@1, @5), @1, @2, $4, inside(@3, @5)); }
-         | DIR_COPY IDENT '(' xitems ')' KW_TO IDENT '(' xitems ')' DEND
-             { $$ = ast_dir_copy(A, loc_span(@1, @10), @1, @2, $4, inside(@3, @5), @7, $9, inside(@8, @10)); }
-         | DIR_COPY IDENT '(' xitems ')' KW_TO IDENT '(' xitems ')' KW_BOUND '(' xitems ')' DEND
-             { $$ = ast_copy_bound(ast_dir_copy(A, loc_span(@1, @14), @1, @2, $4, inside(@3, @5), @7, $9,
-                                                inside(@8, @10)), @11, $13, inside(@12, @14)); }
-         | DIR_COPY IDENT '(' xitems ')' KW_TO IDENT '(' xitems ')' KW_TMA '(' xitems ')' DEND
-             { $$ = ast_copy_tma(ast_dir_copy(A, loc_span(@1, @14), @1, @2, $4, inside(@3, @5), @7, $9,
-                                              inside(@8, @10)), @11, $13, inside(@12, @14)); }
-         | DIR_COPY IDENT '(' xitems ')' KW_AT '(' xitems ')' KW_TO IDENT '(' xitems ')' DEND
-             { $$ = ast_copy_at(ast_dir_copy(A, loc_span(@1, @14), @1, @2, $4, inside(@3, @5), @11, $13,
-                                             inside(@12, @14)), @6, $8, inside(@7, @9)); }
-         | DIR_COPY IDENT '(' xitems ')' KW_AT '(' xitems ')' KW_TO IDENT '(' xitems ')' KW_BOUND '(' xitems ')' DEND
-             { $$ = ast_copy_bound(ast_copy_at(ast_dir_copy(A, loc_span(@1, @18), @1, @2, $4, inside(@3, @5), @11, $13,
-                                                            inside(@12, @14)), @6, $8, inside(@7, @9)),
-                                   @15, $17, inside(@16, @18)); }
-         | DIR_COPY IDENT '(' xitems ')' KW_AT '(' xitems ')' KW_TO IDENT '(' xitems ')' KW_TMA '(' xitems ')' DEND
-             { $$ = ast_copy_tma(ast_copy_at(ast_dir_copy(A, loc_span(@1, @18), @1, @2, $4, inside(@3, @5), @11, $13,
-                                                          inside(@12, @14)), @6, $8, inside(@7, @9)),
-                                 @15, $17, inside(@16, @18)); }
-         | DIR_DETOUR IDENT DEND block
-             { $$ = ast_dir_detour(A, loc_span(@1, @2), @1, @2, false, items_empty(), @2, $4); }
-         | DIR_DETOUR IDENT '(' xitems ')' DEND block
-             { $$ = ast_dir_detour(A, loc_span(@1, @5), @1, @2, true, $4, inside(@3, @5), $7); }
-         | DIR_DETOUR IDENT IDENT DEND block
-             { $$ = ast_dir_clause(ast_dir_detour(A, loc_span(@1, @3), @1, @2, false, items_empty(), @2, $5), @3); }
-         | DIR_DETOUR IDENT '(' xitems ')' IDENT DEND block
-             { $$ = ast_dir_clause(ast_dir_detour(A, loc_span(@1, @6), @1, @2, true, $4, inside(@3, @5), $8), @6); }
+         | DIR_COPY copy_name '(' xitems ')' copy_at KW_TO copy_name '(' xitems ')' copy_clause DEND
+             { $$ = ast_dir_copy(A, loc_span(@1, @12), @1, @2, $4, inside(@3, @5), $6, @8, $10, inside(@9, @11), $12); }
+         | DIR_DETOUR IDENT detour_args detour_clause DEND block
+             { $$ = ast_dir_detour(A, loc_span(@1, @4), @1, @2, $3, $4, $6); }
          | DIR_MAINHOST DEND block    { $$ = ast_dir_block(A, D_MAINHOST, @1, @1, $3); }
          | DIR_GLOBAL DEND block      { $$ = ast_dir_block(A, D_GLOBAL, @1, @1, $3); }
          | DIR_SYNC DEND              { $$ = ast_dir_sync(A, @1, @1, -1); }
@@ -178,6 +158,23 @@ directive: DIR_PARRAY '{' tbody '}' IDENT DEND
          | DIR_DETOUR error DEND      { $$ = ast_dir_bad(A, D_DETOUR, @1, @1); }
          | DIR_SUBPROG error DEND     { $$ = ast_dir_bad(A, D_SUBPROG, @1, @1); }
          ;
+
+/* the optional parts of #copy and #detour headers */
+copy_name: IDENT | KW_AT | KW_TO | KW_BOUND | KW_TMA
+         ;
+copy_at: %empty                       { $$ = ast_clause(CLAUSE_NONE, @$, items_empty(), @$); }
+       | KW_AT '(' xitems ')'         { $$ = ast_clause(CLAUSE_AT, @1, $3, inside(@2, @4)); }
+       ;
+copy_clause: %empty                   { $$ = ast_clause(CLAUSE_NONE, @$, items_empty(), @$); }
+           | KW_BOUND '(' xitems ')'  { $$ = ast_clause(CLAUSE_BOUND, @1, $3, inside(@2, @4)); }
+           | KW_TMA '(' xitems ')'    { $$ = ast_clause(CLAUSE_TMA, @1, $3, inside(@2, @4)); }
+           ;
+detour_args: %empty                   { $$ = ast_clause(CLAUSE_NONE, @$, items_empty(), @$); }
+           | '(' xitems ')'           { $$ = ast_clause(CLAUSE_ARGS, @1, $2, inside(@1, @3)); }
+           ;
+detour_clause: %empty                 { $$ = ast_clause(CLAUSE_NONE, @$, items_empty(), @$); }
+             | IDENT                  { $$ = ast_clause(CLAUSE_WORD, @1, items_empty(), @1); }
+             ;
 
 /* tbody ::= [memkind] [elemtype] (dim+ | '#' path) | ('pthd' | 'mpi') dim+
  *         | 'cuda' '(' params ')' dim+ ['min_blocks' '(' expr ')'] */

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ast.c - constructors for the syntax tree (one per grammar action). */
+/* ast.c - constructors for the syntax tree (one per grammar action), and the
+ * one question asked of the whole tree: whether the program needs CUDA. */
 #include "ast.h"
+
+#include <stdlib.h>
 
 static item *new_item(astctx *c, item_kind k, loc l) {
   item *it = arena_alloc(c->ar, sizeof *it);
@@ -40,7 +43,7 @@ void ast_fill_dir(item *it, directive *d) {
   it->kind = IT_DIR, it->loc = d->loc;
   it->dir = d;
   if (d->block) it->loc = loc_span(d->loc, d->block->loc);
-  if (d->kind == D_SUBPROG && d->endloc.e) it->loc = loc_span(d->loc, d->endloc);
+  if (d->kind == D_SUBPROG && d->subprog.end.e) it->loc = loc_span(d->loc, d->subprog.end);
 }
 
 item *ast_dir_item(astctx *c, directive *d) {
@@ -182,13 +185,13 @@ tbody *ast_tbody_thread(astctx *c, loc l, int kind, items params, loc ploc, dima
 
 directive *ast_dir(astctx *c, dir_kind k, loc all, loc kw) {
   directive *d = arena_alloc(c->ar, sizeof *d);
-  d->kind = k, d->loc = all, d->kw = kw, d->level = -1;
+  d->kind = k, d->loc = all, d->kw = kw;
   return d;
 }
 
 directive *ast_dir_parray(astctx *c, loc all, loc kw, tbody *b, loc name) {
   directive *d = ast_dir(c, D_PARRAY, all, kw);
-  d->body = b, d->name = name;
+  d->parray.body = b, d->name = name;
   return d;
 }
 
@@ -198,36 +201,25 @@ directive *ast_dir_call(astctx *c, dir_kind k, loc all, loc kw, loc name, items 
   return d;
 }
 
-directive *ast_dir_copy(astctx *c, loc all, loc kw, loc s, items sa, loc sal, loc dt, items da, loc dal) {
+directive *ast_dir_copy(astctx *c, loc all, loc kw, loc s, items sa, loc sal, dir_clause at, loc dt, items da, loc dal,
+                        dir_clause after) {
   directive *d = ast_dir(c, D_COPY, all, kw);
-  d->name = s, d->args = sa, d->argsloc = sal, d->name2 = dt, d->args2 = da, d->args2loc = dal;
-  d->has_args = true;
+  d->name = s, d->args = sa, d->argsloc = sal, d->has_args = true;
+  d->copy.dst = dt, d->copy.dargs = da, d->copy.dargsloc = dal, d->copy.at = at;
+  if (after.word == CLAUSE_BOUND) d->copy.bound = after;
+  if (after.word == CLAUSE_TMA) d->copy.tma = after;
   return d;
 }
 
-directive *ast_copy_bound(directive *d, loc kw, items bound, loc boundloc) {
-  d->has_bound = true, d->boundkw = kw, d->bound = bound, d->boundloc = boundloc;
-  return d;
+dir_clause ast_clause(int word, loc kw, items args, loc argsloc) {
+  return (dir_clause){word != CLAUSE_NONE, word, kw, args, argsloc};
 }
 
-directive *ast_copy_at(directive *d, loc kw, items at, loc atloc) {
-  d->has_at = true, d->atkw = kw, d->at = at, d->atloc = atloc;
-  return d;
-}
-
-directive *ast_copy_tma(directive *d, loc kw, items bar, loc barloc) {
-  d->has_tma = true, d->tmakw = kw, d->tma = bar, d->tmaloc = barloc;
-  return d;
-}
-
-directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, bool has_args, items args, loc argsloc, item *block) {
+directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, dir_clause args, dir_clause word, item *block) {
   directive *d = ast_dir(c, D_DETOUR, all, kw);
-  d->name = name, d->has_args = has_args, d->args = args, d->argsloc = argsloc, d->block = block;
-  return d;
-}
-
-directive *ast_dir_clause(directive *d, loc word) {
-  d->clause = word, d->has_clause = true;
+  d->name = name, d->has_args = args.has, d->block = block;
+  d->args = args.args, d->argsloc = args.has ? args.argsloc : name;
+  d->detour.word = word;
   return d;
 }
 
@@ -239,13 +231,14 @@ directive *ast_dir_block(astctx *c, dir_kind k, loc all, loc kw, item *block) {
 
 directive *ast_dir_sync(astctx *c, loc all, loc kw, int level) {
   directive *d = ast_dir(c, D_SYNC, all, kw);
-  d->level = level;
+  d->sync.level = level;
   return d;
 }
 
 directive *ast_dir_subprog(astctx *c, loc all, loc kw, loc name, items params, loc ploc, items body, loc end) {
   directive *d = ast_dir(c, D_SUBPROG, all, kw);
-  d->name = name, d->args = params, d->argsloc = ploc, d->sub = body, d->has_args = true, d->endloc = end;
+  d->name = name, d->args = params, d->argsloc = ploc, d->has_args = true;
+  d->subprog.body = body, d->subprog.end = end;
   return d;
 }
 
@@ -253,4 +246,40 @@ directive *ast_dir_bad(astctx *c, dir_kind k, loc all, loc kw) {
   directive *d = ast_dir(c, k, all, kw);
   d->bad = true;
   return d;
+}
+
+/* What the target decision looks at in an item: a #parray of device memory
+ * (dmem, smem; rmem is a local array on the host too) or of cuda threads,
+ * or INIT_GPU in the C code. */
+static bool item_needs_cuda(const char *text, const item *it) {
+  if (it->kind == IT_TOK)
+    return it->tk == T_IDENT && str_eq(text + it->loc.b, it->loc.e - it->loc.b, "INIT_GPU");
+  if (it->kind != IT_DIR || it->dir->kind != D_PARRAY || it->dir->bad) return false;
+  const tbody *b = it->dir->parray.body;
+  return b->mem == MK_DMEM || b->mem == MK_SMEM || b->thread == TK_CUDA;
+}
+
+/* the C code inside an item: a group's, a directive's block, a #subprog's body */
+static const item *item_inner(const item *it) {
+  if (it->kind == IT_GROUP) return it->grp->body.first;
+  if (it->kind != IT_DIR) return NULL;
+  return it->dir->block ? it->dir->block : it->dir->kind == D_SUBPROG ? it->dir->subprog.body.first : NULL;
+}
+
+bool ast_needs_cuda(const char *text, items prog) {
+  VEC(const item *) rest = {0}; /* where each enclosing level goes on */
+  bool cuda = false;
+  const item *it = prog.first;
+  while (!cuda && (it || rest.n > 0)) {
+    if (!it) {
+      it = rest.v[--rest.n];
+      continue;
+    }
+    cuda = item_needs_cuda(text, it);
+    const item *inner = item_inner(it);
+    if (inner && it->next) vec_push(rest, it->next);
+    it = inner ? inner : it->next;
+  }
+  vec_free(rest);
+  return cuda;
 }

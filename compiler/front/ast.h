@@ -109,38 +109,69 @@ typedef struct tbody {
 typedef enum { D_PARRAY, D_CREATE, D_DESTROY, D_COPY, D_DETOUR, D_MAINHOST, D_SYNC,
                D_SUBPROG, D_GLOBAL, D_INSERT, D_END } dir_kind;
 
+/* an optional part of a directive header: a word with its (...) ('at(...)',
+ * 'bound(...)'), the (...) alone, or the word alone */
+typedef enum { CLAUSE_NONE, CLAUSE_AT, CLAUSE_BOUND, CLAUSE_TMA, CLAUSE_ARGS, CLAUSE_WORD } clause_kind_t;
+typedef struct dir_clause {
+  bool has;
+  int word;     /* clause_kind_t: which one it is where a place takes several */
+  loc kw;       /* the word (CLAUSE_ARGS: empty) */
+  items args;   /* the (...) contents */
+  loc argsloc;
+} dir_clause;
+
+/* #parray '{' body '}' name */
+typedef struct dir_parray {
+  tbody *body;
+} dir_parray;
+
+/* #copy name(args) [at(...)] to dst(dargs) [bound(...) | tma(...)] */
+typedef struct dir_copy {
+  loc dst;        /* the destination's type */
+  items dargs;    /* the destination expression */
+  loc dargsloc;
+  dir_clause at;  /* the box origin of a tma copy, after the source */
+  dir_clause bound;
+  dir_clause tma; /* a bulk tensor copy (docs/cuda.md) */
+} dir_copy;
+
+/* #detour name [(args)] [word] block */
+typedef struct dir_detour {
+  dir_clause word; /* the clause word (wait, nowait), checked by the lowering */
+} dir_detour;
+
+/* #subprog name(params) body #end */
+typedef struct dir_subprog {
+  items body;
+  loc end; /* the #end */
+} dir_subprog;
+
+/* #sync, #sync_0, #sync_1_0 */
+typedef struct dir_sync {
+  int level; /* -1 for plain #sync, else the path digit(s) encoded */
+  loc path;
+} dir_sync;
+
+/* A directive: what every kind has (its keyword; the path and (...) after
+ * it, which #mainhost, #global and #sync lack; the block of #detour,
+ * #mainhost and #global), and the node of its own kind. */
 struct directive {
   dir_kind kind;
   loc loc;     /* the header: from '#' to the end of the directive proper */
   loc kw;      /* '#keyword' */
-  loc name;    /* type path / subprogram name (parray: the new type's name) */
-  tbody *body; /* D_PARRAY */
-  items args;  /* create/destroy/insert/detour/subprog: the (...) contents */
+  bool bad;    /* a syntax error was reported inside */
+  loc name;    /* type path / subprogram name (parray: the new type's name; copy: the source's type) */
+  items args;  /* create/destroy/insert/copy/detour/subprog: the (...) contents */
   loc argsloc;
   bool has_args;
-  loc name2;   /* D_COPY: destination type */
-  items args2; /* D_COPY: destination expression */
-  loc args2loc;
-  bool has_bound; /* D_COPY: a bound(...) clause */
-  loc boundkw;    /* D_COPY: 'bound' */
-  items bound;    /* D_COPY: the bound(...) contents */
-  loc boundloc;
-  bool has_at;    /* D_COPY: at(...) after the source (a tma copy's box origin) */
-  loc atkw;
-  items at;
-  loc atloc;
-  bool has_tma;   /* D_COPY: a tma(...) clause (a bulk tensor copy, docs/cuda.md) */
-  loc tmakw;
-  items tma;
-  loc tmaloc;
   item *block; /* D_DETOUR, D_MAINHOST, D_GLOBAL: the { } group */
-  loc clause;  /* D_DETOUR: the word after the name or arguments (wait, nowait) */
-  bool has_clause;
-  items sub;   /* D_SUBPROG: the body up to #end */
-  loc endloc;  /* D_SUBPROG: the #end */
-  int level;   /* D_SYNC: -1 for plain #sync, else the path digit(s) encoded */
-  loc syncpath;
-  bool bad;    /* a syntax error was reported inside */
+  union {
+    dir_parray parray;
+    dir_copy copy;
+    dir_detour detour;
+    dir_subprog subprog;
+    dir_sync sync;
+  };
 };
 
 /* ---- constructors (called from the grammar) -------------------------------- */
@@ -194,19 +225,21 @@ tbody *ast_tbody_min_blocks(tbody *b, items expr, loc l);
 directive *ast_dir(astctx *c, dir_kind k, loc all, loc kw);
 directive *ast_dir_parray(astctx *c, loc all, loc kw, tbody *b, loc name);
 directive *ast_dir_call(astctx *c, dir_kind k, loc all, loc kw, loc name, items args, loc argsloc);
-directive *ast_dir_copy(astctx *c, loc all, loc kw, loc s, items sa, loc sal, loc d, items da, loc dal);
-/* the bound(...) clause of a #copy */
-directive *ast_copy_bound(directive *d, loc kw, items bound, loc boundloc);
-/* the at(...) after a #copy's source and the tma(...) clause */
-directive *ast_copy_at(directive *d, loc kw, items at, loc atloc);
-directive *ast_copy_tma(directive *d, loc kw, items bar, loc barloc);
-directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, bool has_args, items args, loc argsloc, item *block);
-/* a #detour's clause word, checked by the lowering */
-directive *ast_dir_clause(directive *d, loc word);
+/* at: the at(...) after the source, or none; after: bound(...), tma(...) or none */
+directive *ast_dir_copy(astctx *c, loc all, loc kw, loc s, items sa, loc sal, dir_clause at, loc d, items da, loc dal,
+                        dir_clause after);
+dir_clause ast_clause(int word, loc kw, items args, loc argsloc);
+/* args: CLAUSE_ARGS or none; word: a clause word (checked by the lowering) or none */
+directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, dir_clause args, dir_clause word, item *block);
 directive *ast_dir_block(astctx *c, dir_kind k, loc all, loc kw, item *block);
 directive *ast_dir_sync(astctx *c, loc all, loc kw, int level);
 directive *ast_dir_subprog(astctx *c, loc all, loc kw, loc name, items params, loc ploc, items body, loc end);
 directive *ast_dir_bad(astctx *c, dir_kind k, loc all, loc kw);
+
+/* Whether a parsed program needs the CUDA target: a #parray of device memory
+ * (dmem, smem) or of cuda threads, or INIT_GPU in its C code (text: the
+ * source the locations are in). */
+bool ast_needs_cuda(const char *text, items prog);
 
 #define ITEMS_FOREACH(it, list) for (item *it = (list).first; it; it = it->next)
 

@@ -71,6 +71,7 @@ int parse_range(srcfile *src, uint32_t base, uint32_t len, diag *dg, arena *ar, 
   lex__delete_buffer(buf, ctx.scanner);
   lex_lex_destroy(ctx.scanner);
   *out = ctx.result;
+  if (notes && !plain_c) notes->cuda |= ast_needs_cuda(src->text, ctx.result);
   return rc != 0 || dg->errors > errors;
 }
 

@@ -9,9 +9,8 @@
 
 enum { PCTX_MAX_NEST = 64 };
 
-/* What the scanner notes on the way, so that nobody walks the tree for it:
- * the preprocessor lines in order, and whether the file needs CUDA (a
- * device memory kind or a cuda thread array in a #parray, or INIT_GPU). */
+/* What parsing notes: the preprocessor lines in order (from the scanner), and
+ * whether the file needs CUDA (ast_needs_cuda over each parsed segment). */
 typedef struct parse_notes {
   VEC(loc) pplines;
   bool cuda;
@@ -49,15 +48,12 @@ typedef struct pctx {
 
   /* directive header being scanned */
   int dkind;          /* dir_kind of the open directive, -1 if none */
-  int dslots, dneed;  /* top-level pieces seen / needed to complete it */
   int ddepth;         /* bracket depth inside the header */
   char dstack[PCTX_MAX_NEST]; /* the open brackets */
   uint32_t dstack_at[PCTX_MAX_NEST];
   uint32_t dstart;    /* offset of its '#' */
-  bool dpend_end;     /* the header is complete: next token is DEND */
-  bool derror;        /* a syntax error was seen in it: end it at the next newline */
+  bool derror;        /* a syntax error was seen in it: no block or body follows */
   bool dcuda;         /* a #parray body that declares a cuda thread array */
-  int dcopy_at;       /* #copy S(src) at(...) to ...: 2 (the two pieces of at(...)), else 0 */
 
   /* $...$ nesting */
   int dol_level;

@@ -37,9 +37,9 @@ static void loop_bound_digits(lw *w, dnode *ns, ex *i, plan_copy *p) {
 static bool copy_bounds(lw *w, directive *d, dnode *ns, plan_copy *p) {
   int nt = ns->nkids ? ns->nkids : 1;
   items *a;
-  int n = d->bound.n ? lw_split_args(w, &d->bound, &a) : 0;
+  int n = d->copy.bound.args.n ? lw_split_args(w, &d->copy.bound.args, &a) : 0;
   if (n != nt) {
-    diag_error(w->dg, d->bound.n ? d->boundloc : d->boundkw, "bound(...) needs one bound per top-level dimension "
+    diag_error(w->dg, d->copy.bound.args.n ? d->copy.bound.argsloc : d->copy.bound.kw, "bound(...) needs one bound per top-level dimension "
                "of '%s': %d, not %d", ns->path, nt, n);
     return false;
   }
@@ -48,14 +48,14 @@ static bool copy_bounds(lw *w, directive *d, dnode *ns, plan_copy *p) {
   p->bound_digit = arena_alloc(w->ar, sizeof *p->bound_digit * (size_t)n);
   for (int k = 0; k < n; k++) {
     if (!a[k].n) {
-      diag_error(w->dg, d->boundloc, "empty bound in bound(...)");
+      diag_error(w->dg, d->copy.bound.argsloc, "empty bound in bound(...)");
       return false;
     }
     ltok *t;
     arena_mark m = arena_save(&w->scratch);
     int nt2 = lw_ltoks(w, &a[k], &t, LW_CAPTURE);
     int se = cx_side_effect(&w->cx, t, nt2);
-    loc at = se >= 0 ? t[se].loc : d->boundloc;
+    loc at = se >= 0 ? t[se].loc : d->copy.bound.argsloc;
     arena_restore(&w->scratch, m);
     if (se >= 0) {
       diag_error(w->dg, at, "a bound cannot have side effects (the generated code evaluates it for every element)");
@@ -342,7 +342,7 @@ static bool copy_sides_agree(lw *w, directive *d, dnode *ns, dnode *nd, items *s
   if (!lw_copy_elems_agree(w, d, ns, nd)) return false;
   int64_t s1, s2;
   if (ex_is_const(ns->size, &s1) && ex_is_const(nd->size, &s2) && s1 != s2) {
-    diag_error(w->dg, loc_span(d->name, d->name2), "#copy size mismatch: '%s' has %lld elements, '%s' has %lld",
+    diag_error(w->dg, loc_span(d->name, d->copy.dst), "#copy size mismatch: '%s' has %lld elements, '%s' has %lld",
                ns->path, (long long)s1, nd->path, (long long)s2);
     return false;
   }
@@ -382,26 +382,26 @@ static bool plan_host_copy(lw *w, directive *d, dnode *ns, dnode *nd, plan_copy 
 void lw_copy(lw *w, item *it, lw_record *out) {
   directive *d = it->dir;
   if (d->bad) return;
-  dnode *ns = lw_data_type(w, d->name), *nd = lw_data_type(w, d->name2);
+  dnode *ns = lw_data_type(w, d->name), *nd = lw_data_type(w, d->copy.dst);
   if (!ns || !nd) return;
   items *sa, *da;
   if (lw_split_args(w, &d->args, &sa) != 1 || sa[0].n == 0) {
     diag_error(w->dg, d->argsloc.e > d->argsloc.b ? d->argsloc : d->loc, "#copy needs one source pointer");
     return;
   }
-  if (lw_split_args(w, &d->args2, &da) != 1 || da[0].n == 0) {
-    diag_error(w->dg, d->args2loc.e > d->args2loc.b ? d->args2loc : d->loc, "#copy needs one destination pointer");
+  if (lw_split_args(w, &d->copy.dargs, &da) != 1 || da[0].n == 0) {
+    diag_error(w->dg, d->copy.dargsloc.e > d->copy.dargsloc.b ? d->copy.dargsloc : d->loc, "#copy needs one destination pointer");
     return;
   }
-  if (d->has_tma || d->has_at) { /* a bulk tensor copy (lower_tma.c) */
+  if (d->copy.tma.has || d->copy.at.has) { /* a bulk tensor copy (lower_tma.c) */
     lw_copy_tma(w, it, ns, &sa[0], nd, &da[0], out);
     return;
   }
   if (!copy_sides_agree(w, d, ns, nd, &sa[0], &da[0])) return;
   bool device = ns->type->mem == MK_DMEM || nd->type->mem == MK_DMEM;
   bool per_thread = w->rg->kind == RG_CUDA || (w->rg->kind != RG_HOST && !device);
-  if (d->has_bound && (!per_thread || ns->type->mpi_ref || nd->type->mpi_ref)) {
-    diag_error(w->dg, d->boundkw, "bound(...) applies to a thread's own #copy inside a detour (not a host copy "
+  if (d->copy.bound.has && (!per_thread || ns->type->mpi_ref || nd->type->mpi_ref)) {
+    diag_error(w->dg, d->copy.bound.kw, "bound(...) applies to a thread's own #copy inside a detour (not a host copy "
                "or one involving device or distributed memory from a pthd or mpi body)");
     return;
   }
@@ -410,7 +410,7 @@ void lw_copy(lw *w, item *it, lw_record *out) {
     return;
   }
   plan_copy p = {.elem = ns->type->elem, .site = lw_site(w, d->loc, lw_dir_text(w, it))};
-  if (d->has_bound && !copy_bounds(w, d, ns, &p)) return;
+  if (d->copy.bound.has && !copy_bounds(w, d, ns, &p)) return;
   p.src = (plan_side){.ptr = lw_list_text(w, &sa[0]), .mem = ns->type->mem};
   p.dst = (plan_side){.ptr = lw_list_text(w, &da[0]), .mem = nd->type->mem};
   int64_t sz;

@@ -194,18 +194,18 @@ typedef enum { CL_NONE, CL_WAIT, CL_NOWAIT, CL_BAD } clause_kind;
 
 /* the clause after the detour's arguments; reports one that is not a clause */
 static clause_kind detour_clause(lw *w, directive *d) {
-  if (!d->has_clause) return CL_NONE;
-  const char *s = w->src->text + d->clause.b;
-  size_t n = d->clause.e - d->clause.b;
+  if (!d->detour.word.has) return CL_NONE;
+  const char *s = w->src->text + d->detour.word.kw.b;
+  size_t n = d->detour.word.kw.e - d->detour.word.kw.b;
   if (str_eq(s, n, "wait")) return CL_WAIT;
   if (str_eq(s, n, "nowait")) return CL_NOWAIT;
   const char *near = str_edit_distance(s, n, "nowait", 6) <= 2 ? "nowait"
                      : str_edit_distance(s, n, "wait", 4) <= 2 ? "wait"
                                                                : NULL;
   if (near)
-    diag_error(w->dg, d->clause, "unknown clause '%.*s' after #detour; did you mean '%s'?", (int)n, s, near);
+    diag_error(w->dg, d->detour.word.kw, "unknown clause '%.*s' after #detour; did you mean '%s'?", (int)n, s, near);
   else
-    diag_error(w->dg, d->clause, "unknown clause '%.*s' after #detour: a cuda detour takes 'wait' or 'nowait' after "
+    diag_error(w->dg, d->detour.word.kw, "unknown clause '%.*s' after #detour: a cuda detour takes 'wait' or 'nowait' after "
                "its arguments", (int)n, s);
   return CL_BAD;
 }
@@ -283,7 +283,7 @@ static bool launch_waits(lw *w, directive *d, clause_kind cl, cd_stmt *ps, items
   if (cl == CL_WAIT) return true;
   if (lw_thread_region(w)) {
     if (cl == CL_NOWAIT)
-      diag_error(w->dg, d->clause, "'nowait' on a cuda detour inside a %s detour: a launch from the threads of a "
+      diag_error(w->dg, d->detour.word.kw, "'nowait' on a cuda detour inside a %s detour: a launch from the threads of a "
                  "thread array always waits", kind_word(lw_thread_region(w)->kind));
     return true;
   }
@@ -377,10 +377,10 @@ void lw_detour(lw *w, item *it, lw_record *out) {
   region *r = arena_alloc(w->ar, sizeof *r);
   r->kind = T->thread == TK_PTHD ? RG_PTHD : T->thread == TK_MPI ? RG_MPI : RG_CUDA;
   r->thread = T, r->id = ++w->next_id, r->outer = w->rg, r->at = d->loc;
-  if (r->kind != RG_CUDA && d->has_clause) {
-    diag_error(w->dg, d->clause, "'%.*s' after a %s detour: only the launch of a cuda detour may wait or not "
-               "('wait', 'nowait'); a %s detour ends when its threads do", (int)(d->clause.e - d->clause.b),
-               w->src->text + d->clause.b, kind_word(r->kind), kind_word(r->kind));
+  if (r->kind != RG_CUDA && d->detour.word.has) {
+    diag_error(w->dg, d->detour.word.kw, "'%.*s' after a %s detour: only the launch of a cuda detour may wait or not "
+               "('wait', 'nowait'); a %s detour ends when its threads do", (int)(d->detour.word.kw.e - d->detour.word.kw.b),
+               w->src->text + d->detour.word.kw.b, kind_word(r->kind), kind_word(r->kind));
     return;
   }
   if (r->kind != RG_CUDA && d->has_args && d->args.n) {

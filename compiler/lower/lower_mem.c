@@ -326,7 +326,8 @@ static bool item_mentions(lw *w, const item *it, const char *name, size_t len, b
   case IT_DIR: {
     bool m = text_has_word(w, it->dir->loc, name, len);
     if (it->dir->block) m |= item_mentions(w, it->dir->block, name, len, label);
-    ITEMS_FOREACH(k, it->dir->sub) m |= item_mentions(w, k, name, len, label);
+    if (it->dir->kind == D_SUBPROG)
+      ITEMS_FOREACH(k, it->dir->subprog.body) m |= item_mentions(w, k, name, len, label);
     return m;
   }
   default:

@@ -54,7 +54,7 @@ void lw_parray(lw *w, item *it) {
   pn->type = placeholder, pn->path = placeholder->name;
   sc_add_type(&w->sc, name, len, pn, placeholder);
   w->ty.failed = NULL;
-  ptype *t = ty_build(&w->ty, lw_text(w, d->name), d->name, d->body, w->inst ? w->inst->id : 0);
+  ptype *t = ty_build(&w->ty, lw_text(w, d->name), d->name, d->parray.body, w->inst ? w->inst->id : 0);
   if (!t) {
     placeholder->building = false, placeholder->bad = true;
     return;
@@ -114,7 +114,7 @@ void lw_subprog(lw *w, item *it) {
     diag_error(w->dg, d->kw, "#subprog must be at file scope");
     return;
   }
-  if (!lw_block_conditionals(w, &d->sub, "the body of this #subprog", d->kw)) return;
+  if (!lw_block_conditionals(w, &d->subprog.body, "the body of this #subprog", d->kw)) return;
   subprog *sp = arena_alloc(w->ar, sizeof *sp);
   sp->d = d;
   items *ps;
@@ -274,15 +274,15 @@ void lw_insert(lw *w, item *it) {
       if (tn) sc_add_type(&w->sc, sp->params[i], strlen(sp->params[i]), tn, tn->type);
     }
   }
-  prescan_globals(w, in, &sp->d->sub);
+  prescan_globals(w, in, &sp->d->subprog.body);
   w->inst = in;
   diag_push_context(w->dg, d->loc, arena_printf(w->ar, "in instance of subprogram '%.*s' inserted here", (int)len, name));
 
   /* expand the body into a buffer, following the body's source text */
   pr_outline o;
   pr_outline_begin(&w->pr, &o, it->loc.b, sp->d->loc.e);
-  lw_walk_items(w, &sp->d->sub, false);
-  char *text = pr_outline_end(&w->pr, &o, sp->d->endloc.b, w->ar);
+  lw_walk_items(w, &sp->d->subprog.body, false);
+  char *text = pr_outline_end(&w->pr, &o, sp->d->subprog.end.b, w->ar);
   w->insert_bytes += (int64_t)strlen(text);
   if (w->insert_bytes > w->max_insert_bytes && !w->insert_over)
     insert_limit(w, d, arena_printf(w->ar, "the #insert expansions reach %lld bytes: the limit is %lld (raise it "

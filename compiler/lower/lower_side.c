@@ -45,7 +45,7 @@ bool lw_copy_elems_agree(lw *w, directive *d, dnode *ns, dnode *nd) {
   /* by meaning: typedefs expanded, one spelling per arithmetic type */
   ctenv e = lw_ctenv(w);
   if (same_elem(ns->type->elem, nd->type->elem) || ct_same(&e, ns->type->elem, nd->type->elem, w->ar)) return true;
-  diag_error(w->dg, loc_span(d->name, d->name2), "#copy between different element types: '%s' has %s, '%s' has %s",
+  diag_error(w->dg, loc_span(d->name, d->copy.dst), "#copy between different element types: '%s' has %s, '%s' has %s",
              ns->path, ns->type->elem, nd->path, nd->type->elem);
   return false;
 }

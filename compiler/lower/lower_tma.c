@@ -69,13 +69,13 @@ static bool box_order(lw *w, directive *d, dnode *nd, int rank, int64_t *box, in
   for (int k = 0; k < rank; k++) {
     ex *sz = nd->nkids ? nd->kids[k]->size : nd->size;
     if (!ex_is_const(sz, &box[k]) || box[k] < 1 || box[k] > TMA_MAX_BOX) {
-      diag_error(w->dg, d->name2, "dimension %d of '%s' (the box) must be a constant from 1 to %d", k, nd->path,
+      diag_error(w->dg, d->copy.dst, "dimension %d of '%s' (the box) must be a constant from 1 to %d", k, nd->path,
                  TMA_MAX_BOX);
       return false;
     }
     s[k] = -1;
     if (box[k] > 1 && (!l || !dim_mode(w, nd, l, k, &ext[k], &st[k]) || !ex_is_const(st[k], &s[k]))) {
-      diag_error(w->dg, d->name2, "dimension %d of '%s' is not one stride in shared memory: the box is written "
+      diag_error(w->dg, d->copy.dst, "dimension %d of '%s' is not one stride in shared memory: the box is written "
                  "densely, dimension by dimension", k, nd->path);
       return false;
     }
@@ -92,7 +92,7 @@ static bool box_order(lw *w, directive *d, dnode *nd, int rank, int64_t *box, in
   int64_t want = 1;
   for (int j = 0; j < rank && s[perm[j]] >= 0; want *= box[perm[j]], j++)
     if (s[perm[j]] != want) {
-      diag_error(w->dg, d->name2, "'%s' is not dense: a tma #copy writes the box row by row, so its dimensions' "
+      diag_error(w->dg, d->copy.dst, "'%s' is not dense: a tma #copy writes the box row by row, so its dimensions' "
                  "strides must be 1 and the products of the extents of those inside them", nd->path);
       return false;
     }
@@ -114,7 +114,7 @@ static bool strides_fit(lw *w, directive *d, dnode *ns, int rank, ex **stride, c
       diag_error(w->dg, d->name, "no top-level dimension of '%s' has stride 1: the innermost dimension of a tensor "
                  "map must be contiguous", ns->path);
     else
-      diag_error(w->dg, d->name2, "the innermost dimension of the box (dimension %d of the smem type) must be the "
+      diag_error(w->dg, d->copy.dst, "the innermost dimension of the box (dimension %d of the smem type) must be the "
                  "one with stride 1 in '%s' (dimension %d): the tensor map writes the box in that order",
                  perm[0], ns->path, one);
     return false;
@@ -126,7 +126,7 @@ static bool strides_fit(lw *w, directive *d, dnode *ns, int rank, ex **stride, c
       return false;
     }
   if (box[perm[0]] * es % 16) {
-    diag_error(w->dg, d->name2, "the box's innermost row (dimension %d of the smem type) is %lld bytes: a tma #copy "
+    diag_error(w->dg, d->copy.dst, "the box's innermost row (dimension %d of the smem type) is %lld bytes: a tma #copy "
                "moves rows of a multiple of 16 bytes", perm[0], (long long)(box[perm[0]] * es));
     return false;
   }
@@ -155,22 +155,22 @@ static int tensor_param(lw *w, directive *d, items *sa) {
 /* the sides: the region, the memory kinds, the element type and the ranks
  * (the rank, or 0 after reporting) */
 static int tma_sides(lw *w, directive *d, dnode *ns, dnode *nd, int64_t *es) {
-  if (!d->has_tma || !d->has_at || d->has_bound) {
-    loc at = d->has_bound ? d->boundkw : d->has_at ? d->atkw : d->tmakw;
-    diag_error(w->dg, at, d->has_bound ? "bound(...) and at(...) do not go together: at(...) gives the box of a tma "
-               "#copy, which fills what lies outside the tensor with zeros" : d->has_at ? "at(...) gives the box of a "
+  if (!d->copy.tma.has || !d->copy.at.has || d->copy.bound.has) {
+    loc at = d->copy.bound.has ? d->copy.bound.kw : d->copy.at.has ? d->copy.at.kw : d->copy.tma.kw;
+    diag_error(w->dg, at, d->copy.bound.has ? "bound(...) and at(...) do not go together: at(...) gives the box of a tma "
+               "#copy, which fills what lies outside the tensor with zeros" : d->copy.at.has ? "at(...) gives the box of a "
                "bulk tensor copy: add tma(BARRIER) after the destination" : "a tma #copy needs at(i0, ...) after the "
                "source: the index in it of the box's first element");
     return 0;
   }
   if (w->rg->kind != RG_CUDA || !lw_caps(w)->tma) {
-    diag_error(w->dg, d->tmakw, "a tma #copy (the tensor memory accelerator) is made by a thread of a cuda detour, "
+    diag_error(w->dg, d->copy.tma.kw, "a tma #copy (the tensor memory accelerator) is made by a thread of a cuda detour, "
                "inside its body");
     return 0;
   }
   if (ns->type->mem != MK_DMEM || ns->type->mpi_ref || nd->type->mem != MK_SMEM) {
     bool src = ns->type->mem != MK_DMEM || ns->type->mpi_ref;
-    diag_error(w->dg, src ? d->name : d->name2, src ? "a tma #copy reads a dmem type (not distributed); '%s' is %s"
+    diag_error(w->dg, src ? d->name : d->copy.dst, src ? "a tma #copy reads a dmem type (not distributed); '%s' is %s"
                : "a tma #copy writes an smem type; '%s' is %s", src ? ns->path : nd->path,
                ty_mem_name(src ? ns->type->mem : nd->type->mem));
     return 0;
@@ -189,7 +189,7 @@ static int tma_sides(lw *w, directive *d, dnode *ns, dnode *nd, int64_t *es) {
     return 0;
   }
   if (rank != rs) {
-    diag_error(w->dg, d->name2, "the box '%s' needs one top-level dimension per top-level dimension of '%s' (%d), "
+    diag_error(w->dg, d->copy.dst, "the box '%s' needs one top-level dimension per top-level dimension of '%s' (%d), "
                "not %d", nd->path, ns->path, rank, rs);
     return 0;
   }
@@ -200,19 +200,19 @@ static int tma_sides(lw *w, directive *d, dnode *ns, dnode *nd, int64_t *es) {
  * one lvalue (false after reporting) */
 static bool tma_operands(lw *w, directive *d, int rank, const int *perm, plan_copy *p) {
   items *a, *b;
-  int n = d->at.n ? lw_split_args(w, &d->at, &a) : 0;
+  int n = d->copy.at.args.n ? lw_split_args(w, &d->copy.at.args, &a) : 0;
   bool empty = false;
   for (int k = 0; k < n; k++) empty |= !a[k].n;
   if (n != rank || empty) {
     if (empty)
-      diag_error(w->dg, d->at.n ? d->atloc : d->atkw, "empty index in at(...)");
+      diag_error(w->dg, d->copy.at.args.n ? d->copy.at.argsloc : d->copy.at.kw, "empty index in at(...)");
     else
-      diag_error(w->dg, d->at.n ? d->atloc : d->atkw, "at(...) needs one index per top-level dimension of the "
+      diag_error(w->dg, d->copy.at.args.n ? d->copy.at.argsloc : d->copy.at.kw, "at(...) needs one index per top-level dimension of the "
                  "tensor: %d, not %d", rank, n);
     return false;
   }
-  if (lw_split_args(w, &d->tma, &b) != 1 || !b[0].n) {
-    diag_error(w->dg, d->tma.n ? d->tmaloc : d->tmakw, "tma(...) names one mbarrier (a uint64_t in shared memory) "
+  if (lw_split_args(w, &d->copy.tma.args, &b) != 1 || !b[0].n) {
+    diag_error(w->dg, d->copy.tma.args.n ? d->copy.tma.argsloc : d->copy.tma.kw, "tma(...) names one mbarrier (a uint64_t in shared memory) "
                "that the copy signals");
     return false;
   }
@@ -231,9 +231,9 @@ static bool tma_operands(lw *w, directive *d, int rank, const int *perm, plan_co
 static void tma_dests(lw *w, item *it, region *r) {
   for (; it; it = it->next) {
     if (it->kind == IT_GROUP) tma_dests(w, it->grp->body.first, r);
-    if (it->kind != IT_DIR || it->dir->kind != D_COPY || !it->dir->has_tma) continue;
+    if (it->kind != IT_DIR || it->dir->kind != D_COPY || !it->dir->copy.tma.has) continue;
     loc vl;
-    if (!lw_single_ident(&it->dir->args2, &vl) || lw_tma_dest(r, w->src->text + vl.b, vl.e - vl.b)) continue;
+    if (!lw_single_ident(&it->dir->copy.dargs, &vl) || lw_tma_dest(r, w->src->text + vl.b, vl.e - vl.b)) continue;
     r->cu->tma_smem = arena_grow1(w->ar, r->cu->tma_smem, (size_t)r->cu->ntma_smem, sizeof *r->cu->tma_smem);
     r->cu->tma_smem[r->cu->ntma_smem++] = lw_text(w, vl);
   }

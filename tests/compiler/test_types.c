@@ -96,7 +96,7 @@ static void setup(env *e, const char *text) {
     if (it->kind != IT_DIR || it->dir->kind != D_PARRAY) continue;
     directive *d = it->dir;
     const char *name = arena_strndup(&e->ar, e->src.text + d->name.b, d->name.e - d->name.b);
-    ptype *t = ty_build(&e->ty, name, d->name, d->body, 0);
+    ptype *t = ty_build(&e->ty, name, d->name, d->parray.body, 0);
     if (t) strmap_put(&e->types, name, strlen(name), t);
   }
 }
