@@ -54,6 +54,10 @@ typedef struct pac_io {
   FILE *err;           /* diagnostics; NULL: stderr */
   const char *selfinc; /* pac's own include folder (shipped .pc files), or NULL */
   const pac_deps *deps; /* write a dependency rule too, or NULL */
+  /* every record the lowering plans is shown to observe before it is
+   * printed (tests of plans: tests/compiler/test_plans.c), or NULL */
+  void (*observe)(void *env, const struct lw_record *r);
+  void *observe_env;
   bool werror;
   /* filled with what the translation needs (target, threads, MPI, GPU
    * architecture) when it is written; NULL: not asked (needs.h) */

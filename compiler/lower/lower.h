@@ -148,6 +148,9 @@ typedef struct lw {
   arena *ar;
   hdrinfo *hdr;
   int target;       /* TARGET_C, TARGET_CUDA: chooses the emitter (emit_init); the walk asks lw_caps() */
+  /* shown every record before it is printed, when set (the tests of plans) */
+  void (*observe)(void *env, const struct lw_record *r);
+  void *observe_env;
   lw_pcfiles pc;
   /* the semantic layer */
   arena scratch;  /* token vectors of expressions being read (lw_ltoks) */

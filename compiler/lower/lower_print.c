@@ -7,11 +7,8 @@
 #include "lower.h"
 #include "lower_print.h"
 
-void (*lw_record_observer)(void *env, const lw_record *r);
-void *lw_record_observer_env;
-
 void lw_print_record(lw *w, const lw_record *r) {
-  if (lw_record_observer) lw_record_observer(lw_record_observer_env, r);
+  if (w->observe) w->observe(w->observe_env, r);
   const char *code = NULL;
   switch (r->kind) {
   case LR_NONE: return;

@@ -58,9 +58,7 @@ static inline void lw_record_destroy(lw_record *r, item *at, const plan_destroy 
   r->kind = LR_DESTROY, r->at = at, r->u.destroy = *p;
 }
 
-/* Every record the print pass prints is shown first to this function when
- * it is set (the unit tests of plans, tests/compiler/test_plans.c). */
-extern void (*lw_record_observer)(void *env, const lw_record *r);
-extern void *lw_record_observer_env;
+/* Every record the print pass prints is shown first to w->observe when it
+ * is set (pac_io.observe: the unit tests of plans). */
 
 #endif

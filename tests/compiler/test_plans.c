@@ -98,10 +98,8 @@ static int plan(const char *text, int target) {
   FILE *out = tmpfile(), *err = tmpfile();
   if (!out || !err) abort();
   pac_options opt = {.input = "/nonexistent-pac-test/plans.pc", .target = target, .cpp = "false", .no_cpp = true};
-  pac_io io = {.text = text, .len = strlen(text), .out = out, .err = err};
-  lw_record_observer = observe;
+  pac_io io = {.text = text, .len = strlen(text), .out = out, .err = err, .observe = observe};
   int rc = pac_translate(&opt, &io);
-  lw_record_observer = NULL;
   fclose(out), fclose(err);
   return rc;
 }
