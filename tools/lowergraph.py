@@ -16,6 +16,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stages  # noqa: E402
+
 
 def nm(path):
     defined, undefined = set(), set()
@@ -62,36 +65,8 @@ def include_arrows(srcdir, files):
 
 
 def circles(nodes, edges):
-    """Tarjan: the strongly connected sets of more than one node."""
-    succ = {n: sorted({b for (a, b) in edges if a == n}) for n in nodes}
-    index, low, stack, on, out, k = {}, {}, [], set(), [], [0]
-
-    def visit(v):
-        index[v] = low[v] = k[0]
-        k[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in succ[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    for n in sorted(nodes):
-        if n not in index:
-            visit(n)
-    return out
+    """The strongly connected sets of more than one node (stages.py's Tarjan)."""
+    return stages.strongly_connected(sorted(nodes), list(edges))
 
 
 def main():
