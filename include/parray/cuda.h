@@ -94,6 +94,12 @@ PARRAY_API void parray_cuda_wait_pending(const char *file, int line, const char 
 PARRAY_API parray_status parray_cuda_tensor_map_encode(void *map, const void *base, int elem_bytes, int rank,
                                                        const long long *dims, const long long *strides,
                                                        const int *box);
+/* The CUDA driver's function name (version 12.0 of its interface) through
+ * the CUDA runtime's entry points, looked up anew each call (callers keep
+ * it), or NULL when the driver has none; libparray does not link libcuda.
+ * The tensor maps above and the Hopper SGEMM find cuTensorMapEncodeTiled
+ * this way. */
+PARRAY_API void *parray_cuda_driver_entry(const char *name);
 /* The same for generated code: a failure ends the program naming the #copy. */
 PARRAY_API void parray_cuda_tensor_map(void *map, const void *base, int elem_bytes, int rank, const long long *dims,
                                        const long long *strides, const int *box, const char *file, int line,

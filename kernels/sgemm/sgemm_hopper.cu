@@ -61,6 +61,7 @@
  * (0.984-0.990 against 0.966-0.978), where sgemm.cu's automatic choice
  * takes it. */
 #include "sgemm_hopper.h"
+#include "parray/cuda.h" /* parray_cuda_driver_entry */
 
 #include <cuda.h> // CUtensorMap and the driver's types only: libcuda is reached through the CUDA runtime
 
@@ -425,23 +426,12 @@ using encode_tiled_fn = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint3
                                      const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
                                      CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
-/* cuTensorMapEncodeTiled through the CUDA runtime's driver entry points
- * (looked up once; the libraries do not link libcuda), or null when the
- * driver has none. */
+/* cuTensorMapEncodeTiled (parray_cuda_driver_entry, looked up once), or
+ * null when the driver has none. */
 encode_tiled_fn encode_tiled() {
   static std::once_flag once;
   static encode_tiled_fn fn = nullptr;
-  std::call_once(once, [] {
-    void *p = nullptr;
-    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q);
-#else
-    const cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &q);
-#endif
-    if (e == cudaSuccess && q == cudaDriverEntryPointSuccess) fn = reinterpret_cast<encode_tiled_fn>(p);
-    else cudaGetLastError(); // not sticky: clear it
-  });
+  std::call_once(once, [] { fn = reinterpret_cast<encode_tiled_fn>(parray_cuda_driver_entry("cuTensorMapEncodeTiled")); });
   return fn;
 }
 

@@ -19,21 +19,24 @@ typedef CUresult (*parray_encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, c
                                            CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
                                            CUtensorMapFloatOOBfill);
 
+void *parray_cuda_driver_entry(const char *name) {
+  void *p = nullptr;
+  cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+  const cudaError_t e = cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q);
+#else
+  const cudaError_t e = cudaGetDriverEntryPoint(name, &p, cudaEnableDefault, &q);
+#endif
+  if (e == cudaSuccess && q == cudaDriverEntryPointSuccess) return p;
+  cudaGetLastError(); // not sticky: clear it
+  return nullptr;
+}
+
 /* cuTensorMapEncodeTiled (looked up once), or null when the driver has none. */
 static parray_encode_tiled_fn parray_cuda_encode_tiled(void) {
   static std::once_flag once;
   static parray_encode_tiled_fn fn = nullptr;
-  std::call_once(once, [] {
-    void *p = nullptr;
-    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q);
-#else
-    const cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &q);
-#endif
-    if (e == cudaSuccess && q == cudaDriverEntryPointSuccess) fn = reinterpret_cast<parray_encode_tiled_fn>(p);
-    else cudaGetLastError(); // not sticky: clear it
-  });
+  std::call_once(once, [] { fn = reinterpret_cast<parray_encode_tiled_fn>(parray_cuda_driver_entry("cuTensorMapEncodeTiled")); });
   return fn;
 }
 
