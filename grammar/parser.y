@@ -19,6 +19,7 @@
 %code provides {
 int parse_lex(PARSE_STYPE *v, PARSE_LTYPE *l, pctx *c);
 void parse_error(PARSE_LTYPE *l, pctx *c, const char *msg);
+int parse_keyword(int dkind, int depth, bool cuda, const char *w, size_t n);
 }
 
 %code {
@@ -223,4 +224,25 @@ void parse_error(PARSE_LTYPE *l, pctx *c, const char *msg) {
   if (c->eof_error) return;
   if (c->quiet_at == (int64_t)l->b && l->e == l->b) return;
   diag_error(c->dg, *l, "%s", msg);
+}
+
+/* The words that are keywords in a directive header, by directive and
+ * bracket depth (the scanner asks; everywhere else a word is an IDENT):
+ * a new clause of #copy is a line of `copy` here, its token above and its
+ * production. min_blocks is a keyword only after a #parray's cuda. */
+int parse_keyword(int dkind, int depth, bool cuda, const char *w, size_t n) {
+  static const struct { const char *w; int t; } body[] = {
+    {"paged", KW_PAGED}, {"pinned", KW_PINNED}, {"dmem", KW_DMEM}, {"smem", KW_SMEM},
+    {"rmem", KW_RMEM}, {"pthd", KW_PTHD}, {"mpi", KW_MPI}, {"cuda", KW_CUDA}};
+  static const struct { const char *w; int t; } copy[] = {
+    {"at", KW_AT}, {"to", KW_TO}, {"bound", KW_BOUND}, {"tma", KW_TMA}};
+  if (dkind == D_PARRAY && depth == 1) {
+    for (size_t i = 0; i < sizeof body / sizeof body[0]; i++)
+      if (str_eq(w, n, body[i].w)) return body[i].t;
+    if (cuda && str_eq(w, n, "min_blocks")) return KW_MINBLOCKS;
+  }
+  if (dkind == D_COPY && depth == 0)
+    for (size_t i = 0; i < sizeof copy / sizeof copy[0]; i++)
+      if (str_eq(w, n, copy[i].w)) return copy[i].t;
+  return IDENT;
 }
