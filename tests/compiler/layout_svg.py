@@ -8,7 +8,8 @@ index), cells of one tile / process / block / thread share a colour and
 different ones differ, the legend names the right colours, 3-D and 4-D
 types are rows of slices, large types are summarised (leading indices, the
 last one and ellipsis bands, said in the caption), and errors leave FILE
-alone with a non-zero exit.
+alone with a non-zero exit. The text report of `pac --layout` is checked
+for the processes of distributed types and the threads of thread arrays.
 
 usage: layout_svg.py PAC SVG_TYPES.pc
 """
@@ -99,7 +100,7 @@ def cells_of(root):
 
 def text_grid(pac, src, ty):
     """The grid of `pac --layout TYPE` (2-D data types): {(r, c): offset}."""
-    out = run(pac, "--layout", ty, src).stdout.splitlines()
+    out = run(pac, "--layout", ty, src).stdout.split("\n\nprocesses holding")[0].splitlines()
     grid, cols = {}, None
     for line in out:
         if line.startswith("offsets of"):
@@ -193,6 +194,33 @@ def check_type(pac, src, tmp, ty):
     print("ok   %s: %d cells, %d colours" % (ty, len(cells), len(fill_of)))
 
 
+def check_text(pac, src):
+    """The text report: which process holds each element of a distributed
+    type, the threads of a thread array and a cuda array's hardware indices."""
+    for ty in ("DIST", "DIST2", "DISTV"):
+        shape, _, group, _ = CASES[ty]
+        out = run(pac, "--layout", ty, src).stdout
+        part = out.split("processes holding %s[r][c]:" % ty)
+        if len(part) != 2:
+            fail("%s: the text report names no processes" % ty)
+            continue
+        rows = [l for l in part[1].splitlines() if re.match(r"^\s*\d+ \|", l)]
+        got = {(r, c): int(v) for r, l in enumerate(rows) for c, v in enumerate(l.split("|")[1].split())}
+        want = {(r, c): group(r, c) for r in range(shape[0]) for c in range(shape[1])}
+        if got != want:
+            fail("%s: processes in the text report %s, expected %s" % (ty, got, want))
+    out = run(pac, "--layout", "K", src).stdout
+    for line in ("threads ($tid$) of K[r][c] (rows: K_0, the blocks of the grid; columns: K_1, the threads of a block):",
+                 "$tid_0_0$ = (int)blockIdx.y", "$tid_0_1$ = (int)blockIdx.x",
+                 "$tid_1_0$ = (int)threadIdx.y", "$tid_1_1$ = (int)threadIdx.x",
+                 "    5 |   40   41   42   43   44   45   46   47"):
+        if line not in out:
+            fail("K: the text report lacks '%s'" % line)
+    if "processes holding" in run(pac, "--layout", "RM", src).stdout:
+        fail("RM: processes named for a type that is not distributed")
+    print("ok   text reports")
+
+
 def check_errors(pac, src, tmp):
     keep = os.path.join(tmp, "keep.svg")
     with open(keep, "w") as f:
@@ -224,6 +252,7 @@ def main():
         for ty in CASES:
             check_type(pac, src, tmp, ty)
         check_errors(pac, src, tmp)
+    check_text(pac, src)
     if failures:
         print("%d failure(s)" % len(failures))
         return 1
