@@ -140,7 +140,7 @@ static int setup(pic *p) {
   int amax = slices > 1 ? AX_MAX_SL : AX_MAX, ahead = slices > 1 ? AX_HEAD_SL : AX_HEAD;
   axis_init(&p->rows, p->nd >= 2 ? p->ext[p->nd - 2] : 1, amax, ahead);
   axis_init(&p->cols, p->ext[p->nd - 1], amax, ahead);
-  if (p->ty->thread == TK_CUDA && p->nd >= 2) p->by = BY_CUDA_BLOCK;
+  if (p->ty->thread == TK_CUDA && n == p->ty->root && p->nd == 2) p->by = BY_CUDA_BLOCK;
   else if (p->ty->thread != TK_DATA) p->by = BY_THREAD;
   else if (p->ty->mpi_ref && ty_proc_layout(p->t, n)) p->by = BY_PROC;
   else p->by = BY_BLOCK;
@@ -357,10 +357,14 @@ static int caption(pic *p, char lines[3][512]) {
       [BY_CUDA_BLOCK] = "colour: CUDA block; b: block index, t: thread index in the block (z,y,x digits)",
       [BY_THREAD] = "colour: thread"};
   snprintf(lines[nl++], 512, "%s", what[p->by]);
-  if (p->sl.cut || p->rows.cut || p->cols.cut)
-    snprintf(lines[nl++], 512, "summarised: of rows and columns over %d, the first %d and the last; of more than "
-             "%d slices, the first %d and the last; \xe2\x80\xa6 bands stand for the rest",
-             p->sl.n > 1 ? AX_MAX_SL : AX_MAX, p->sl.n > 1 ? AX_HEAD_SL : AX_HEAD, SL_MAX, SL_HEAD);
+  if (p->sl.cut || p->rows.cut || p->cols.cut) {
+    char sl[64] = "";
+    if (p->sl.cut)
+      snprintf(sl, sizeof sl, " of the %lld slices, the first %d and the last;", (long long)p->sl.n, SL_HEAD);
+    snprintf(lines[nl++], 512, "summarised: of rows and columns over %d, the first %d and the last;%s "
+             "\xe2\x80\xa6 bands stand for the rest", p->sl.n > 1 ? AX_MAX_SL : AX_MAX,
+             p->sl.n > 1 ? AX_HEAD_SL : AX_HEAD, sl);
+  }
   return nl;
 }
 

@@ -210,7 +210,8 @@ def check_text(pac, src):
         if got != want:
             fail("%s: processes in the text report %s, expected %s" % (ty, got, want))
     out = run(pac, "--layout", "K", src).stdout
-    for line in ("threads ($tid$) of K[r][c] (rows: K_0, the blocks of the grid; columns: K_1, the threads of a block):",
+    for line in ("threads ($tid$) of K[r][c] (rows: K_0, the blocks of the grid; "
+                 "columns: K_1, the threads of a block):",
                  "$tid_0_0$ = (int)blockIdx.y", "$tid_0_1$ = (int)blockIdx.x",
                  "$tid_1_0$ = (int)threadIdx.y", "$tid_1_1$ = (int)threadIdx.x",
                  "    5 |   40   41   42   43   44   45   46   47"):
