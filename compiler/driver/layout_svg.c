@@ -154,12 +154,18 @@ static void digits(const pic *p, int64_t s, int64_t r, int64_t c, int64_t *idx) 
   for (int j = p->nd - 3; j >= 0; j--) idx[j] = s % p->ext[j], s /= p->ext[j];
 }
 
-/* A tile: the digit of each split dimension's first child. */
+/* A tile: the slice (each index of the leading dimensions is a sub-array of
+ * its own) and, along the rows and the columns, the digit of the first child
+ * of a split dimension. */
 static int64_t tile_of(const pic *p, const int64_t *idx) {
   int64_t key = 0;
   for (int j = 0; j < p->nd; j++) {
     dnode *d = p->dims[j];
     int64_t w0, n0;
+    if (j < p->nd - 2) {
+      key = key * p->ext[j] + idx[j];
+      continue;
+    }
     if (p->nd == 1 || !split(d) || !ex_is_const(d->kids[0]->weight, &w0) || w0 < 1 ||
         !ex_is_const(d->kids[0]->size, &n0))
       continue;
@@ -351,8 +357,9 @@ static int caption(pic *p, char lines[3][512]) {
   if (dims[0] && k > 0 && k < 512) snprintf(lines[nl] + k, (size_t)(512 - k), " (%s)", dims);
   nl++;
   const char *what[] = {
-      [BY_BLOCK] = p->nkeys > 1 ? "colour: tile (the first child of each split dimension)"
-                                : "colour: one tile (no top-level dimension is split)",
+      [BY_BLOCK] = p->nkeys == 1 ? "colour: one tile (no top-level dimension is split)"
+                   : p->nd > 2      ? "colour: tile (the slice, and the first child of a split row or column dimension)"
+                                    : "colour: tile (the first child of each split dimension)",
       [BY_PROC] = "colour: the process holding the element (legend below); offsets are local to it",
       [BY_CUDA_BLOCK] = "colour: CUDA block; b: block index, t: thread index in the block (z,y,x digits)",
       [BY_THREAD] = "colour: thread"};

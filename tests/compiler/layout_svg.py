@@ -34,10 +34,11 @@ CASES = {
     "DISTV": ((6, 6), lambda r, c: (c % 3) * 3 + r % 3, lambda r, c: 2 * (c // 3) + r // 3, "process"),
     "K": ((6, 8), lambda r, c: 8 * r + c, lambda r, c: r, "block"),
     "PT": ((3, 4), lambda r, c: 4 * r + c, lambda r, c: 4 * r + c, None),
-    "C3": ((3, 4, 5), lambda s, r, c: 20 * s + 5 * r + c, lambda *i: 0, None),
-    "C4": ((2, 3, 4, 5), lambda a, b, r, c: ((a * 3 + b) * 4 + r) * 5 + c, lambda *i: 0, None),
+    "C3": ((3, 4, 5), lambda s, r, c: 20 * s + 5 * r + c, lambda s, r, c: s, None),
+    "C4": ((2, 3, 4, 5), lambda a, b, r, c: ((a * 3 + b) * 4 + r) * 5 + c, lambda a, b, r, c: (a, b), None),
+    "C3T": ((3, 8, 10), lambda s, r, c: 80 * s + 10 * r + c, lambda s, r, c: (s, r // 4, c // 5), None),
     "BIG": ((1000, 2000), lambda r, c: 2000 * r + c, lambda r, c: 0, None),
-    "BIG3": ((100, 300, 400), lambda s, r, c: (s * 300 + r) * 400 + c, lambda *i: 0, None),
+    "BIG3": ((100, 300, 400), lambda s, r, c: (s * 300 + r) * 400 + c, lambda s, r, c: s, None),
     "LINE": ((10,), lambda i: i, lambda i: 0, None),
 }
 
