@@ -352,8 +352,8 @@ static int caption(pic *p, char lines[3][512]) {
     k = snprintf(lines[nl], 512, "%s: %s %s, %lld elements; cells: offsets", n->path, ty_mem_name(p->ty->mem),
                  p->ty->elem, (long long)size);
   else
-    k = snprintf(lines[nl], 512, "%s: %s thread array, %lld threads; cells: $tid$", n->path, thr[p->ty->thread],
-                 (long long)size);
+    k = snprintf(lines[nl], 512, "%s: %s thread array, %lld threads; cells: %s", n->path, thr[p->ty->thread],
+                 (long long)size, n == p->ty->root ? "$tid$" : "their shares of $tid$");
   if (dims[0] && k > 0 && k < 512) snprintf(lines[nl] + k, (size_t)(512 - k), " (%s)", dims);
   nl++;
   const char *what[] = {
@@ -361,7 +361,7 @@ static int caption(pic *p, char lines[3][512]) {
                    : p->nd > 2      ? "colour: tile (the slice, and the first child of a split row or column dimension)"
                                     : "colour: tile (the first child of each split dimension)",
       [BY_PROC] = "colour: the process holding the element (legend below); offsets are local to it",
-      [BY_CUDA_BLOCK] = "colour: CUDA block; b: block index, t: thread index in the block (z,y,x digits)",
+      [BY_CUDA_BLOCK] = "colour: CUDA block; b: the block's digits ($tid_0_k$), t: the thread's in the block ($tid_1_k$)",
       [BY_THREAD] = "colour: thread"};
   snprintf(lines[nl++], 512, "%s", what[p->by]);
   if (p->sl.cut || p->rows.cut || p->cols.cut) {

@@ -152,8 +152,9 @@ void ty_print_layout(tyctx *t, ptype *ty, dnode *n, sbuf *o) {
     return;
   }
   if (n->nkids > 2) return;
-  const char *what = ty->thread ? "threads ($tid$)" : "offsets";
-  if (two && ty->thread == TK_CUDA)
+  /* a part of a thread array: each index's share of $tid$ */
+  const char *what = !ty->thread ? "offsets" : n == ty->root ? "threads ($tid$)" : "shares of $tid$";
+  if (two && ty->thread == TK_CUDA && n == ty->root)
     sb_printf(o, "\n%s of %s[r][c] (rows: %s, the blocks of the grid; columns: %s, the threads of a block):\n",
               what, n->path, n->kids[0]->path, n->kids[1]->path);
   else if (two)
