@@ -2,10 +2,10 @@
 /* layout_svg.c - `pac --layout TYPE --svg FILE`: the picture of a type's
  * layout. The last two top-level dimensions are the rows and columns of a
  * grid whose cells hold the element's offset (a thread array's cells: the
- * thread's index); the dimensions before them number a row of slices. Cells
- * are coloured by tile (the first child of each split top-level dimension),
- * by the process holding them (distributed types), by CUDA block, or by
- * thread. An axis longer than AX_MAX is drawn as its first AX_HEAD indices,
+ * thread's $tid$); the dimensions before them number a row of slices. Cells
+ * are coloured by tile (the slice, and the first child of a split row or
+ * column dimension), by the process holding them (distributed types), by
+ * CUDA block, or by thread. An axis longer than AX_MAX is drawn as its first AX_HEAD indices,
  * an ellipsis band and its last index, so the picture stays small whatever
  * the type's size. Offsets, processes and thread digits all come from the
  * layout algebra (ty_offset_index, ty_proc_linear, ty_tid_digit). */
@@ -83,8 +83,8 @@ static void axis_init(axis *a, int64_t n, int max, int head) {
   a->at[a->nat++] = n - 1;
 }
 
-/* XML text: &, < and > escaped (paths and element types are C words, but a
- * type may come from a macro) */
+/* XML text and attribute values: &, <, > and " escaped (paths and element
+ * types are C words, but an element type may come from a macro) */
 static void put_esc(sbuf *o, const char *s) {
   for (; *s; s++) {
     if (*s == '&') sb_puts(o, "&amp;");
@@ -95,8 +95,8 @@ static void put_esc(sbuf *o, const char *s) {
   }
 }
 
-/* Colour k (the k-th group in key order): hues 137.3 degrees apart (distinct for the first 3600), light
- * enough for black text. */
+/* Colour k (the k-th group in key order): hues 137.3 degrees apart, distinct
+ * for the first 3600, light enough for black text. */
 static void put_colour(sbuf *o, int k) {
   int h = (int)(((int64_t)k * 1373) % 3600);
   sb_printf(o, "hsl(%d.%d,70%%,80%%)", h / 10, h % 10);
@@ -442,7 +442,6 @@ static void draw(pic *p, sbuf *o) {
 
 int layout_svg(tyctx *t, ptype *ty, dnode *n, sbuf *out, char *err, size_t errlen) {
   pic *p = arena_alloc(t->ar, sizeof *p);
-  memset(p, 0, sizeof *p);
   *p = (pic){.t = t, .ty = ty, .n = n, .err = err, .errlen = errlen};
   if (setup(p) || measure(p)) return -1;
   draw(p, out);
