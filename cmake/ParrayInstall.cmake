@@ -85,7 +85,7 @@ endif()
 # laid out under DOCDIR as in the source, so that the links between them
 # work there too (tests/docs/links.sh checks every one in an installed tree)
 install(FILES README.md CHANGELOG.md LICENSE NOTICE DESTINATION ${CMAKE_INSTALL_DOCDIR})
-install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md" PATTERN "*.1")
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md" PATTERN "*.1" PATTERN "*.svg")
 install(FILES bench/RESULTS.md DESTINATION ${CMAKE_INSTALL_DOCDIR}/bench)
 install(FILES editor/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}/editor)
 # the example programs, which users build from here with the installed pacc

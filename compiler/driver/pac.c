@@ -32,6 +32,7 @@ static void usage(FILE *f) {
           "  --emit=c|cuda    choose the target (default: cuda when the file uses GPU types)\n"
           "  --no-line        omit #line markers\n"
           "  --layout TYPE    print the dimension tree and offsets of TYPE, then exit\n"
+          "  --svg FILE       with --layout: draw TYPE's offsets as an SVG picture in FILE instead\n"
           "  --lsp            serve the Language Server Protocol on stdin/stdout (no FILE)\n"
           "  -I DIR, -D NAME[=VAL], -U NAME, -isystem DIR, -include FILE\n"
           "                   passed to the preprocessor that reads the #include'd headers\n"
@@ -111,6 +112,7 @@ static int parse_one(cmdline *c, int argc, char **argv, int *i, const char **cpp
   else if (!strcmp(a, "--no-line")) opt->lines = false;
   else if (!strcmp(a, "--lsp")) c->lsp = true;
   else if (!strcmp(a, "--layout") && *i + 1 < argc) opt->layout = argv[++*i];
+  else if (!strcmp(a, "--svg") && *i + 1 < argc) opt->svg = argv[++*i];
   else if (!strcmp(a, "--typedef") && *i + 1 < argc) tds[opt->ntypedefs++] = argv[++*i];
   else if (!strcmp(a, "--cpp") && *i + 1 < argc) opt->cpp = argv[++*i];
   else if (!strcmp(a, "--no-cpp")) opt->no_cpp = true;
@@ -158,6 +160,10 @@ static int parse_args(cmdline *c, int argc, char **argv, const char **cpp_args, 
   }
   if (c->lsp && c->opt.input) {
     fprintf(stderr, "pac: error: --lsp reads its documents from the client, not '%s'\n", c->opt.input);
+    return 2;
+  }
+  if (c->opt.svg && !c->opt.layout) {
+    fprintf(stderr, "pac: error: --svg FILE draws a type: give it with --layout TYPE\n");
     return 2;
   }
   if (!c->opt.input && !c->lsp) {

@@ -7,6 +7,7 @@
 #include "translate.h"
 
 #include "cpp.h"
+#include "layout_svg.h"
 #include "outfile.h"
 #include "parse.h"
 #include "ppcond.h"
@@ -320,6 +321,23 @@ static int lower_all(tstate *t) {
   return lw_file(w, &file);
 }
 
+static void write_sbuf(FILE *f, const void *ctx);
+
+/* --layout TYPE --svg FILE: the picture, written atomically to FILE only. */
+static int write_svg(tstate *t, ptype *ty, dnode *n, sbuf *out) {
+  char err[1024];
+  int status = 0;
+  if (layout_svg(&t->w.ty, ty, n, out, err, sizeof err)) {
+    fprintf(t->err, "pac: error: %s\n", err);
+    status = 1;
+  } else if (out_write_file(t->opt.svg, t->opt.input, write_sbuf, out, err, sizeof err)) {
+    fprintf(t->err, "pac: error: %s\n", err);
+    status = 1;
+  }
+  sb_free(out);
+  return status;
+}
+
 /* --layout TYPE[_k_k...]: the dimension tree and offsets of a type or of a
  * node inside it. */
 static int print_layout(tstate *t) {
@@ -352,6 +370,7 @@ static int print_layout(tstate *t) {
   }
   sbuf out;
   sb_init(&out);
+  if (t->opt.svg) return write_svg(t, ty, n, &out);
   ty_print_layout(&t->w.ty, ty, n, &out);
   FILE *f = t->io->out ? t->io->out : stdout;
   fputs(out.s ? out.s : "", f);

@@ -21,6 +21,7 @@ typedef struct pac_options {
   int target;
   bool lines;
   const char *layout;   /* --layout TYPE */
+  const char *svg;      /* --svg FILE: the layout's picture instead of its text report */
   const char *cpp;      /* preprocessor command */
   bool no_cpp;
   const char **cpp_args;

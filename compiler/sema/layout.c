@@ -294,6 +294,11 @@ static ex *emit_layout(tyctx *t, const layout *l, ex *i) {
   return sum;
 }
 
+ex *ty_proc_linear(tyctx *t, dnode *n, ex *i) {
+  layout *l = ty_proc_layout(t, n);
+  return l ? emit_layout(t, l, i) : NULL;
+}
+
 ex *ty_offset_linear(tyctx *t, dnode *n, ex *i) {
   exctx *x = t->ex;
   layout *l = ty_layout(t, n);

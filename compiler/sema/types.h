@@ -98,6 +98,10 @@ layout *ty_layout(tyctx *t, dnode *n);
  * each element (0 everywhere for types that are not distributed). */
 layout *ty_proc_layout(tyctx *t, dnode *n);
 bool ty_is_mpi_ref(const dnode *n);
+/* The process holding element i (a linear index within n) of a distributed
+ * type, read from its process layout (0 for types that are not distributed);
+ * NULL when that layout is unknown. */
+ex *ty_proc_linear(tyctx *t, dnode *n, ex *i);
 /* The number of processes a distributed type spreads over. */
 ex *ty_nprocs(tyctx *t, dnode *n);
 /* Merge chained modes and drop size-1 modes (returns a new layout). */
