@@ -1,19 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* mpi.c - the runtime of mpi thread arrays (docs/threads.md):
- * program start (parray_mpi_main), the command dispatcher that processes
- * other than 0 run while process 0 executes #mainhost, detours and #sync,
- * and the table of distributed arrays. The collective #copy is in
- * mpi_copy.c. How it works: docs/mpi_runtime.md.
+/* mpi.c - the process state of the mpi runtime (docs/threads.md): the
+ * commands process 0 broadcasts, detours, #sync and the table of
+ * distributed arrays. Program start, the dispatcher that processes other
+ * than 0 run while process 0 executes #mainhost, and the end are in
+ * mpi_main.c; the collective #copy is in mpi_copy*.c. Neither is called
+ * from here: they call this file. How it works: docs/mpi_runtime.md.
  *
  * Every command is one broadcast of a fixed-size header from process 0 (a
  * small payload, such as a detour's captured values, travels inside it;
  * a larger one follows in a second broadcast). The runtime talks over its own
  * duplicate of MPI_COMM_WORLD so that MPI calls made by user code in detour
- * bodies never match the runtime's messages. Idle dispatchers poll the
- * header broadcast (MPI_Ibcast + MPI_Test), spinning briefly and then
- * sleeping with a growing nap, so that they leave the cores to process 0
- * while it runs serial host code. Any fatal error ends the whole job through
- * MPI_Abort (the fatal hook), never a hang. */
+ * bodies never match the runtime's messages. Any fatal error ends the whole
+ * job through MPI_Abort (the fatal hook), never a hang. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -26,23 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-/* Payload bytes that travel inside the header (captured values of a detour,
- * the descriptor of a copy with up to 11 modes). */
-#define CMD_INLINE 464
-/* An idle dispatcher spins this long on MPI_Test, then naps NAP_MIN,
- * doubling up to NAP_MAX, between tests. */
-#define SPIN_NS 200000L
-#define NAP_MIN_NS 20000L
-#define NAP_MAX_NS 500000L
-
-typedef struct cmd_header {
-  int32_t op, id;
-  int64_t a, b;
-  int64_t bytes; /* payload size */
-  alignas(16) unsigned char inl[CMD_INLINE];
-} cmd_header;
 
 typedef struct array_entry {
   void *ptr;      /* this process's block (NULL where it holds none) */
@@ -98,7 +79,7 @@ parray_status rmpi_error(int rc, const char *what) {
 
 /* A dispatcher cannot return a status to anyone: it reports and ends the job
  * through parray_fatal (whose hook calls MPI_Abort). */
-static _Noreturn void serve_fatal(void) { parray_fatal(NULL, "process %d: %s", st.rank, parray_last_error()); }
+_Noreturn void rmpi_fatal(void) { parray_fatal(NULL, "process %d: %s", st.rank, parray_last_error()); }
 
 static void abort_hook(int status) {
   int fin = 1;
@@ -118,48 +99,23 @@ bool rmpi_can_command(const char *what) {
 }
 
 static parray_status send_command(int op, int id, int64_t a, int64_t b, const void *payload, size_t bytes) {
-  cmd_header h;
+  rmpi_cmd_header h;
   memset(&h, 0, sizeof h);
   h.op = op, h.id = id, h.a = a, h.b = b, h.bytes = (int64_t)bytes;
   if (bytes > INT_MAX) {
     parray_set_error("command payload of %zu bytes is too large", bytes);
     return PARRAY_ERR_INVALID;
   }
-  if (bytes && bytes <= CMD_INLINE) memcpy(h.inl, payload, bytes);
+  if (bytes && bytes <= RMPI_CMD_INLINE) memcpy(h.inl, payload, bytes);
   MPI_Request rq;
   int rc = MPI_Ibcast(&h, (int)sizeof h, MPI_BYTE, 0, st.comm, &rq);
   if (rc == MPI_SUCCESS) rc = MPI_Wait(&rq, MPI_STATUS_IGNORE);
-  if (rc == MPI_SUCCESS && bytes > CMD_INLINE) rc = MPI_Bcast((void *)payload, (int)bytes, MPI_BYTE, 0, st.comm);
+  if (rc == MPI_SUCCESS && bytes > RMPI_CMD_INLINE) rc = MPI_Bcast((void *)payload, (int)bytes, MPI_BYTE, 0, st.comm);
   return rc == MPI_SUCCESS ? PARRAY_OK : rmpi_error(rc, "sending a command to the other processes");
 }
 
 parray_status rmpi_command(int op, int64_t a, int64_t b, const void *payload, size_t bytes) {
   return send_command(op, 0, a, b, payload, bytes);
-}
-
-static int64_t elapsed_ns(const struct timespec *t0) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (int64_t)(t.tv_sec - t0->tv_sec) * 1000000000LL + (t.tv_nsec - t0->tv_nsec);
-}
-
-/* Wait for a request the way an idle dispatcher should: spin, then nap. */
-static int wait_idle(MPI_Request *rq) {
-  struct timespec t0;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  long nap = 0;
-  for (;;) {
-    int flag = 0;
-    int rc = MPI_Test(rq, &flag, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS || flag) return rc;
-    if (nap == 0) {
-      if (elapsed_ns(&t0) < SPIN_NS) continue;
-      nap = NAP_MIN_NS;
-    }
-    struct timespec ts = {0, nap};
-    nanosleep(&ts, NULL);
-    nap = nap * 2 > NAP_MAX_NS ? NAP_MAX_NS : nap * 2;
-  }
 }
 
 /* The communicator of processes 0..n-1, made collectively (every process of
@@ -177,11 +133,11 @@ static parray_status comm_for(int64_t n, MPI_Comm *out) {
 
 /* Every process: run body `id` on processes 0..nprocs-1 with a private,
  * aligned copy of the captured values, then a barrier over those processes. */
-static parray_status run_detour(int id, int64_t nprocs, const void *ctx, size_t ctx_bytes) {
+parray_status rmpi_run_detour(int id, int64_t nprocs, const void *ctx, size_t ctx_bytes) {
   MPI_Comm comm = MPI_COMM_NULL;
   parray_status s = comm_for(nprocs, &comm);
   if (s != PARRAY_OK || st.rank >= nprocs) return s;
-  alignas(64) unsigned char small[CMD_INLINE];
+  alignas(64) unsigned char small[RMPI_CMD_INLINE];
   void *copy = small;
   if (ctx_bytes > sizeof small) {
     copy = aligned_alloc(64, (ctx_bytes + 63) / 64 * 64);
@@ -221,7 +177,7 @@ parray_status parray_mpi_detour(int id, const void *ctx, size_t ctx_bytes, int64
     return PARRAY_ERR_INVALID;
   }
   parray_status s = send_command(RMPI_CMD_DETOUR, id, nprocs, (int64_t)ctx_bytes, ctx, ctx_bytes);
-  return s == PARRAY_OK ? run_detour(id, nprocs, ctx, ctx_bytes) : s;
+  return s == PARRAY_OK ? rmpi_run_detour(id, nprocs, ctx, ctx_bytes) : s;
 }
 
 void parray_mpi_sync(void) {
@@ -229,7 +185,7 @@ void parray_mpi_sync(void) {
   int rc = MPI_Barrier(st.body_comm);
   if (rc != MPI_SUCCESS) {
     rmpi_error(rc, "#sync");
-    serve_fatal();
+    rmpi_fatal();
   }
 }
 
@@ -252,7 +208,7 @@ void *parray_mpi_local(int handle) {
 /* Every process: take the lowest free slot (the same on every process),
  * allocate the local block where this process holds one, and agree on
  * success. Returns the handle, or -1 with the error text set on process 0. */
-static int run_create(size_t bytes, int64_t nprocs) {
+int rmpi_run_create(size_t bytes, int64_t nprocs) {
   int h = 0;
   while (h < st.narrays && st.arrays[h].used) h++;
   int ok = 1;
@@ -304,10 +260,10 @@ int parray_mpi_create(size_t local_bytes, int64_t nprocs) {
     return -1;
   }
   if (send_command(RMPI_CMD_CREATE, 0, (int64_t)local_bytes, nprocs, NULL, 0) != PARRAY_OK) return -1;
-  return run_create(local_bytes, nprocs);
+  return rmpi_run_create(local_bytes, nprocs);
 }
 
-static void run_destroy(int64_t h) {
+void rmpi_run_destroy(int64_t h) {
   if (h < 0 || h >= st.narrays || !st.arrays[h].used) return;
   parray_host_free(PARRAY_PAGED, st.arrays[h].ptr, st.arrays[h].bytes);
   st.arrays[h] = (array_entry){NULL, 0, 0, false};
@@ -321,105 +277,15 @@ void parray_mpi_destroy(int handle) {
   }
   if (send_command(RMPI_CMD_DESTROY, 0, handle, 0, NULL, 0) != PARRAY_OK) {
     /* The others did not hear of it: nothing can be consistent any more. */
-    serve_fatal();
+    rmpi_fatal();
   }
-  run_destroy(handle);
+  rmpi_run_destroy(handle);
 }
 
-/* ---- start, dispatcher, end ------------------------------------------------ */
+/* ---- start and end (called by mpi_main.c) -------------------------------- */
 
-/* Processes other than 0: serve commands until FINISH; returns its status. */
-static int serve(void) {
-  for (;;) {
-    cmd_header h;
-    MPI_Request rq;
-    int rc = MPI_Ibcast(&h, (int)sizeof h, MPI_BYTE, 0, st.comm, &rq);
-    if (rc == MPI_SUCCESS) rc = wait_idle(&rq);
-    if (rc != MPI_SUCCESS) {
-      rmpi_error(rc, "receiving a command from process 0");
-      serve_fatal();
-    }
-    void *payload = h.inl;
-    if (h.bytes > CMD_INLINE) {
-      payload = aligned_alloc(64, ((size_t)h.bytes + 63) / 64 * 64);
-      if (!payload) {
-        parray_set_error("cannot allocate %lld bytes for a command", (long long)h.bytes);
-        serve_fatal();
-      }
-      rc = MPI_Bcast(payload, (int)h.bytes, MPI_BYTE, 0, st.comm);
-      if (rc != MPI_SUCCESS) {
-        rmpi_error(rc, "receiving a command from process 0");
-        serve_fatal();
-      }
-    }
-    parray_status s = PARRAY_OK;
-    switch (h.op) {
-    case RMPI_CMD_FINISH: return (int)h.a;
-    case RMPI_CMD_DETOUR: s = run_detour(h.id, h.a, payload, (size_t)h.b); break;
-    case RMPI_CMD_CREATE: (void)run_create((size_t)h.a, h.b); break; /* process 0 reports failures */
-    case RMPI_CMD_DESTROY: run_destroy(h.a); break;
-    case RMPI_CMD_COPY: s = rmpi_copy_serve(payload, (size_t)h.bytes); break;
-    case RMPI_CMD_COPY_SPLIT: s = rmpi_copy_split_serve(payload, (size_t)h.bytes); break;
-    default:
-      parray_set_error("unknown command %d from process 0", h.op);
-      s = PARRAY_ERR_INVALID;
-    }
-    if (payload != h.inl) free(payload);
-    if (s != PARRAY_OK) serve_fatal();
-  }
-}
-
-static void release_all(void) {
-  for (int h = 0; h < st.narrays; h++) run_destroy(h);
-  free(st.arrays);
-  st.arrays = NULL;
-  st.narrays = 0;
-  for (int n = 1; n <= st.size; n++)
-    if (st.comm_made && st.comm_made[n] && st.comms[n] != MPI_COMM_NULL) MPI_Comm_free(&st.comms[n]);
-  free(st.comms);
-  free(st.comm_made);
-  st.comms = NULL;
-  st.comm_made = NULL;
-  rmpi_copy_cleanup();
-  if (st.comm != MPI_COMM_NULL) MPI_Comm_free(&st.comm);
-}
-
-static void shut_down(void) {
-  release_all();
-  st.up = false;
-  parray_set_fatal_hook(NULL);
-  if (st.own_init) MPI_Finalize();
-}
-
-/* exit() called by #mainhost code on process 0: release the others (they
- * end with status 0; process 0 keeps the status given to exit) and finalise,
- * instead of leaving MPI to kill the job as a crash. */
-static void at_exit(void) {
-  if (!st.up || st.rank != 0 || !st.mainhost) return;
-  st.mainhost = false;
-  if (st.in_body) {
-    fprintf(stderr, "parray: error: exit() inside an mpi detour body on process 0\n");
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  if (send_command(RMPI_CMD_FINISH, 0, 0, 0, NULL, 0) != PARRAY_OK) MPI_Abort(MPI_COMM_WORLD, 1);
-  shut_down();
-}
-
-int parray_mpi_main(int argc, char **argv, const parray_mpi_program *prog) {
-  if (!prog || !prog->mainhost || prog->nbodies < 0 || (prog->nbodies > 0 && !prog->bodies)) {
-    fprintf(stderr, "parray: error: parray_mpi_main: invalid program description\n");
-    return 1;
-  }
-  int inited = 0;
-  MPI_Initialized(&inited);
-  if (!inited) {
-    int provided = 0;
-    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-      fprintf(stderr, "parray: error: MPI_Init_thread failed\n");
-      return 1;
-    }
-    st.own_init = true;
-  }
+void rmpi_start(const parray_mpi_program *prog, bool own_init) {
+  st.own_init = own_init;
   parray_set_fatal_hook(abort_hook);
   st.comm = MPI_COMM_NULL;
   if (MPI_Comm_dup(MPI_COMM_WORLD, &st.comm) != MPI_SUCCESS) {
@@ -440,21 +306,33 @@ int parray_mpi_main(int argc, char **argv, const parray_mpi_program *prog) {
   }
   for (int n = 0; n <= st.size; n++) st.comms[n] = MPI_COMM_NULL;
   st.up = true;
-  int status;
-  if (st.rank == 0) {
-    static bool registered;
-    if (!registered) registered = atexit(at_exit) == 0;
-    st.mainhost = true;
-    status = prog->mainhost(argc, argv);
-    st.mainhost = false;
-    fflush(stdout);
-    if (send_command(RMPI_CMD_FINISH, 0, status, 0, NULL, 0) != PARRAY_OK) {
-      fprintf(stderr, "parray: error: %s\n", parray_last_error());
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-  } else {
-    status = serve();
+}
+
+void rmpi_set_mainhost(bool on) { st.mainhost = on; }
+
+bool rmpi_leave_mainhost(void) {
+  if (!st.up || st.rank != 0 || !st.mainhost) return false;
+  st.mainhost = false;
+  if (st.in_body) {
+    fprintf(stderr, "parray: error: exit() inside an mpi detour body on process 0\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  shut_down();
-  return status;
+  return true;
+}
+
+void rmpi_end(void) {
+  for (int h = 0; h < st.narrays; h++) rmpi_run_destroy(h);
+  free(st.arrays);
+  st.arrays = NULL;
+  st.narrays = 0;
+  for (int n = 1; n <= st.size; n++)
+    if (st.comm_made && st.comm_made[n] && st.comms[n] != MPI_COMM_NULL) MPI_Comm_free(&st.comms[n]);
+  free(st.comms);
+  free(st.comm_made);
+  st.comms = NULL;
+  st.comm_made = NULL;
+  if (st.comm != MPI_COMM_NULL) MPI_Comm_free(&st.comm);
+  st.up = false;
+  parray_set_fatal_hook(NULL);
+  if (st.own_init) MPI_Finalize();
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* mpi_impl.h - what the files of the MPI runtime (mpi.c: start, dispatcher,
- * detours, distributed-array table; mpi_copy.c: the collective #copy) share.
+/* mpi_impl.h - what the files of the MPI runtime share (mpi.c: process
+ * state, commands, detours, distributed-array table; mpi_copy*.c: the
+ * collective #copy; mpi_main.c: start, dispatcher, end). The calls go one
+ * way: mpi_main.c calls the others, mpi_copy*.c call mpi.c.
  * Private to runtime/; nothing here is part of the public API. Internal
  * names start with rmpi_/RMPI_: the MPI standard reserves PMPI_ (and
  * pmpi_) for its profiling interface. */
@@ -8,6 +10,7 @@
 #define PARRAY_MPI_IMPL_H
 
 #include <mpi.h>
+#include <stdalign.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +25,17 @@
 
 /* Commands process 0 broadcasts to the dispatchers of the other processes. */
 enum { RMPI_CMD_FINISH = 1, RMPI_CMD_DETOUR, RMPI_CMD_CREATE, RMPI_CMD_DESTROY, RMPI_CMD_COPY, RMPI_CMD_COPY_SPLIT };
+
+/* The header of a command. Payload bytes up to RMPI_CMD_INLINE (the
+ * captured values of a detour, the descriptor of a copy with up to 11
+ * modes) travel inside it; a larger payload follows in a second broadcast. */
+#define RMPI_CMD_INLINE 464
+typedef struct rmpi_cmd_header {
+  int32_t op, id;
+  int64_t a, b;
+  int64_t bytes; /* payload size */
+  alignas(16) unsigned char inl[RMPI_CMD_INLINE];
+} rmpi_cmd_header;
 
 /* The most modes a copy may have (the CPU copy engine's limit). */
 #define RMPI_MAXM 16
@@ -42,6 +56,25 @@ RMPI_HIDDEN MPI_Comm rmpi_comm(void);
 RMPI_HIDDEN bool rmpi_lookup(int handle, void **ptr, size_t *bytes, int64_t *nprocs);
 /* Set the error text for a failed MPI call and return PARRAY_ERR_MPI. */
 RMPI_HIDDEN parray_status rmpi_error(int rc, const char *what);
+
+/* Report the last error and end the whole job (a dispatcher cannot return
+ * a status to anyone). */
+RMPI_HIDDEN _Noreturn void rmpi_fatal(void);
+/* Every process's part of a command: run detour body id on processes
+ * 0..nprocs-1; create a distributed array (the handle, or -1 with the
+ * error text set on process 0); destroy one. */
+RMPI_HIDDEN parray_status rmpi_run_detour(int id, int64_t nprocs, const void *ctx, size_t ctx_bytes);
+RMPI_HIDDEN int rmpi_run_create(size_t bytes, int64_t nprocs);
+RMPI_HIDDEN void rmpi_run_destroy(int64_t h);
+/* Start: the runtime's communicator, ranks, the program (own_init: the
+ * runtime initialised MPI, so it finalises). End: free everything, and
+ * finalise MPI where the runtime initialised it. */
+RMPI_HIDDEN void rmpi_start(const parray_mpi_program *prog, bool own_init);
+RMPI_HIDDEN void rmpi_end(void);
+/* Process 0 enters or leaves its #mainhost code; rmpi_leave_mainhost is for
+ * exit() called there: true when it was running (now left). */
+RMPI_HIDDEN void rmpi_set_mainhost(bool on);
+RMPI_HIDDEN bool rmpi_leave_mainhost(void);
 
 /* mpi_copy.c: a dispatcher's part of a copy command (every process other
  * than 0 calls it with the broadcast descriptor); mpi_copy_plan.c: freeing
