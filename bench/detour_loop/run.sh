@@ -28,5 +28,6 @@ nvidia-smi -L 2>/dev/null | head -1 | tee "$OUT/detour_loop.txt"
 rc=${PIPESTATUS[0]}
 echo "== the same, built with --no-nvtx (no profiler ranges)" | tee -a "$OUT/detour_loop.txt"
 "$OUT/detour_loop_no_nvtx" | tee -a "$OUT/detour_loop.txt"
+rc2=${PIPESTATUS[0]}
 [ "$rc" -ne 0 ] && exit "$rc"
-exit "${PIPESTATUS[0]}"
+exit "$rc2"

@@ -54,7 +54,7 @@ if [ "$mode" = cpu ]; then
   NVTX_INJECTION64_PATH=$tmp/inject.so NVTX_TEST_LOG=$tmp/log "$tmp/selftest" >"$tmp/out" || fail "selftest failed"
   cat "$tmp/out" "$tmp/log" >"$tmp/both"
   diff -u "$here/selftest.expected" "$tmp/both" || fail "the tool logged other ranges than selftest.expected"
-  env -u NVTX_INJECTION64_PATH NVTX_TEST_LOG=$tmp/log.none "$tmp/selftest" >/dev/null || fail "selftest failed without a tool"
+  env -u NVTX_INJECTION64_PATH NVTX_TEST_LOG="$tmp/log.none" "$tmp/selftest" >/dev/null || fail "selftest failed without a tool"
   [ ! -e "$tmp/log.none" ] || fail "without NVTX_INJECTION64_PATH the tool was loaded"
   # pac: a range around each directive's host code, named as the runtime will register it
   cd "$here" || exit 1
@@ -67,8 +67,9 @@ if [ "$mode" = cpu ]; then
   sites=$(wc -l <"$tmp/names.sites")
   pushes=$(grep -o 'parray_range_push(&' "$tmp/on.cu" | wc -l)
   pops=$(grep -o 'parray_range_pop(&' "$tmp/on.cu" | wc -l)
-  [ "$pushes" -eq "$sites" ] && [ "$pops" -eq "$pushes" ] ||
+  if [ "$pushes" -ne "$sites" ] || [ "$pops" -ne "$pushes" ]; then
     fail "pac printed $pushes pushes and $pops pops for $sites directives"
+  fi
   "$build/bin/pac" --no-nvtx nvtx.pc -o "$tmp/off.cu" || fail "pac --no-nvtx nvtx.pc"
   ! grep -q 'parray_range\|parray__range' "$tmp/off.cu" || fail "pac --no-nvtx printed a range"
   # the C target has no ranges (the pthreads example)
