@@ -11,10 +11,13 @@
 #                             tool: the ranges of nvtx.ranges in order, in the
 #                             domain "parray", named file:line text, each name
 #                             registered once; built with --no-nvtx: no NVTX call
-# Exit 77 (skipped): no CUDA headers with nvtx3 (cpu), no GPU (gpu).
+#   sh run.sh emu BUILD_DIR   the same checks with nvtx.pc run on the CPU by the
+#                             emulator of tests/gpu/prims_emu (no GPU, no nvcc)
+# Exit 77 (skipped): no CUDA headers with nvtx3, no GPU (gpu), no python3 or
+# g++ (emu).
 set -u
 export LC_ALL=C
-mode=${1:?usage: run.sh cpu|gpu BUILD_DIR} build=$(cd "${2:?usage: run.sh cpu|gpu BUILD_DIR}" && pwd)
+mode=${1:?usage: run.sh cpu|gpu|emu BUILD_DIR} build=$(cd "${2:?usage: run.sh cpu|gpu|emu BUILD_DIR}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cudainc=""
@@ -82,10 +85,36 @@ if [ "$mode" = cpu ]; then
   exit 0
 fi
 
-# the GPU: the program with ranges and without
+# nvtx.pc built in two ways into $tmp/on and $tmp/off (without ranges)
 cd "$here" || exit 1
-"$build/bin/pacc" -O2 nvtx.pc -o "$tmp/on" || fail "pacc nvtx.pc"
-"$build/bin/pacc" -O2 --no-nvtx nvtx.pc -o "$tmp/off" || fail "pacc --no-nvtx nvtx.pc"
+if [ "$mode" = emu ]; then
+  # on the CPU: the kernel launches become calls of the emulator of
+  # tests/gpu/prims_emu (shim.h: one thread per CUDA thread, the CUDA
+  # runtime's calls stood in for); the ranges are the runtime's own
+  for t in python3 g++; do
+    command -v $t >/dev/null 2>&1 || { echo "SKIP: the emulation needs python3 and g++"; exit 77; }
+  done
+  emu=$root/tests/gpu/prims_emu
+  # shellcheck disable=SC2086
+  $CC -std=c11 -c -I"$root/include" -I"$build/include" -isystem "$cudainc" "$root/runtime/cuda/nvtx.c" \
+    -o "$tmp/nvtx.o" || fail "runtime/cuda/nvtx.c does not compile"
+  for v in on off; do
+    opt=""
+    [ "$v" = off ] && opt=--no-nvtx
+    "$build/bin/pac" --emit=cuda --no-line $opt nvtx.pc -o "$tmp/$v.cu" || fail "pac $opt nvtx.pc"
+    python3 - "$tmp/$v.cu" "$tmp/$v.cpp" <<'PY' || fail "the emulation's rewriting"
+import re, sys
+s = open(sys.argv[1]).read().replace('#include "parray.h"', '#include "shim.h"')
+s = re.sub(r'(\w+)<<<(.*?)>>>\(', lambda m: 'emu(%s, %s, ' % (m.group(2), m.group(1)), s)
+open(sys.argv[2], 'w').write(s)
+PY
+    g++ -std=c++20 -O1 -pthread -w -I"$emu" -I"$root/include" -I"$build/include" -I"$cudainc" "$tmp/$v.cpp" \
+      "$tmp/nvtx.o" "$build/lib/libparray.a" -lm -ldl -o "$tmp/$v" || fail "the emulated nvtx.pc ($v) does not build"
+  done
+else
+  "$build/bin/pacc" -O2 nvtx.pc -o "$tmp/on" || fail "pacc nvtx.pc"
+  "$build/bin/pacc" -O2 --no-nvtx nvtx.pc -o "$tmp/off" || fail "pacc --no-nvtx nvtx.pc"
+fi
 NVTX_INJECTION64_PATH=$tmp/inject.so NVTX_TEST_LOG=$tmp/log.on timeout 120 "$tmp/on" >"$tmp/out.on" ||
   fail "nvtx.pc with ranges: exit status $?"
 NVTX_INJECTION64_PATH=$tmp/inject.so NVTX_TEST_LOG=$tmp/log.off timeout 120 "$tmp/off" >"$tmp/out.off" ||
