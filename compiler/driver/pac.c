@@ -31,6 +31,7 @@ static void usage(FILE *f) {
           "  -o FILE          write the translation to FILE (default FILE.c or FILE.cu; '-' for stdout)\n"
           "  --emit=c|cuda    choose the target (default: cuda when the file uses GPU types)\n"
           "  --no-line        omit #line markers\n"
+          "  --no-nvtx        no NVTX profiler ranges around directives (CUDA programs have them)\n"
           "  --layout TYPE    print the dimension tree and offsets of TYPE, then exit\n"
           "  --svg FILE       with --layout: draw TYPE's offsets as an SVG picture in FILE instead\n"
           "  --lsp            serve the Language Server Protocol on stdin/stdout (no FILE)\n"
@@ -110,6 +111,7 @@ static int parse_one(cmdline *c, int argc, char **argv, int *i, const char **cpp
   else if (!strcmp(a, "--emit=c")) opt->target = TARGET_C;
   else if (!strcmp(a, "--emit=cuda")) opt->target = TARGET_CUDA;
   else if (!strcmp(a, "--no-line")) opt->lines = false;
+  else if (!strcmp(a, "--no-nvtx")) opt->no_nvtx = true;
   else if (!strcmp(a, "--lsp")) c->lsp = true;
   else if (!strcmp(a, "--layout") && *i + 1 < argc) opt->layout = argv[++*i];
   else if (!strcmp(a, "--svg") && *i + 1 < argc) opt->svg = argv[++*i];

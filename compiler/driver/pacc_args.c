@@ -37,7 +37,7 @@ static void usage(FILE *f) {
           "  -l -L -Wl,* -Xlinker OPT -static         to the linker\n"
           "  nvcc only: -arch, -code, -gencode, -G, -lineinfo, --use_fast_math, -Xptxas OPT,\n"
           "             -Xcompiler OPT, -ccbin DIR, -rdc=true|false, --std VER\n"
-          "  --emit=c|cuda, --no-line, --no-cpp, --typedef NAME,\n"
+          "  --emit=c|cuda, --no-line, --no-cpp, --no-nvtx, --typedef NAME,\n"
           "  --max-insert-depth=N, --max-insert-bytes=N          to pac\n"
           "  --keep, -save-temps=obj   keep each .pc file's translation beside the output (NAME.gen.c / .cu)\n"
           "  -save-temps[=cwd]  the same, in the working folder\n"
@@ -223,7 +223,7 @@ static int link_option(pacc *p, const strv *a, int *i) {
 /* Options that pass through to pac or the compilers. */
 static int pass_option(pacc *p, const strv *a, int *i) {
   const char *s = a->v[*i];
-  if (!strncmp(s, "--emit=", 7) || !strcmp(s, "--no-line") || !strcmp(s, "--no-cpp") ||
+  if (!strncmp(s, "--emit=", 7) || !strcmp(s, "--no-line") || !strcmp(s, "--no-cpp") || !strcmp(s, "--no-nvtx") ||
       !strncmp(s, "--max-insert-", 13)) {
     push(&p->pacopts, s);
   } else if (!strcmp(s, "--typedef")) {

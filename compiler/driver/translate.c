@@ -308,6 +308,7 @@ static int parse_all(tstate *t) {
 static int lower_all(tstate *t) {
   lw *w = &t->w;
   w->src = &t->src, w->dg = &t->dg, w->ar = &t->ar, w->hdr = &t->hdr, w->target = t->target;
+  w->ranges = !t->opt.no_nvtx;
   w->observe = t->io->observe, w->observe_env = t->io->observe_env;
   w->max_insert_depth = t->opt.max_insert_depth > 0 ? t->opt.max_insert_depth : PAC_MAX_INSERT_DEPTH;
   w->max_insert_bytes = t->opt.max_insert_bytes > 0 ? t->opt.max_insert_bytes : PAC_MAX_INSERT_BYTES;

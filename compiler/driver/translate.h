@@ -20,6 +20,7 @@ typedef struct pac_options {
   const char *output;   /* NULL: input with .c or .cu; "-": stdout */
   int target;
   bool lines;
+  bool no_nvtx;         /* --no-nvtx: no profiler ranges around directives in CUDA programs */
   const char *layout;   /* --layout TYPE */
   const char *svg;      /* --svg FILE: the layout's picture instead of its text report */
   const char *cpp;      /* preprocessor command */

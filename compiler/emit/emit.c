@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* emit.c - what the emitters share: the table of a target, the site
- * arguments of the runtime's error calls, declarations from patterns, byte
- * counts and the pieces of a #copy that both targets print the same way. */
+ * arguments of the runtime's error calls and the profiler ranges of sites,
+ * declarations from patterns, byte counts and the pieces of a #copy that
+ * both targets print the same way. */
 #include "emit.h"
 #include "runtime_names.h"
 
@@ -17,13 +18,15 @@ static const emit_ops target_c = {
 };
 static const emit_ops target_cuda = {
   .target = "cuda",
-  .caps = {.device_mem = true, .kernels = true, .tma = true, .dist_device = true, .stream_ordered = true},
+  .caps = {.device_mem = true, .kernels = true, .tma = true, .dist_device = true, .stream_ordered = true,
+           .ranges = true},
   .detour = emit_cuda_detour, .sync = emit_cuda_sync, .alloc = emit_cuda_alloc, .destroy = emit_cuda_destroy,
   .copy = emit_cuda_copy, .entry = emit_c_entry, .wait = emit_cuda_wait,
 };
 
-void emit_init(emitter *e, int target, printer *pr, srcfile *src, exctx *ex, arena *ar) {
+void emit_init(emitter *e, int target, bool ranges, printer *pr, srcfile *src, exctx *ex, arena *ar) {
   *e = (emitter){.ops = target == TARGET_CUDA ? &target_cuda : &target_c, .pr = pr, .src = src, .ex = ex, .ar = ar};
+  e->ranges = ranges && e->ops->caps.ranges;
 }
 
 /* s as the text of a C string literal (quotes included) */
@@ -56,13 +59,44 @@ char *emit_guarded(emitter *e, const plan_site *s, const char *code) {
                       RT_SITE_RESTORE "(parray__site_prev); }", emit_site_decl(e, s, "parray__site"), code);
 }
 
-char *emit_copy(emitter *e, const plan_copy *p) { return emit_guarded(e, &p->site, e->ops->copy(e, p)); }
+char *emit_ranged(emitter *e, const plan_site *s, const char *code, const char *declared) {
+  if (!e->ranges || !s->host || !s->what) return arena_strdup(e->ar, code);
+  /* the name as one literal: the file's (as errors name it), then ":LINE what" */
+  const char *name = arena_printf(e->ar, "%s %s", pr_file_literal(e->pr, s->at),
+                                  c_string(e, arena_printf(e->ar, ":%d %s", src_line(e->src, s->at), s->what)));
+  const char *r = declared ? arena_printf(e->ar, GEN_RANGE "_%s", declared) : GEN_RANGE;
+  const char *open = arena_printf(e->ar, "static " RT_RANGE " %s = {%s, 0, 0, 0}; " RT_RANGE_PUSH "(&%s);", r, name, r);
+  const char *sep = strchr(code, '\n') ? "\n  " : " "; /* code of several lines: the range's own lines */
+  if (declared) return arena_printf(e->ar, "%s%s%s%s" RT_RANGE_POP "(&%s);", open, sep, code, sep, r);
+  return arena_printf(e->ar, "{ %s%s%s%s" RT_RANGE_POP "(&%s); }", open, sep, code, sep, r);
+}
+
+char *emit_copy(emitter *e, const plan_copy *p) {
+  return emit_guarded(e, &p->site, emit_ranged(e, &p->site, e->ops->copy(e, p), NULL));
+}
 
 /* a kernel launch is not guarded: its faults come back as CUDA errors, which name the site */
 char *emit_detour(emitter *e, const plan_detour *p) {
-  char *code = e->ops->detour(e, p);
+  char *code = emit_ranged(e, &p->site, e->ops->detour(e, p), NULL);
   if (p->typedefs_used) code = arena_printf(e->ar, "%s%s", p->typedefs_used, code);
   return p->kind == PK_CUDA ? code : emit_guarded(e, &p->site, code);
+}
+
+/* arrays of a kernel or of a block (smem, rmem) take no time of their own */
+char *emit_alloc(emitter *e, const plan_alloc *p) {
+  char *code = e->ops->alloc(e, p);
+  return p->kind == AL_ARRAY ? code : emit_ranged(e, &p->site, code, p->declare ? p->target : NULL);
+}
+
+char *emit_destroy(emitter *e, const plan_destroy *p) {
+  char *code = e->ops->destroy(e, p);
+  return p->kind == AL_ARRAY ? code : emit_ranged(e, &p->site, code, NULL);
+}
+
+/* a wait only for detours not waited for yet is, most often, no work: no range */
+char *emit_wait(emitter *e, const plan_site *s, bool pending_only) {
+  char *code = e->ops->wait(e, s, pending_only);
+  return pending_only ? code : emit_ranged(e, s, code, NULL);
 }
 
 char *emit_decl(emitter *e, plan_decl d, const char *name) { return arena_printf(e->ar, "%s%s%s", d.pre, name, d.post); }

@@ -32,6 +32,7 @@ typedef struct target_caps {
   bool dist_device;    /* distributed dmem arrays, staged on each process (the mpi device service) */
   bool stream_ordered; /* launches return before their work ends: host code waits (#sync, the end of
                         * #mainhost, before a host thread launches) through ops->wait */
+  bool ranges;         /* profiler ranges (NVTX) around the host code of directives (emit_ranged) */
 } target_caps;
 
 /* A target: its descriptor (name, capabilities) and its emitter's functions. */
@@ -57,18 +58,25 @@ struct emitter {
   srcfile *src;
   exctx *ex;   /* printing expressions */
   arena *ar;   /* the texts returned */
+  bool ranges; /* print profiler ranges: the target has them and the translation wants them */
 };
 
-/* the emitter of target TARGET_C or TARGET_CUDA (the one place the targets are registered) */
-void emit_init(emitter *e, int target, printer *pr, srcfile *src, exctx *ex, arena *ar);
+/* the emitter of target TARGET_C or TARGET_CUDA (the one place the targets
+ * are registered); ranges: profiler ranges where the target has them
+ * (false: pac --no-nvtx, and not one range call is printed) */
+void emit_init(emitter *e, int target, bool ranges, printer *pr, srcfile *src, exctx *ex, arena *ar);
 
 /* #mainhost: what replaces the keyword, what opens its body, what ends it */
 extern const char *const emit_mainhost_head, *const emit_mainhost_open, *const emit_mainhost_close;
 
-/* A #copy or #detour through the target's emitter; code that runs on a
- * host thread records its site around it (emit_guarded). */
+/* A #copy, #detour, #create, #destroy or wait through the target's
+ * emitter; code that runs on a host thread records its site around it
+ * (emit_guarded: #copy, #detour) and is a profiler range (emit_ranged). */
 char *emit_copy(emitter *e, const plan_copy *p);
 char *emit_detour(emitter *e, const plan_detour *p);
+char *emit_alloc(emitter *e, const plan_alloc *p);
+char *emit_destroy(emitter *e, const plan_destroy *p);
+char *emit_wait(emitter *e, const plan_site *s, bool pending_only);
 
 /* ---- shared by the emitters (emit.c) ---- */
 /* file, line, "what": the arguments of the runtime's error calls */
@@ -79,6 +87,13 @@ char *emit_site_decl(emitter *e, const plan_site *s, const char *name);
  * and parray_site_restore: a fault names the .pc line); code unchanged
  * where the site is not on a host thread */
 char *emit_guarded(emitter *e, const plan_site *s, const char *code);
+/* code as a profiler range named "file.pc:LINE what" (parray_range_push
+ * and parray_range_pop on a static parray_range of the site: the name is
+ * registered once), when the emitter prints ranges and the site is on a host
+ * thread; code unchanged otherwise. The range is a block around the code,
+ * or, when the code declares the variable declared (not NULL) for the code
+ * after it, statements beside it with a range named after that variable. */
+char *emit_ranged(emitter *e, const plan_site *s, const char *code, const char *declared);
 /* a declaration of name */
 char *emit_decl(emitter *e, plan_decl d, const char *name);
 /* e as C, 64-bit when it may need it */

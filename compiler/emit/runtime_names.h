@@ -78,6 +78,11 @@
 #define RT_TO_BYTES "parray_to_bytes"
 #define RT_PRIM "parray_prim"
 
+/* profiler ranges (NVTX) of directives */
+#define RT_RANGE "parray_range"
+#define RT_RANGE_PUSH "parray_range_push"
+#define RT_RANGE_POP "parray_range_pop"
+
 /* the checked arithmetic of run-time sizes: RT_CK_PREFIX + add, sub, mul,
  * div, mod (parray_ck_add, ...; sema's ex_print_calls appends the operation) */
 #define RT_CK_PREFIX "parray_ck_"
@@ -89,6 +94,8 @@
 #define GEN_HANDLE "parray__h_"
 /* in an outlined mpi body: this process's block of the distributed array captured as field F */
 #define GEN_LOCAL "parray__l_"
+/* the static parray_range of a directive's profiler range (GEN_RANGE "_V": of the #create that declares V) */
+#define GEN_RANGE "parray__range"
 /* a file-scope function or table for a construct: printf pattern of (what, type, line) (lw_fresh_name) */
 #define GEN_FRESH_FMT "parray__%s_%s_L%d"
 

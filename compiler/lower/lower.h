@@ -148,6 +148,7 @@ typedef struct lw {
   arena *ar;
   hdrinfo *hdr;
   int target;       /* TARGET_C, TARGET_CUDA: chooses the emitter (emit_init); the walk asks lw_caps() */
+  bool ranges;      /* profiler ranges around directives where the target has them (false: pac --no-nvtx) */
   /* shown every record before it is printed, when set (the tests of plans) */
   void (*observe)(void *env, const struct lw_record *r);
   void *observe_env;

@@ -270,16 +270,15 @@ void lw_destroy(lw *w, item *it, lw_record *out) {
   dnode *created = lw_kinds_node(w, s, mem, NULL);
   if (!created) created = s->created;
   lw_kinds_forget(w, s, false);
-  plan_destroy p = {.mem = mem, .target = lw_list_text(w, &args[0])};
+  plan_destroy p = {.mem = mem, .target = lw_list_text(w, &args[0]), .site = lw_site(w, d->loc, lw_dir_text(w, it))};
   if (created->type->mpi_ref) {
     p.kind = AL_DIST;
-    if (mem == MK_DMEM) p.service = lw_dev_service(w), p.site = lw_site(w, d->loc, lw_dir_text(w, it));
+    if (mem == MK_DMEM) p.service = lw_dev_service(w);
   } else if (mem == MK_SMEM || mem == MK_RMEM) {
     p.kind = AL_ARRAY;
     p.kernel = in_cuda_region(w);
   } else if (on_device(w, mem)) {
     p.kind = AL_DEVICE;
-    p.site = lw_site(w, d->loc, lw_dir_text(w, it));
   } else {
     p.kind = AL_HOST;
     p.bytes = (plan_bytes){.elems = lw_localize(w, ty_footprint(&w->ty, created), w->rg->at),

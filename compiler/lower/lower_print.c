@@ -13,15 +13,15 @@ void lw_print_record(lw *w, const lw_record *r) {
   switch (r->kind) {
   case LR_NONE: return;
   case LR_COPY: code = emit_copy(&w->em, &r->u.copy); break;
-  case LR_ALLOC: code = w->em.ops->alloc(&w->em, &r->u.alloc); break;
-  case LR_DESTROY: code = w->em.ops->destroy(&w->em, &r->u.destroy); break;
+  case LR_ALLOC: code = emit_alloc(&w->em, &r->u.alloc); break;
+  case LR_DESTROY: code = emit_destroy(&w->em, &r->u.destroy); break;
   case LR_DETOUR:
     code = emit_detour(&w->em, &r->u.detour.p);
     if (r->u.detour.wait_first)
       code = arena_printf(w->ar, "%s\n  %s", w->em.ops->wait(&w->em, &r->u.detour.wait_site, true), code);
     break;
   case LR_SYNC: code = w->em.ops->sync(&w->em, r->u.sync.kind, r->u.sync.sync); break;
-  case LR_WAIT: code = w->em.ops->wait(&w->em, &r->u.wait.site, r->u.wait.pending_only); break;
+  case LR_WAIT: code = emit_wait(&w->em, &r->u.wait.site, r->u.wait.pending_only); break;
   }
   lw_replace_dir(w, r->at, code);
 }

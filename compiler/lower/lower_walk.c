@@ -232,7 +232,7 @@ int lw_file(lw *w, items *file) {
   w->walk_items = walk_items, w->walk_block = walk_block;
   w->cx.dg = w->dg; /* errors in constant arithmetic of sizes and indices */
   w->host = (region){.kind = RG_HOST, .id = 0};
-  emit_init(&w->em, w->target, &w->pr, w->src, &w->ex, w->ar);
+  emit_init(&w->em, w->target, w->ranges, &w->pr, w->src, &w->ex, w->ar);
   w->rg = &w->host;
   strmap_init(&w->subprogs);
   strmap_init(&w->fnames);

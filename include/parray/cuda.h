@@ -83,6 +83,24 @@ PARRAY_API void parray_cuda_wait(const char *file, int line, const char *what);
  * (the end of #mainhost; the runtime's copies and frees do it themselves). */
 PARRAY_API void parray_cuda_wait_pending(const char *file, int line, const char *what);
 
+/* Profiler ranges (NVTX v3, docs/cuda.md "Profiler ranges"). Generated code
+ * of a CUDA program (unless translated with --no-nvtx) brackets the host
+ * code of each #detour launch, #copy, #create, #destroy and #sync with
+ * parray_range_push and parray_range_pop on a static parray_range of its
+ * own, whose name pac wrote as "file.pc:LINE text" ({name, 0, 0, 0}). The
+ * first push of a site registers the name in the NVTX domain "parray";
+ * later pushes reuse the registered handle, so nothing is formatted or
+ * copied per call. Without a tool attached, each is a few loads and an
+ * untaken branch. */
+typedef struct parray_range {
+  const char *name; /* "gpu.pc:21 #copy H(ha) to M(a)" */
+  void *domain;     /* the domain and the registered name, set by the runtime */
+  void *handle;
+  int ready;        /* 1 once they are set */
+} parray_range;
+PARRAY_API void parray_range_push(parray_range *r);
+PARRAY_API void parray_range_pop(parray_range *r);
+
 /* The tensor map of a bulk tensor copy (`#copy A(a) at(...) to S(s)
  * tma(bar)` in a cuda detour, docs/cuda.md): *map (a CUtensorMap, 64-byte
  * aligned) over the tensor at base with rank (1 to 5) dimensions of dims[k]

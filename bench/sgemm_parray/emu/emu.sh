@@ -5,7 +5,8 @@
 # kernel launches become calls of shim.h's emulator, g++ builds it (with
 # SAN=thread, ThreadSanitizer reports any race in the shared-memory
 # protocol, i.e. a missing barrier), and every element is compared with a
-# float64 product. No GPU needed; a few seconds at N = 256.
+# float64 product. No GPU needed; a few seconds at N = 256. The translation
+# has no profiler ranges (--no-nvtx): shim.h stands in for the whole runtime.
 #   sh bench/sgemm_parray/emu/emu.sh BUILD_DIR [N] [SAN]
 # EMU_DEFS adds -D options to pac and g++ (e.g. -DPARRAY_SGEMM_WIDE_MIN_TILES=1
 # for the 256-thread shape at a small N, -DPARRAY_SGEMM_LOAD_AHEAD=0).
@@ -16,7 +17,7 @@ n=${2:-256}
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$bin/pac" -I"$here/../../../include" --emit=cuda --no-line -DN="$n" ${EMU_DEFS:-} "$here/emu.pc" -o "$tmp/gen.cu"
+"$bin/pac" -I"$here/../../../include" --emit=cuda --no-line --no-nvtx -DN="$n" ${EMU_DEFS:-} "$here/emu.pc" -o "$tmp/gen.cu"
 python3 - "$tmp/gen.cu" "$tmp/gen.cpp" <<'PY'
 import re, sys
 s = open(sys.argv[1]).read().replace('#include "parray.h"', '#include "shim.h"')
