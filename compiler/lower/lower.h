@@ -14,8 +14,13 @@
  * ...) that only its callers include. Calls go down that order, never in a circle
  * (tools/lowergraph.py checks it): the walker alone calls the planners, and
  * a planner walks a body through w->walk_block / w->walk_items. The
- * lowering asks the target's capabilities (lw_caps), never its name, and
- * calls the emitter; the emitter never calls back. */
+ * lowering asks the target's capabilities (lw_caps), never its name; a
+ * planner returns records (lower_record.h) or hands them on (lw_put), and
+ * the print pass (lower_print.c) prints them through the emitter and the
+ * printer. Two exceptions are left: the #detour planner outlines its body
+ * through the printer itself (lower_detour.c), and lower_dollar.c asks the
+ * emitter how a capture is written (emit_capture_ref). The emitter never
+ * calls back. */
 #ifndef PAC_LOWER_H
 #define PAC_LOWER_H
 
@@ -165,6 +170,13 @@ typedef struct lw {
   sbuf epilogue;    /* file-scope code after everything (main, tables) */
   strmap fnames;    /* generated function names in use */
   plan_entry entry; /* what the program uses, its mpi bodies */
+  /* where a planner's records go (lw_put): the print pass, set by lw_file;
+   * for a record that closes a body (LP_CLOSE), it returns the bytes of
+   * the body's code (the #insert limit counts them) */
+  size_t (*put)(struct lw *w, const struct lw_record *r);
+  /* the print pass's state: the bodies being translated apart, innermost last */
+  pr_outline *bodies;
+  int nbodies, capbodies;
   /* the walk */
   region host;
   region *rg;       /* the detour being walked (host: none) */
@@ -174,6 +186,7 @@ typedef struct lw {
    * and what it reached; over: a limit was crossed, nothing more expands */
   int64_t max_insert_depth, max_insert_bytes, insert_bytes;
   bool insert_over;
+  int apart;        /* the #global, #insert and block-scope .pc include bodies being walked */
   /* the walk of a body (lower_walk.c, set by lw_file): a planner of a
    * construct with a body walks it through these, not by calling the walker */
   void (*walk_items)(struct lw *w, items *list, bool file_scope);
@@ -195,6 +208,8 @@ typedef struct lw {
 static inline const target_caps *lw_caps(const lw *w) { return &w->em.ops->caps; }
 static inline void lw_walk_items(lw *w, items *list, bool file_scope) { w->walk_items(w, list, file_scope); }
 static inline void lw_walk_block(lw *w, item *group) { w->walk_block(w, group); }
+/* a planner's record, on to the print pass (see put) */
+static inline size_t lw_put(lw *w, const lw_record *r) { return w->put(w, r); }
 /* the innermost detour being walked (NULL: host code) */
 static inline region *lw_thread_region(lw *w) {
   for (region *r = w->rg; r; r = r->outer)
@@ -225,8 +240,6 @@ bool lw_is_type_name(lw *w, const char *s, size_t n);
 plan_site lw_site(lw *w, loc at, const char *what);
 /* the source text at l on one line, as a C comment */
 char *lw_comment(lw *w, loc l);
-/* replace a directive by its lowering, with the directive as a comment in front */
-void lw_replace_dir(lw *w, item *it, const char *code);
 void lw_declare_var(lw *w, const char *name, size_t len, const char *spec, const char *decl, bool is_pointer);
 
 /* the semantic layer's view of the names of this point of the walk (w->cd) */
