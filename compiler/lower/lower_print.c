@@ -4,7 +4,8 @@
  * code replaces its directive in the output (with the directive as a
  * comment in front); a substitution replaces its source; the records of
  * program structure open and close the bodies translated apart (#global,
- * #insert, .pc includes) and the program's entry. The planners never call
+ * #insert, .pc includes) and #mainhost, and the program's entry goes
+ * after everything (w->epilogue). The planners never call
  * the emitter or the printer for their records; this is the one place that
  * does. */
 #include "lower.h"
@@ -132,6 +133,7 @@ size_t lw_print_record(lw *w, const lw_record *r) {
   case LR_TYPE: pr_replace(&w->pr, r->at->loc.b, r->at->loc.e, lw_comment(w, r->at->dir->loc)); return 0;
   case LR_SUBPROG: pr_replace(&w->pr, r->at->loc.b, r->at->loc.e, ""); return 0;
   case LR_MAINHOST: print_mainhost(w, r); return 0;
+  case LR_ENTRY: sb_puts(&w->epilogue, w->em.ops->entry(&w->em, r->u.entry)); return 0;
   case LR_GLOBAL:
   case LR_INSERT:
   case LR_INCLUDE: return print_body(w, r);

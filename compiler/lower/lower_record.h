@@ -11,7 +11,8 @@
  * substitutions of $...$ and of names (where their text goes). A construct
  * with a body that is walked in between (#mainhost, #global, #insert, a .pc
  * include) is two records, LP_OPEN before the body and LP_CLOSE after it;
- * the body's own records come between them. */
+ * the body's own records come between them. The last record of a program
+ * with #mainhost is its entry (LR_ENTRY). */
 #ifndef PAC_LOWER_RECORD_H
 #define PAC_LOWER_RECORD_H
 
@@ -27,6 +28,7 @@ typedef enum {
   LR_GLOBAL,   /* #global: its body, translated apart, goes to file scope (LP_OPEN, LP_CLOSE) */
   LR_INSERT,   /* #insert: an instance of a subprogram, in a block of its own (LP_OPEN, LP_CLOSE) */
   LR_INCLUDE,  /* #include "x.pc": the file translated in line (LP_OPEN, LP_CLOSE) or once only (LP_WHOLE) */
+  LR_ENTRY,    /* after the file: the program's entry (main) around #mainhost; at is NULL */
 } lr_kind;
 
 /* the part of a construct with a body that a record is */
@@ -85,6 +87,7 @@ typedef struct lw_record {
       int nparams;
     } subprog;
     lr_body body;         /* LR_GLOBAL, LR_INSERT, LR_INCLUDE */
+    const plan_entry *entry; /* LR_ENTRY: what the program uses, its mpi bodies */
   } u;
 } lw_record;
 

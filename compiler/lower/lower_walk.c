@@ -255,6 +255,9 @@ int lw_file(lw *w, items *file) {
   cd_free(&w->cd);
   if (w->entry.nmpi_bodies && !w->has_mainhost)
     diag_error(w->dg, (loc){0, 0}, "a program with mpi detours needs #mainhost (process 0 drives the others)");
-  if (w->has_mainhost) sb_puts(&w->epilogue, w->em.ops->entry(&w->em, &w->entry));
+  if (w->has_mainhost) {
+    lw_record r = {.kind = LR_ENTRY, .u.entry = &w->entry};
+    lw_put(w, &r);
+  }
   return w->dg->errors ? 1 : 0;
 }

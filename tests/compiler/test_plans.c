@@ -10,7 +10,7 @@
  * #mainhost, #subprog, #insert, #global, .pc includes) and of the walk's
  * substitutions ($...$, captured names): their phases in order, with the
  * body's own records between, where each body starts and ends, and the
- * texts substituted. */
+ * texts substituted; and the program's entry, last. */
 #include "translate.h"
 
 #include <stdio.h>
@@ -56,6 +56,8 @@ typedef struct snap {
   bool wait;        /* LR_MAINHOST */
   char site[32];    /* LR_MAINHOST: the wait's site */
   int thread;       /* LR_TYPE: its thread kind */
+  bool uses_pthd, uses_mpi; /* LR_ENTRY */
+  int nbodies;      /* LR_ENTRY: the mpi bodies */
 } snap;
 
 #define MAXREC 32
@@ -95,6 +97,10 @@ static void observe_structure(snap *n, const lw_record *r) {
       snprintf(n->params + strlen(n->params), sizeof n->params - strlen(n->params), "%s%s", i ? " " : "",
                r->u.subprog.params[i]);
     break;
+  case LR_ENTRY:
+    n->uses_pthd = r->u.entry->uses_pthd, n->uses_mpi = r->u.entry->uses_mpi;
+    n->nbodies = r->u.entry->nmpi_bodies;
+    break;
   default: /* LR_GLOBAL, LR_INSERT, LR_INCLUDE */
     n->phase = r->u.body.phase, n->b = r->u.body.from, n->e = r->u.body.to;
     n->instance = r->u.body.instance, n->in_line = r->u.body.in_line;
@@ -112,7 +118,7 @@ static void observe(void *env, const lw_record *r) {
     return;
   }
   snap *n = &recs[nrec++];
-  n->kind = r->kind, n->at = r->at->kind == IT_DIR ? (int)r->at->dir->kind : -1;
+  n->kind = r->kind, n->at = r->at && r->at->kind == IT_DIR ? (int)r->at->dir->kind : -1;
   if (!plan) {
     observe_structure(n, r);
     return;
@@ -299,7 +305,7 @@ static void test_mainhost(void) {
   structure = true;
   for (int cuda = 0; cuda < 2; cuda++) {
     CHECK(plan(pc, cuda ? TARGET_CUDA : TARGET_C) == 0);
-    CHECK(nrec == 3);
+    CHECK(nrec == 4);
     CHECK(recs[0].kind == LR_TYPE && recs[0].at == D_PARRAY);
     CHECK(!strcmp(recs[0].name, "T") && recs[0].thread == TK_PTHD);
     const snap *o = &recs[1], *c = &recs[2];
@@ -311,7 +317,30 @@ static void test_mainhost(void) {
     CHECK(c->e == c->b + 1);
     CHECK(c->wait == cuda);
     CHECK(!cuda || !strcmp(c->site, "the end of #mainhost"));
+    CHECK(recs[3].kind == LR_ENTRY && recs[3].at == -1); /* last, after the file */
+    CHECK(recs[3].uses_pthd && !recs[3].uses_mpi && recs[3].nbodies == 0); /* T is declared, not run */
   }
+  structure = false;
+}
+
+/* the entry of a program with mpi detours: each detour's body is one of
+ * the entry's mpi bodies, and a program without #mainhost has no entry */
+static void test_entry(void) {
+  const char *pc = "#parray {mpi [2]} M\n"
+                   "#mainhost {\n"
+                   "  #detour M { (void)0; }\n"
+                   "  #detour M { (void)1; }\n"
+                   "}\n";
+  structure = true;
+  CHECK(plan(pc, TARGET_C) == 0);
+  CHECK(nrec >= 1 && recs[nrec - 1].kind == LR_ENTRY);
+  if (nrec >= 1) {
+    const snap *e = &recs[nrec - 1];
+    CHECK(e->uses_mpi && !e->uses_pthd);
+    CHECK(e->nbodies == 2);
+  }
+  CHECK(plan("#parray {pthd [2]} T\nvoid f(void) {\n  #detour T { (void)0; }\n}\n", TARGET_C) == 0);
+  for (int i = 0; i < nrec; i++) CHECK(recs[i].kind != LR_ENTRY);
   structure = false;
 }
 
@@ -407,6 +436,7 @@ int main(void) {
   test_mainhost();
   test_subprog_insert();
   test_include();
+  test_entry();
   if (failures) fprintf(stderr, "test_plans: %d failed\n", failures);
   else printf("test_plans: all passed\n");
   return failures != 0;
