@@ -9,11 +9,7 @@
 # nesting deeper than the printer's first stack of bodies is translated.
 set -u
 bin=$1
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-cd "$t" || exit 1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/../common/shtest.sh"
 {
   printf '#subprog S0(x)\n  x = x + 1;\n#end\n'
   i=1
@@ -63,5 +59,4 @@ grep -q "the limit is 40" err || { cat err; fail "--max-insert-bytes=40: no mess
 [ "$(grep -c '#insert U' deeper.c)" -eq 81 ] || fail "deeper.pc: not 81 instances in deeper.c"
 "$bin/pacc" deeper.pc -o deeper 2>err && ./deeper || { cat err; fail "deeper.pc did not compile and run"; }
 
-[ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
-echo ok
+finish
