@@ -146,6 +146,31 @@ typedef struct lw_kblocks {
   int nconds, capconds;
 } lw_kblocks;
 
+struct lw;
+
+/* The print pass's state (lower_print.c): where the records go, who sees
+ * them first, and the bodies being translated apart */
+typedef struct lw_printing {
+  /* where a planner's records go (lw_put): the print pass, set by lw_file;
+   * for a record that closes a body (LP_CLOSE), it returns the bytes of
+   * the body's code (the #insert limit counts them) */
+  size_t (*put)(struct lw *w, const struct lw_record *r);
+  /* shown every record before it is printed, when set (the tests of plans) */
+  void (*observe)(void *env, const struct lw_record *r);
+  void *observe_env;
+  pr_outline *bodies; /* the bodies translated apart now, innermost last */
+  int nbodies, capbodies;
+} lw_printing;
+
+/* #insert expansion (lower_prog.c): the subprograms, the limits (nesting,
+ * bytes of expanded text in all) and what was reached; over: a limit was
+ * crossed, nothing more expands */
+typedef struct lw_inserts {
+  strmap subprogs;
+  int64_t max_depth, max_bytes, bytes;
+  bool over;
+} lw_inserts;
+
 typedef struct lw {
   /* given by the translation */
   srcfile *src;
@@ -153,9 +178,6 @@ typedef struct lw {
   arena *ar;
   hdrinfo *hdr;
   int target;       /* TARGET_C, TARGET_CUDA: chooses the emitter (emit_init); the walk asks lw_caps() */
-  /* shown every record before it is printed, when set (the tests of plans) */
-  void (*observe)(void *env, const struct lw_record *r);
-  void *observe_env;
   lw_pcfiles pc;
   /* the semantic layer */
   arena scratch;  /* token vectors of expressions being read (lw_ltoks) */
@@ -170,28 +192,18 @@ typedef struct lw {
   sbuf epilogue;    /* file-scope code after everything (main, tables) */
   strmap fnames;    /* generated function names in use */
   plan_entry entry; /* what the program uses, its mpi bodies */
-  /* where a planner's records go (lw_put): the print pass, set by lw_file;
-   * for a record that closes a body (LP_CLOSE), it returns the bytes of
-   * the body's code (the #insert limit counts them) */
-  size_t (*put)(struct lw *w, const struct lw_record *r);
-  /* the print pass's state: the bodies being translated apart, innermost last */
-  pr_outline *bodies;
-  int nbodies, capbodies;
+  lw_printing print;
   /* the walk */
   region host;
   region *rg;       /* the detour being walked (host: none) */
   instance *inst;   /* the #insert being walked */
   int next_id;
-  /* #insert expansion: its limits (nesting, bytes of expanded text in all)
-   * and what it reached; over: a limit was crossed, nothing more expands */
-  int64_t max_insert_depth, max_insert_bytes, insert_bytes;
-  bool insert_over;
+  lw_inserts ins;
   int apart;        /* the #global, #insert and block-scope .pc include bodies being walked */
   /* the walk of a body (lower_walk.c, set by lw_file): a planner of a
    * construct with a body walks it through these, not by calling the walker */
   void (*walk_items)(struct lw *w, items *list, bool file_scope);
   void (*walk_block)(struct lw *w, item *group); /* a '{' group with its own scope */
-  strmap subprogs;
   strmap all_types; /* every type declared, by name (for --layout) */
   bool has_mainhost;
   int fn_depth;     /* scope depth of the current function body (0: not in a function) */
@@ -209,7 +221,7 @@ static inline const target_caps *lw_caps(const lw *w) { return &w->em.ops->caps;
 static inline void lw_walk_items(lw *w, items *list, bool file_scope) { w->walk_items(w, list, file_scope); }
 static inline void lw_walk_block(lw *w, item *group) { w->walk_block(w, group); }
 /* a planner's record, on to the print pass (see put) */
-static inline size_t lw_put(lw *w, const lw_record *r) { return w->put(w, r); }
+static inline size_t lw_put(lw *w, const lw_record *r) { return w->print.put(w, r); }
 /* the innermost detour being walked (NULL: host code) */
 static inline region *lw_thread_region(lw *w) {
   for (region *r = w->rg; r; r = r->outer)

@@ -69,19 +69,20 @@ static void print_mainhost(lw *w, const lw_record *r) {
 /* the body's code from here on goes into a buffer of its own, the output
  * around stands at the construct */
 static void open_apart(lw *w, const lw_record *r) {
-  if (w->nbodies == w->capbodies) {
-    w->capbodies = w->capbodies ? 2 * w->capbodies : 16;
-    w->bodies = realloc(w->bodies, sizeof *w->bodies * (size_t)w->capbodies);
-    if (!w->bodies) {
+  lw_printing *p = &w->print;
+  if (p->nbodies == p->capbodies) {
+    p->capbodies = p->capbodies ? 2 * p->capbodies : 16;
+    p->bodies = realloc(p->bodies, sizeof *p->bodies * (size_t)p->capbodies);
+    if (!p->bodies) {
       fputs("pac: out of memory\n", stderr);
       abort();
     }
   }
-  pr_outline_begin(&w->pr, &w->bodies[w->nbodies++], r->at->loc.b, r->u.body.from);
+  pr_outline_begin(&w->pr, &p->bodies[p->nbodies++], r->at->loc.b, r->u.body.from);
 }
 
 static char *close_apart(lw *w, const lw_record *r) {
-  return pr_outline_end(&w->pr, &w->bodies[--w->nbodies], r->u.body.to, w->ar);
+  return pr_outline_end(&w->pr, &w->print.bodies[--w->print.nbodies], r->u.body.to, w->ar);
 }
 
 /* a body translated apart; returns the bytes of its code at LP_CLOSE */
@@ -126,7 +127,7 @@ static size_t print_body(lw *w, const lw_record *r) {
 }
 
 size_t lw_print_record(lw *w, const lw_record *r) {
-  if (w->observe) w->observe(w->observe_env, r);
+  if (w->print.observe) w->print.observe(w->print.observe_env, r);
   switch (r->kind) {
   case LR_NONE: return 0;
   case LR_SUBST: pr_replace(&w->pr, r->u.subst.span.b, r->u.subst.span.e, r->u.subst.text); return 0;

@@ -131,13 +131,13 @@ void lw_subprog(lw *w, item *it) {
   sp->nparams = n;
   const char *name = w->src->text + d->name.b;
   size_t len = d->name.e - d->name.b;
-  subprog *old = strmap_get(&w->subprogs, name, len);
+  subprog *old = strmap_get(&w->ins.subprogs, name, len);
   if (old) {
     diag_error(w->dg, d->name, "subprogram '%.*s' is defined twice", (int)len, name);
     diag_note(w->dg, old->d->name, "first defined here");
     return;
   }
-  strmap_put(&w->subprogs, name, len, sp);
+  strmap_put(&w->ins.subprogs, name, len, sp);
   lw_record r = {.kind = LR_SUBPROG, .at = it};
   r.u.subprog.name = lw_text(w, d->name), r.u.subprog.params = sp->params, r.u.subprog.nparams = n;
   lw_put(w, &r);
@@ -226,21 +226,21 @@ static void arg_texts(lw *w, instance *in, const char *param, items *arg) {
  * nothing expands after it. */
 static void insert_limit(lw *w, directive *d, const char *what) {
   diag_error(w->dg, d->loc, "%s", what);
-  w->insert_over = true;
+  w->ins.over = true;
 }
 
 void lw_insert(lw *w, item *it) {
   directive *d = it->dir;
-  if (d->bad || w->insert_over) return;
+  if (d->bad || w->ins.over) return;
   int nest = w->inst ? w->inst->nest + 1 : 1;
-  if (nest > w->max_insert_depth) {
+  if (nest > w->ins.max_depth) {
     insert_limit(w, d, arena_printf(w->ar, "#insert nested %d deep: the limit is %lld (raise it with "
-                                           "--max-insert-depth=N)", nest, (long long)w->max_insert_depth));
+                                           "--max-insert-depth=N)", nest, (long long)w->ins.max_depth));
     return;
   }
   const char *name = w->src->text + d->name.b;
   size_t len = d->name.e - d->name.b;
-  subprog *sp = strmap_get(&w->subprogs, name, len);
+  subprog *sp = strmap_get(&w->ins.subprogs, name, len);
   if (!sp) {
     diag_error(w->dg, d->name, "#insert of unknown subprogram '%.*s'", (int)len, name);
     return;
@@ -291,11 +291,11 @@ void lw_insert(lw *w, item *it) {
   w->apart--;
   lw_record_body(&r, LR_INSERT, it, LP_CLOSE, sp->d->loc.e, sp->d->subprog.end.b, spname);
   r.u.body.instance = in->id;
-  w->insert_bytes += (int64_t)lw_put(w, &r);
-  if (w->insert_bytes > w->max_insert_bytes && !w->insert_over)
+  w->ins.bytes += (int64_t)lw_put(w, &r);
+  if (w->ins.bytes > w->ins.max_bytes && !w->ins.over)
     insert_limit(w, d, arena_printf(w->ar, "the #insert expansions reach %lld bytes: the limit is %lld (raise it "
-                                           "with --max-insert-bytes=N)", (long long)w->insert_bytes,
-                                    (long long)w->max_insert_bytes));
+                                           "with --max-insert-bytes=N)", (long long)w->ins.bytes,
+                                    (long long)w->ins.max_bytes));
 
   diag_pop_context(w->dg);
   w->inst = in->outer;

@@ -120,7 +120,7 @@ static inline void lw_record_destroy(lw_record *r, item *at, const plan_destroy 
   r->kind = LR_DESTROY, r->at = at, r->u.destroy = *p;
 }
 
-/* Every record the print pass prints is shown first to w->observe when it
+/* Every record the print pass prints is shown first to w->print.observe when it
  * is set (pac_io.observe: the unit tests of plans). A planner hands its
  * records on through lw_put (lower.h); the walker sets where they go. */
 

@@ -239,19 +239,19 @@ static void walk_items(lw *w, items *list, bool file_scope) {
 int lw_file(lw *w, items *file) {
   lw_cd_init(w);
   w->walk_items = walk_items, w->walk_block = walk_block;
-  w->put = lw_print_record;
+  w->print.put = lw_print_record;
   w->cx.dg = w->dg; /* errors in constant arithmetic of sizes and indices */
   w->host = (region){.kind = RG_HOST, .id = 0};
   emit_init(&w->em, w->target, &w->pr, w->src, &w->ex, w->ar);
   w->rg = &w->host;
-  strmap_init(&w->subprogs);
+  strmap_init(&w->ins.subprogs);
   strmap_init(&w->fnames);
   sb_init(&w->epilogue);
   walk_items(w, file, true);
-  strmap_free(&w->subprogs);
+  strmap_free(&w->ins.subprogs);
   strmap_free(&w->fnames);
-  free(w->bodies);
-  w->bodies = NULL, w->nbodies = w->capbodies = 0;
+  free(w->print.bodies);
+  w->print.bodies = NULL, w->print.nbodies = w->print.capbodies = 0;
   cd_free(&w->cd);
   if (w->entry.nmpi_bodies && !w->has_mainhost)
     diag_error(w->dg, (loc){0, 0}, "a program with mpi detours needs #mainhost (process 0 drives the others)");
