@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* lower_prog.c - program structure: #parray declarations, #mainhost (the
  * program's entry), #subprog templates and their #insert instances with
- * private names, and #global blocks hoisted to file scope (docs/language.md:
- * types, #mainhost, subprograms). */
+ * private names, #global blocks hoisted to file scope, and .pc includes
+ * (docs/language.md: types, #mainhost, subprograms). Each planner checks
+ * and hands records of what it decided on (lw_put; lower_record.h), one
+ * before a body it walks and one after; the print pass prints them. */
 #include "lower.h"
 #include "lower_dollar.h"
 #include "lower_kinds.h"
