@@ -2,7 +2,8 @@
 /* lower_print.c - the print pass: a record a planner returned
  * (lower_record.h) goes to the target's emitter and the printer. A plan's
  * code replaces its directive in the output (with the directive as a
- * comment in front); a substitution replaces its source; the records of
+ * comment in front); a substitution replaces its source; a top-level item
+ * starts where the walker says; the records of
  * program structure open and close the bodies translated apart (#global,
  * #insert, .pc includes) and #mainhost, and the program's entry goes
  * after everything (w->epilogue). The planners never call
@@ -130,6 +131,7 @@ size_t lw_print_record(lw *w, const lw_record *r) {
   if (w->print.observe) w->print.observe(w->print.observe_env, r);
   switch (r->kind) {
   case LR_NONE: return 0;
+  case LR_TOPLEVEL: pr_toplevel(&w->pr, r->at->loc.b); return 0;
   case LR_SUBST: pr_replace(&w->pr, r->u.subst.span.b, r->u.subst.span.e, r->u.subst.text); return 0;
   case LR_TYPE: pr_replace(&w->pr, r->at->loc.b, r->at->loc.e, lw_comment(w, r->at->dir->loc)); return 0;
   case LR_SUBPROG: pr_replace(&w->pr, r->at->loc.b, r->at->loc.e, ""); return 0;

@@ -8,7 +8,8 @@
  * Planned this way: #copy, #create, #destroy, #detour, #sync (plans the
  * emitter prints), and the program's structure, #parray, #mainhost,
  * #subprog, #insert, #global, the .pc includes, and the walk's
- * substitutions of $...$ and of names (where their text goes). A construct
+ * substitutions of $...$ and of names (where their text goes) and the
+ * starts of top-level items. A construct
  * with a body that is walked in between (#mainhost, #global, #insert, a .pc
  * include) is two records, LP_OPEN before the body and LP_CLOSE after it;
  * the body's own records come between them. The last record of a program
@@ -21,6 +22,8 @@
 
 typedef enum {
   LR_NONE, LR_COPY, LR_ALLOC, LR_DESTROY, LR_DETOUR, LR_SYNC, LR_WAIT,
+  LR_TOPLEVEL, /* the walker: a top-level item of the output starts at the item (code hoisted
+                  while it is translated goes in front of it) */
   LR_SUBST,    /* a $...$ or a name of the enclosing code: its C text in place of the source */
   LR_TYPE,     /* #parray: a type declared; the directive stays as a comment */
   LR_MAINHOST, /* #mainhost: the program's entry (LP_OPEN, LP_CLOSE) */

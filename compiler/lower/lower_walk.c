@@ -168,6 +168,12 @@ static void walk_item(lw *w, item *it, item *prev) {
   }
 }
 
+/* a top-level item of the output starts at it */
+static void toplevel(lw *w, item *it) {
+  lw_record r = {.kind = LR_TOPLEVEL, .at = it};
+  lw_put(w, &r);
+}
+
 static void walk_items(lw *w, items *list, bool file_scope) {
   item *prev = NULL, *prev2 = NULL, *prev3 = NULL, *prev4 = NULL;
   cd_stmt st = {0};
@@ -185,7 +191,7 @@ static void walk_items(lw *w, items *list, bool file_scope) {
     if ((destroyed.n || destroy) && lw_destroy_twice(w, &destroyed, it, prev)) continue;
     if (!in_stmt && (it->kind == IT_TOK || it->kind == IT_GROUP || it->kind == IT_DOLLAR)) {
       in_stmt = true;
-      if (file_scope) pr_toplevel(&w->pr, it->loc.b);
+      if (file_scope) toplevel(w, it);
       st = cd_statement(&w->cd, it, file_scope);
       stmt_first = it;
       w->ndecl_names = 0;
@@ -201,7 +207,7 @@ static void walk_items(lw *w, items *list, bool file_scope) {
         continue;
       }
     } else if (!in_stmt && it->kind == IT_DIR && file_scope) {
-      pr_toplevel(&w->pr, it->loc.b);
+      toplevel(w, it);
     }
     /* for (declaration; ...): the declared names live in the loop */
     if (word_is(w, it, "for") && it->next && it->next->kind == IT_GROUP && it->next->grp->open == '(') {

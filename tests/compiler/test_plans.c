@@ -66,6 +66,7 @@ static int nrec, failures;
 /* take the records of the structure and the substitutions too (the tests
  * of plans leave them out) */
 static bool structure;
+static bool toplevels; /* and the starts of top-level items (left out unless set) */
 
 static int64_t konst(const ex *e) {
   int64_t v = -1;
@@ -76,6 +77,7 @@ static void text(char *to, const char *s) { snprintf(to, 32, "%s", s ? s : "(nul
 
 static void observe_structure(snap *n, const lw_record *r) {
   switch (r->kind) {
+  case LR_TOPLEVEL: n->b = r->at->loc.b; break;
   case LR_SUBST:
     n->what = r->u.subst.what, n->b = r->u.subst.span.b, n->e = r->u.subst.span.e;
     text(n->name, r->u.subst.text);
@@ -112,7 +114,7 @@ static void observe_structure(snap *n, const lw_record *r) {
 static void observe(void *env, const lw_record *r) {
   (void)env;
   bool plan = r->kind <= LR_WAIT;
-  if (!plan && !structure) return;
+  if ((!plan && !structure) || (r->kind == LR_TOPLEVEL && !toplevels)) return;
   if (nrec >= MAXREC) {
     nrec++;
     return;
@@ -323,6 +325,30 @@ static void test_mainhost(void) {
   structure = false;
 }
 
+/* the top-level items of the output start at each declaration, function
+ * and directive at file scope, not at what is inside them */
+static void test_toplevel(void) {
+  const char *pc = "int a, b;\n"
+                   "#parray {paged int [2]} P\n"
+                   "void f(int *x) {\n"
+                   "  x[$P[1]$] = a;\n"
+                   "}\n"
+                   "static int c = 3;\n";
+  structure = toplevels = true;
+  CHECK(plan(pc, TARGET_C) == 0);
+  int n = 0;
+  uint32_t want[] = {0, at_of(pc, "#parray", 1), at_of(pc, "void", 1), at_of(pc, "static", 1)};
+  for (int i = 0; i < nrec; i++) {
+    if (recs[i].kind != LR_TOPLEVEL) continue;
+    CHECK(n < 4 && recs[i].b == want[n]);
+    n++;
+  }
+  CHECK(n == 4);
+  /* the #parray's record comes after its item starts, the $...$'s inside f's */
+  CHECK(nrec == 6 && recs[2].kind == LR_TYPE && recs[4].kind == LR_SUBST);
+  structure = toplevels = false;
+}
+
 /* the entry of a program with mpi detours: each detour's body is one of
  * the entry's mpi bodies, and a program without #mainhost has no entry */
 static void test_entry(void) {
@@ -437,6 +463,7 @@ int main(void) {
   test_subprog_insert();
   test_include();
   test_entry();
+  test_toplevel();
   if (failures) fprintf(stderr, "test_plans: %d failed\n", failures);
   else printf("test_plans: all passed\n");
   return failures != 0;
