@@ -306,7 +306,7 @@ static int parse_all(tstate *t) {
 /* Set up the lowering's state and lower the main file. */
 static int lower_all(tstate *t) {
   lw *w = &t->w;
-  w->src = &t->src, w->dg = &t->dg, w->ar = &t->ar, w->hdr = &t->hdr, w->target = t->target;
+  w->src = &t->src, w->dg = &t->dg, w->ar = &t->ar, w->hdr = &t->hdr, w->tg.kind = t->target;
   w->print.observe = t->io->observe, w->print.observe_env = t->io->observe_env;
   w->ins.max_depth = t->opt.max_insert_depth > 0 ? t->opt.max_insert_depth : PAC_MAX_INSERT_DEPTH;
   w->ins.max_bytes = t->opt.max_insert_bytes > 0 ? t->opt.max_insert_bytes : PAC_MAX_INSERT_BYTES;

@@ -148,6 +148,14 @@ typedef struct lw_kblocks {
 
 struct lw;
 
+/* The target: which one (TARGET_C, TARGET_CUDA: given by the translation)
+ * and its emitter (emit_init), through which the print pass prints; the
+ * planners ask only its capabilities (lw_caps), never its name */
+typedef struct lw_target {
+  int kind;
+  emitter em;
+} lw_target;
+
 /* The print pass's state (lower_print.c): where the records go, who sees
  * them first, and the bodies being translated apart */
 typedef struct lw_printing {
@@ -177,7 +185,6 @@ typedef struct lw {
   diag *dg;
   arena *ar;
   hdrinfo *hdr;
-  int target;       /* TARGET_C, TARGET_CUDA: chooses the emitter (emit_init); the walk asks lw_caps() */
   lw_pcfiles pc;
   /* the semantic layer */
   arena scratch;  /* token vectors of expressions being read (lw_ltoks) */
@@ -188,7 +195,7 @@ typedef struct lw {
   scopes sc;
   /* the output */
   printer pr;
-  emitter em;       /* the target's emitter */
+  lw_target tg;
   sbuf epilogue;    /* file-scope code after everything (main, tables) */
   strmap fnames;    /* generated function names in use */
   plan_entry entry; /* what the program uses, its mpi bodies */
@@ -217,7 +224,7 @@ typedef struct lw {
 } lw;
 
 /* what the target of the translation can do */
-static inline const target_caps *lw_caps(const lw *w) { return &w->em.ops->caps; }
+static inline const target_caps *lw_caps(const lw *w) { return &w->tg.em.ops->caps; }
 static inline void lw_walk_items(lw *w, items *list, bool file_scope) { w->walk_items(w, list, file_scope); }
 static inline void lw_walk_block(lw *w, item *group) { w->walk_block(w, group); }
 /* a planner's record, on to the print pass (see put) */

@@ -37,16 +37,16 @@ static void replace_dir(lw *w, item *it, const char *code) {
 static void print_plan(lw *w, const lw_record *r) {
   const char *code = NULL;
   switch (r->kind) {
-  case LR_COPY: code = emit_copy(&w->em, &r->u.copy); break;
-  case LR_ALLOC: code = w->em.ops->alloc(&w->em, &r->u.alloc); break;
-  case LR_DESTROY: code = w->em.ops->destroy(&w->em, &r->u.destroy); break;
+  case LR_COPY: code = emit_copy(&w->tg.em, &r->u.copy); break;
+  case LR_ALLOC: code = w->tg.em.ops->alloc(&w->tg.em, &r->u.alloc); break;
+  case LR_DESTROY: code = w->tg.em.ops->destroy(&w->tg.em, &r->u.destroy); break;
   case LR_DETOUR:
-    code = emit_detour(&w->em, &r->u.detour.p);
+    code = emit_detour(&w->tg.em, &r->u.detour.p);
     if (r->u.detour.wait_first)
-      code = arena_printf(w->ar, "%s\n  %s", w->em.ops->wait(&w->em, &r->u.detour.wait_site, true), code);
+      code = arena_printf(w->ar, "%s\n  %s", w->tg.em.ops->wait(&w->tg.em, &r->u.detour.wait_site, true), code);
     break;
-  case LR_SYNC: code = w->em.ops->sync(&w->em, r->u.sync.kind, r->u.sync.sync); break;
-  case LR_WAIT: code = w->em.ops->wait(&w->em, &r->u.wait.site, r->u.wait.pending_only); break;
+  case LR_SYNC: code = w->tg.em.ops->sync(&w->tg.em, r->u.sync.kind, r->u.sync.sync); break;
+  case LR_WAIT: code = w->tg.em.ops->wait(&w->tg.em, &r->u.wait.site, r->u.wait.pending_only); break;
   default: return;
   }
   replace_dir(w, r->at, code);
@@ -62,7 +62,7 @@ static void print_mainhost(lw *w, const lw_record *r) {
   }
   pr_src_to(&w->pr, r->u.mainhost.body);
   if (r->u.mainhost.wait)
-    pr_gen(&w->pr, arena_printf(w->ar, "%s ", w->em.ops->wait(&w->em, &r->u.mainhost.site, true)));
+    pr_gen(&w->pr, arena_printf(w->ar, "%s ", w->tg.em.ops->wait(&w->tg.em, &r->u.mainhost.site, true)));
   pr_gen(&w->pr, emit_mainhost_close);
   pr_src_to(&w->pr, r->u.mainhost.end);
 }
@@ -136,7 +136,7 @@ size_t lw_print_record(lw *w, const lw_record *r) {
   case LR_TYPE: pr_replace(&w->pr, r->at->loc.b, r->at->loc.e, lw_comment(w, r->at->dir->loc)); return 0;
   case LR_SUBPROG: pr_replace(&w->pr, r->at->loc.b, r->at->loc.e, ""); return 0;
   case LR_MAINHOST: print_mainhost(w, r); return 0;
-  case LR_ENTRY: sb_puts(&w->epilogue, w->em.ops->entry(&w->em, r->u.entry)); return 0;
+  case LR_ENTRY: sb_puts(&w->epilogue, w->tg.em.ops->entry(&w->tg.em, r->u.entry)); return 0;
   case LR_GLOBAL:
   case LR_INSERT:
   case LR_INCLUDE: return print_body(w, r);

@@ -248,7 +248,7 @@ int lw_file(lw *w, items *file) {
   w->print.put = lw_print_record;
   w->cx.dg = w->dg; /* errors in constant arithmetic of sizes and indices */
   w->host = (region){.kind = RG_HOST, .id = 0};
-  emit_init(&w->em, w->target, &w->pr, w->src, &w->ex, w->ar);
+  emit_init(&w->tg.em, w->tg.kind, &w->pr, w->src, &w->ex, w->ar);
   w->rg = &w->host;
   strmap_init(&w->ins.subprogs);
   strmap_init(&w->fnames);
