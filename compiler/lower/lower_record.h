@@ -1,19 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* lower_record.h - what a planner returns for a directive: a record of the
- * plan it decided (emit/plan.h: data, with its expressions as ex trees
- * wherever the emitter prints them), and where it goes in the output. The
- * planner decides and returns; the print pass (lower_print.c) alone hands
- * a record to the target's emitter and the printer. A planner that
- * reported an error returns LR_NONE: nothing replaces the directive.
- * Planned this way: #copy, #create, #destroy, #detour, #sync (plans the
- * emitter prints), and the program's structure, #parray, #mainhost,
- * #subprog, #insert, #global, the .pc includes, and the walk's
- * substitutions of $...$ and of names (where their text goes) and the
- * starts of top-level items. A construct
- * with a body that is walked in between (#mainhost, #global, #insert, a .pc
- * include) is two records, LP_OPEN before the body and LP_CLOSE after it;
- * the body's own records come between them. The last record of a program
- * with #mainhost is its entry (LR_ENTRY). */
+/* lower_record.h - what the lowering decided, as records: the plan of a
+ * directive (emit/plan.h: data, with its expressions as ex trees wherever
+ * the emitter prints them) and where it goes in the output; the program's
+ * structure (#parray, #mainhost, #subprog, #insert, #global, .pc
+ * includes); the walk's substitutions of $...$ and of names, and the starts
+ * of top-level items. A planner decides and returns (or hands on, lw_put);
+ * the print pass (lower_print.c) alone hands a record to the target's
+ * emitter and the printer. A planner that reported an error returns
+ * LR_NONE: nothing replaces the directive. A construct with a body that is
+ * walked in between (#mainhost, #global, #insert, a .pc include) is two
+ * records, LP_OPEN before the body and LP_CLOSE after it; the body's own
+ * records come between them. The last record of a program with #mainhost
+ * is its entry (LR_ENTRY). */
 #ifndef PAC_LOWER_RECORD_H
 #define PAC_LOWER_RECORD_H
 
@@ -51,7 +49,7 @@ typedef struct lr_body {
 
 typedef struct lw_record {
   lr_kind kind;
-  item *at; /* the directive the code replaces */
+  item *at; /* the item the code replaces or starts at (LR_ENTRY: NULL) */
   union {
     plan_copy copy;       /* LR_COPY */
     plan_alloc alloc;     /* LR_ALLOC */
