@@ -307,11 +307,11 @@ static int parse_all(tstate *t) {
 /* Set up the lowering's state and lower the main file. */
 static int lower_all(tstate *t) {
   lw *w = &t->w;
-  w->src = &t->src, w->dg = &t->dg, w->ar = &t->ar, w->hdr = &t->hdr, w->target = t->target;
-  w->ranges = !t->opt.no_nvtx;
-  w->observe = t->io->observe, w->observe_env = t->io->observe_env;
-  w->max_insert_depth = t->opt.max_insert_depth > 0 ? t->opt.max_insert_depth : PAC_MAX_INSERT_DEPTH;
-  w->max_insert_bytes = t->opt.max_insert_bytes > 0 ? t->opt.max_insert_bytes : PAC_MAX_INSERT_BYTES;
+  w->src = &t->src, w->dg = &t->dg, w->ar = &t->ar, w->hdr = &t->hdr, w->tg.kind = t->target;
+  w->tg.ranges = !t->opt.no_nvtx;
+  w->print.observe = t->io->observe, w->print.observe_env = t->io->observe_env;
+  w->ins.max_depth = t->opt.max_insert_depth > 0 ? t->opt.max_insert_depth : PAC_MAX_INSERT_DEPTH;
+  w->ins.max_bytes = t->opt.max_insert_bytes > 0 ? t->opt.max_insert_bytes : PAC_MAX_INSERT_BYTES;
   ex_init(&w->ex, &t->ar);
   w->cx = (cxenv){.ex = &w->ex, .ar = &t->ar, .prog = lw_semaprog(w)};
   w->ty = (tyctx){.ar = &t->ar, .ex = &w->ex, .dg = &t->dg, .src = &t->src, .prog = lw_semaprog(w)};

@@ -24,10 +24,13 @@ void pr_init(printer *p, srcfile *src, bool lines) {
 void pr_free(printer *p) {
   for (int i = 0; i < p->nchunks; i++) sb_free(&p->chunks[i].hoist), sb_free(&p->chunks[i].body);
   free(p->chunks);
+  /* bodies still open: the buffers pushed (the first output around them is a chunk's) */
   for (int i = 0; i < p->nstack; i++) {
-    sb_free(p->stack[i]);
-    free(p->stack[i]);
+    sbuf *b = i + 1 < p->nstack ? p->stack[i + 1] : p->cur;
+    sb_free(b);
+    free(b);
   }
+  free(p->stack);
   free((char *)p->fname);
 }
 
@@ -120,6 +123,14 @@ void pr_toplevel(printer *p, uint32_t at) {
 
 static void push(printer *p) {
   sbuf *b = malloc(sizeof *b);
+  if (p->nstack == p->capstack) {
+    p->capstack = p->capstack ? 2 * p->capstack : 16;
+    p->stack = realloc(p->stack, sizeof *p->stack * (size_t)p->capstack);
+  }
+  if (!b || !p->stack) {
+    fputs("pac: out of memory\n", stderr);
+    abort();
+  }
   sb_init(b);
   p->stack[p->nstack++] = p->cur;
   p->cur = b;

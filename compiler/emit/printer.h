@@ -27,8 +27,8 @@ typedef struct printer {
   pchunk *chunks;
   int nchunks, capchunks;
   sbuf *cur;            /* where text goes now */
-  sbuf *stack[64];
-  int nstack;
+  sbuf **stack;         /* the outputs around the outlined bodies being printed, innermost last */
+  int nstack, capstack;
   uint32_t copied;      /* source offset up to which text has been emitted */
   bool need_line;       /* the next copied source text needs a #line marker */
 } printer;

@@ -110,21 +110,6 @@ char *lw_comment(lw *w, loc l) {
   return s;
 }
 
-void lw_replace_dir(lw *w, item *it, const char *code) {
-  char b_buf[1024];
-  sbuf b;
-  sb_init_in(&b, b_buf, sizeof b_buf);
-  /* the comment on its own line above, the lowering below at the same indentation */
-  sb_puts(&b, lw_comment(w, it->dir->loc));
-  sb_putc(&b, '\n');
-  sb_puts(&b, pr_line_text(&w->pr, w->ar, it->loc.b)); /* the code is the directive's line, not the comment's next */
-  uint32_t ls = src_line_start_of(w->src, it->loc.b);
-  for (uint32_t i = ls; i < it->loc.b && (w->src->text[i] == ' ' || w->src->text[i] == '\t'); i++)
-    sb_putc(&b, w->src->text[i]);
-  sb_puts(&b, code);
-  pr_replace(&w->pr, it->loc.b, it->loc.e, b.s);
-  sb_free(&b);
-}
 const char *lw_dir_text(lw *w, item *it) {
   /* the directive as written, on one line */
   const char *t = lw_text(w, it->dir->loc);

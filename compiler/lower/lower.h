@@ -14,8 +14,13 @@
  * ...) that only its callers include. Calls go down that order, never in a circle
  * (tools/lowergraph.py checks it): the walker alone calls the planners, and
  * a planner walks a body through w->walk_block / w->walk_items. The
- * lowering asks the target's capabilities (lw_caps), never its name, and
- * calls the emitter; the emitter never calls back. */
+ * lowering asks the target's capabilities (lw_caps), never its name; a
+ * planner returns records (lower_record.h) or hands them on (lw_put), and
+ * the print pass (lower_print.c) prints them through the emitter and the
+ * printer. Two exceptions are left: the #detour planner outlines its body
+ * through the printer itself (lower_detour.c), and lower_dollar.c asks the
+ * emitter how a capture is written (emit_capture_ref). The emitter never
+ * calls back. */
 #ifndef PAC_LOWER_H
 #define PAC_LOWER_H
 
@@ -141,17 +146,46 @@ typedef struct lw_kblocks {
   int nconds, capconds;
 } lw_kblocks;
 
+struct lw;
+
+/* The target: which one (TARGET_C, TARGET_CUDA: given by the translation)
+ * and its emitter (emit_init), through which the print pass prints; the
+ * planners ask only its capabilities (lw_caps), never its name */
+typedef struct lw_target {
+  int kind;    /* TARGET_C, TARGET_CUDA: chooses the emitter (emit_init); the walk asks lw_caps() */
+  bool ranges; /* profiler ranges around directives where the target has them (false: pac --no-nvtx) */
+  emitter em;
+} lw_target;
+
+/* The print pass's state (lower_print.c): where the records go, who sees
+ * them first, and the bodies being translated apart */
+typedef struct lw_printing {
+  /* where a planner's records go (lw_put): the print pass, set by lw_file;
+   * for a record that closes a body (LP_CLOSE), it returns the bytes of
+   * the body's code (the #insert limit counts them) */
+  size_t (*put)(struct lw *w, const struct lw_record *r);
+  /* shown every record before it is printed, when set (the tests of plans) */
+  void (*observe)(void *env, const struct lw_record *r);
+  void *observe_env;
+  pr_outline *bodies; /* the bodies translated apart now, innermost last */
+  int nbodies, capbodies;
+} lw_printing;
+
+/* #insert expansion (lower_prog.c): the subprograms, the limits (nesting,
+ * bytes of expanded text in all) and what was reached; over: a limit was
+ * crossed, nothing more expands */
+typedef struct lw_inserts {
+  strmap subprogs;
+  int64_t max_depth, max_bytes, bytes;
+  bool over;
+} lw_inserts;
+
 typedef struct lw {
   /* given by the translation */
   srcfile *src;
   diag *dg;
   arena *ar;
   hdrinfo *hdr;
-  int target;       /* TARGET_C, TARGET_CUDA: chooses the emitter (emit_init); the walk asks lw_caps() */
-  bool ranges;      /* profiler ranges around directives where the target has them (false: pac --no-nvtx) */
-  /* shown every record before it is printed, when set (the tests of plans) */
-  void (*observe)(void *env, const struct lw_record *r);
-  void *observe_env;
   lw_pcfiles pc;
   /* the semantic layer */
   arena scratch;  /* token vectors of expressions being read (lw_ltoks) */
@@ -162,24 +196,22 @@ typedef struct lw {
   scopes sc;
   /* the output */
   printer pr;
-  emitter em;       /* the target's emitter */
+  lw_target tg;
   sbuf epilogue;    /* file-scope code after everything (main, tables) */
   strmap fnames;    /* generated function names in use */
   plan_entry entry; /* what the program uses, its mpi bodies */
+  lw_printing print;
   /* the walk */
   region host;
   region *rg;       /* the detour being walked (host: none) */
   instance *inst;   /* the #insert being walked */
   int next_id;
-  /* #insert expansion: its limits (nesting, bytes of expanded text in all)
-   * and what it reached; over: a limit was crossed, nothing more expands */
-  int64_t max_insert_depth, max_insert_bytes, insert_bytes;
-  bool insert_over;
+  lw_inserts ins;
+  int apart;        /* the #global, #insert and block-scope .pc include bodies being walked */
   /* the walk of a body (lower_walk.c, set by lw_file): a planner of a
    * construct with a body walks it through these, not by calling the walker */
   void (*walk_items)(struct lw *w, items *list, bool file_scope);
   void (*walk_block)(struct lw *w, item *group); /* a '{' group with its own scope */
-  strmap subprogs;
   strmap all_types; /* every type declared, by name (for --layout) */
   bool has_mainhost;
   int fn_depth;     /* scope depth of the current function body (0: not in a function) */
@@ -193,9 +225,11 @@ typedef struct lw {
 } lw;
 
 /* what the target of the translation can do */
-static inline const target_caps *lw_caps(const lw *w) { return &w->em.ops->caps; }
+static inline const target_caps *lw_caps(const lw *w) { return &w->tg.em.ops->caps; }
 static inline void lw_walk_items(lw *w, items *list, bool file_scope) { w->walk_items(w, list, file_scope); }
 static inline void lw_walk_block(lw *w, item *group) { w->walk_block(w, group); }
+/* a planner's record, on to the print pass (see put) */
+static inline size_t lw_put(lw *w, const lw_record *r) { return w->print.put(w, r); }
 /* the innermost detour being walked (NULL: host code) */
 static inline region *lw_thread_region(lw *w) {
   for (region *r = w->rg; r; r = r->outer)
@@ -226,8 +260,6 @@ bool lw_is_type_name(lw *w, const char *s, size_t n);
 plan_site lw_site(lw *w, loc at, const char *what);
 /* the source text at l on one line, as a C comment */
 char *lw_comment(lw *w, loc l);
-/* replace a directive by its lowering, with the directive as a comment in front */
-void lw_replace_dir(lw *w, item *it, const char *code);
 void lw_declare_var(lw *w, const char *name, size_t len, const char *spec, const char *decl, bool is_pointer);
 
 /* the semantic layer's view of the names of this point of the walk (w->cd) */

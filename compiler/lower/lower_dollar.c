@@ -483,7 +483,7 @@ static const char *sym_name(lw *w, sym *s) { return arena_strndup(w->ar, s->name
 
 /* how the body refers to a capture: the emitter names what it defines */
 static const char *capture_use(lw *w, region *r, capture *c) {
-  return c->use ? c->use : emit_capture_ref(&w->em, lw_kind_of(r), c->mode, c->field);
+  return c->use ? c->use : emit_capture_ref(&w->tg.em, lw_kind_of(r), c->mode, c->field);
 }
 
 /* A variable-length array (int v[n][k]) captured as a pointer: its inner
@@ -636,7 +636,7 @@ const char *lw_capture_ref(lw *w, region *r, sym *s, loc use) {
   int at = r->ncaps;
   r->caps[r->ncaps++] = c;
   /* its bounds or typeof may capture more: r->caps may move */
-  const char *raw = emit_capture_ref(&w->em, lw_kind_of(r), CAP_DECAY, c.field), *via = NULL;
+  const char *raw = emit_capture_ref(&w->tg.em, lw_kind_of(r), CAP_DECAY, c.field), *via = NULL;
   if (c.mode == CAP_DECAY && r->kind == RG_PTHD) via = vla_use(w, r, s, raw);
   else if (c.mode == CAP_PTR && r->kind == RG_PTHD) via = typeof_use(w, s, raw);
   if (!via && (c.mode == CAP_PTR || c.mode == CAP_DECAY) && r->kind == RG_PTHD && local_typed(w, s)) {

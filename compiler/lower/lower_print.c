@@ -1,27 +1,145 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* lower_print.c - the print pass: a record a planner returned
- * (lower_record.h) goes to the target's emitter, and the code it prints
- * replaces the directive in the output (with the directive as a comment in
- * front). The planners of records never call the emitter or the printer;
- * this is the one place that does for them. */
+ * (lower_record.h) goes to the target's emitter and the printer. A plan's
+ * code replaces its directive in the output (with the directive as a
+ * comment in front); a substitution replaces its source; a top-level item
+ * starts where the walker says; the records of
+ * program structure open and close the bodies translated apart (#global,
+ * #insert, .pc includes) and #mainhost, and the program's entry goes
+ * after everything (w->epilogue). The planners never call
+ * the emitter or the printer for their records; this is the one place that
+ * does. */
 #include "lower.h"
 #include "lower_print.h"
 
-void lw_print_record(lw *w, const lw_record *r) {
-  if (w->observe) w->observe(w->observe_env, r);
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* replace a directive by its lowering, with the directive as a comment in front */
+static void replace_dir(lw *w, item *it, const char *code) {
+  char b_buf[1024];
+  sbuf b;
+  sb_init_in(&b, b_buf, sizeof b_buf);
+  /* the comment on its own line above, the lowering below at the same indentation */
+  sb_puts(&b, lw_comment(w, it->dir->loc));
+  sb_putc(&b, '\n');
+  sb_puts(&b, pr_line_text(&w->pr, w->ar, it->loc.b)); /* the code is the directive's line, not the comment's next */
+  uint32_t ls = src_line_start_of(w->src, it->loc.b);
+  for (uint32_t i = ls; i < it->loc.b && (w->src->text[i] == ' ' || w->src->text[i] == '\t'); i++)
+    sb_putc(&b, w->src->text[i]);
+  sb_puts(&b, code);
+  pr_replace(&w->pr, it->loc.b, it->loc.e, b.s);
+  sb_free(&b);
+}
+
+/* a plan through the target's emitter, its code in place of the directive */
+static void print_plan(lw *w, const lw_record *r) {
   const char *code = NULL;
   switch (r->kind) {
-  case LR_NONE: return;
-  case LR_COPY: code = emit_copy(&w->em, &r->u.copy); break;
-  case LR_ALLOC: code = emit_alloc(&w->em, &r->u.alloc); break;
-  case LR_DESTROY: code = emit_destroy(&w->em, &r->u.destroy); break;
+  case LR_COPY: code = emit_copy(&w->tg.em, &r->u.copy); break;
+  case LR_ALLOC: code = emit_alloc(&w->tg.em, &r->u.alloc); break;
+  case LR_DESTROY: code = emit_destroy(&w->tg.em, &r->u.destroy); break;
   case LR_DETOUR:
-    code = emit_detour(&w->em, &r->u.detour.p);
+    code = emit_detour(&w->tg.em, &r->u.detour.p);
     if (r->u.detour.wait_first)
-      code = arena_printf(w->ar, "%s\n  %s", w->em.ops->wait(&w->em, &r->u.detour.wait_site, true), code);
+      code = arena_printf(w->ar, "%s\n  %s", w->tg.em.ops->wait(&w->tg.em, &r->u.detour.wait_site, true), code);
     break;
-  case LR_SYNC: code = w->em.ops->sync(&w->em, r->u.sync.kind, r->u.sync.sync); break;
-  case LR_WAIT: code = emit_wait(&w->em, &r->u.wait.site, r->u.wait.pending_only); break;
+  case LR_SYNC: code = w->tg.em.ops->sync(&w->tg.em, r->u.sync.kind, r->u.sync.sync); break;
+  case LR_WAIT: code = emit_wait(&w->tg.em, &r->u.wait.site, r->u.wait.pending_only); break;
+  default: return;
   }
-  lw_replace_dir(w, r->at, code);
+  replace_dir(w, r->at, code);
+}
+
+/* #mainhost: the keyword becomes the entry's head, the block its body */
+static void print_mainhost(lw *w, const lw_record *r) {
+  if (r->u.mainhost.phase == LP_OPEN) {
+    pr_replace(&w->pr, r->u.mainhost.kw.b, r->u.mainhost.kw.e, emit_mainhost_head);
+    pr_src_to(&w->pr, r->u.mainhost.body);
+    pr_gen(&w->pr, emit_mainhost_open);
+    return;
+  }
+  pr_src_to(&w->pr, r->u.mainhost.body);
+  if (r->u.mainhost.wait)
+    pr_gen(&w->pr, arena_printf(w->ar, "%s ", w->tg.em.ops->wait(&w->tg.em, &r->u.mainhost.site, true)));
+  pr_gen(&w->pr, emit_mainhost_close);
+  pr_src_to(&w->pr, r->u.mainhost.end);
+}
+
+/* the body's code from here on goes into a buffer of its own, the output
+ * around stands at the construct */
+static void open_apart(lw *w, const lw_record *r) {
+  lw_printing *p = &w->print;
+  if (p->nbodies == p->capbodies) {
+    p->capbodies = p->capbodies ? 2 * p->capbodies : 16;
+    p->bodies = realloc(p->bodies, sizeof *p->bodies * (size_t)p->capbodies);
+    if (!p->bodies) {
+      fputs("pac: out of memory\n", stderr);
+      abort();
+    }
+  }
+  pr_outline_begin(&w->pr, &p->bodies[p->nbodies++], r->at->loc.b, r->u.body.from);
+}
+
+static char *close_apart(lw *w, const lw_record *r) {
+  return pr_outline_end(&w->pr, &w->print.bodies[--w->print.nbodies], r->u.body.to, w->ar);
+}
+
+/* a body translated apart; returns the bytes of its code at LP_CLOSE */
+static size_t print_body(lw *w, const lw_record *r) {
+  const lr_body *b = &r->u.body;
+  item *at = r->at;
+  if (r->kind == LR_INCLUDE && b->phase == LP_WHOLE) {
+    pr_replace(&w->pr, at->loc.b, at->loc.e, arena_printf(w->ar, "/* %s: included already */", b->name));
+    return 0;
+  }
+  if (r->kind == LR_INCLUDE && b->in_line) {
+    /* its items are top-level items of their own, so that code hoisted
+     * out of them (kernels, outlined detours) lands before them */
+    if (b->phase == LP_OPEN) {
+      pr_replace(&w->pr, at->loc.b, at->loc.e, arena_printf(w->ar, "/* %s */\n", lw_text(w, at->loc)));
+      pr_jump(&w->pr, b->from);
+    } else {
+      pr_src_to(&w->pr, b->to);
+      pr_jump(&w->pr, at->loc.e);
+    }
+    return 0;
+  }
+  if (b->phase == LP_OPEN) {
+    open_apart(w, r);
+    return 0;
+  }
+  char *text = close_apart(w, r);
+  switch (r->kind) {
+  case LR_GLOBAL:
+    pr_hoist(&w->pr, text);
+    pr_hoist(&w->pr, "\n");
+    pr_replace(&w->pr, at->loc.b, at->loc.e, "");
+    break;
+  case LR_INSERT:
+    pr_replace(&w->pr, at->loc.b, at->loc.e, arena_printf(w->ar, "{ /* #insert %s */\n%s\n}", b->name, text));
+    break;
+  default: /* LR_INCLUDE inside a block */
+    pr_replace(&w->pr, at->loc.b, at->loc.e, arena_printf(w->ar, "/* %s */\n%s\n", lw_text(w, at->loc), text));
+    break;
+  }
+  return strlen(text);
+}
+
+size_t lw_print_record(lw *w, const lw_record *r) {
+  if (w->print.observe) w->print.observe(w->print.observe_env, r);
+  switch (r->kind) {
+  case LR_NONE: return 0;
+  case LR_TOPLEVEL: pr_toplevel(&w->pr, r->at->loc.b); return 0;
+  case LR_SUBST: pr_replace(&w->pr, r->u.subst.span.b, r->u.subst.span.e, r->u.subst.text); return 0;
+  case LR_TYPE: pr_replace(&w->pr, r->at->loc.b, r->at->loc.e, lw_comment(w, r->at->dir->loc)); return 0;
+  case LR_SUBPROG: pr_replace(&w->pr, r->at->loc.b, r->at->loc.e, ""); return 0;
+  case LR_MAINHOST: print_mainhost(w, r); return 0;
+  case LR_ENTRY: sb_puts(&w->epilogue, w->tg.em.ops->entry(&w->tg.em, r->u.entry)); return 0;
+  case LR_GLOBAL:
+  case LR_INSERT:
+  case LR_INCLUDE: return print_body(w, r);
+  default: print_plan(w, r); return 0;
+  }
 }

@@ -5,8 +5,9 @@
 
 #include "lower.h"
 
-/* lower_print.c: the print pass: r's plan through the target's emitter, its
- * code in place of r->at */
-void lw_print_record(lw *w, const lw_record *r);
+/* lower_print.c: the print pass: r through the target's emitter and the
+ * printer (lw_put's destination, set by lw_file); for a record that closes
+ * a body translated apart, the bytes of the body's code */
+size_t lw_print_record(lw *w, const lw_record *r);
 
 #endif

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* lower_prog.c - program structure: #parray declarations, #mainhost (the
  * program's entry), #subprog templates and their #insert instances with
- * private names, and #global blocks hoisted to file scope (docs/language.md:
- * types, #mainhost, subprograms). */
+ * private names, #global blocks hoisted to file scope, and .pc includes
+ * (docs/language.md: types, #mainhost, subprograms). Each planner checks
+ * and hands records of what it decided on (lw_put; lower_record.h), one
+ * before a body it walks and one after; the print pass prints them. */
 #include "lower.h"
 #include "lower_dollar.h"
 #include "lower_kinds.h"
@@ -68,7 +70,8 @@ void lw_parray(lw *w, item *it) {
     w->entry.uses_cuda = true;
     t->bad = !tgt_cuda_check_type(w->dg, t, d->name);
   }
-  pr_replace(&w->pr, it->loc.b, it->loc.e, lw_comment(w, d->loc));
+  lw_record r = {.kind = LR_TYPE, .at = it, .u.type = t};
+  lw_put(w, &r);
 }
 
 void lw_mainhost(lw *w, item *it) {
@@ -84,9 +87,9 @@ void lw_mainhost(lw *w, item *it) {
   w->has_mainhost = true;
   item *blk = d->block;
   lw_block_conditionals(w, &blk->grp->body, "the block of #mainhost", d->kw);
-  pr_replace(&w->pr, d->kw.b, d->kw.e, emit_mainhost_head);
-  pr_src_to(&w->pr, blk->loc.b + 1);
-  pr_gen(&w->pr, emit_mainhost_open);
+  lw_record r = {.kind = LR_MAINHOST, .at = it};
+  r.u.mainhost.phase = LP_OPEN, r.u.mainhost.kw = d->kw, r.u.mainhost.body = blk->loc.b + 1;
+  lw_put(w, &r);
   lw_scope_push(w);
   int saved = w->fn_depth;
   const char *saved_name = w->fn_name;
@@ -97,14 +100,12 @@ void lw_mainhost(lw *w, item *it) {
   lw_walk_block(w, blk);
   w->fn_depth = saved, w->fn_name = saved_name;
   lw_scope_pop(w);
-  pr_src_to(&w->pr, blk->grp->close.b);
-  if (lw_caps(w)->stream_ordered) {
-    /* the detours launched without a wait end (and report) before the program does */
-    plan_site site = lw_site(w, blk->grp->close, "the end of #mainhost");
-    pr_gen(&w->pr, arena_printf(w->ar, "%s ", w->em.ops->wait(&w->em, &site, true)));
-  }
-  pr_gen(&w->pr, emit_mainhost_close);
-  pr_src_to(&w->pr, blk->loc.e);
+  r = (lw_record){.kind = LR_MAINHOST, .at = it};
+  r.u.mainhost.phase = LP_CLOSE, r.u.mainhost.body = blk->grp->close.b, r.u.mainhost.end = blk->loc.e;
+  /* the detours launched without a wait end (and report) before the program does */
+  r.u.mainhost.wait = lw_caps(w)->stream_ordered;
+  if (r.u.mainhost.wait) r.u.mainhost.site = lw_site(w, blk->grp->close, "the end of #mainhost");
+  lw_put(w, &r);
 }
 
 void lw_subprog(lw *w, item *it) {
@@ -132,14 +133,16 @@ void lw_subprog(lw *w, item *it) {
   sp->nparams = n;
   const char *name = w->src->text + d->name.b;
   size_t len = d->name.e - d->name.b;
-  subprog *old = strmap_get(&w->subprogs, name, len);
+  subprog *old = strmap_get(&w->ins.subprogs, name, len);
   if (old) {
     diag_error(w->dg, d->name, "subprogram '%.*s' is defined twice", (int)len, name);
     diag_note(w->dg, old->d->name, "first defined here");
     return;
   }
-  strmap_put(&w->subprogs, name, len, sp);
-  pr_replace(&w->pr, it->loc.b, it->loc.e, "");
+  strmap_put(&w->ins.subprogs, name, len, sp);
+  lw_record r = {.kind = LR_SUBPROG, .at = it};
+  r.u.subprog.name = lw_text(w, d->name), r.u.subprog.params = sp->params, r.u.subprog.nparams = n;
+  lw_put(w, &r);
 }
 
 /* names declared by C declarations in a #global block become private to the instance */
@@ -170,16 +173,17 @@ void lw_global(lw *w, item *it) {
   lw_block_conditionals(w, &blk->grp->body, "the block of this #global", d->kw);
   /* walk the contents at the current scope (types declared there stay
    * visible), into a buffer that goes to file scope */
-  pr_outline o;
-  pr_outline_begin(&w->pr, &o, it->loc.b, blk->loc.b + 1);
+  lw_record r;
+  lw_record_body(&r, LR_GLOBAL, it, LP_OPEN, blk->loc.b + 1, 0, NULL);
+  lw_put(w, &r);
   region *saved_rg = w->rg;
   w->rg = &w->host;
+  w->apart++;
   lw_walk_items(w, &blk->grp->body, true);
+  w->apart--;
   w->rg = saved_rg;
-  char *text = pr_outline_end(&w->pr, &o, blk->grp->close.b, w->ar);
-  pr_hoist(&w->pr, text);
-  pr_hoist(&w->pr, "\n");
-  pr_replace(&w->pr, it->loc.b, it->loc.e, "");
+  lw_record_body(&r, LR_GLOBAL, it, LP_CLOSE, blk->loc.b + 1, blk->grp->close.b, NULL);
+  lw_put(w, &r);
 }
 
 /* The texts of an argument: as the code at the #insert writes it, and with
@@ -224,21 +228,21 @@ static void arg_texts(lw *w, instance *in, const char *param, items *arg) {
  * nothing expands after it. */
 static void insert_limit(lw *w, directive *d, const char *what) {
   diag_error(w->dg, d->loc, "%s", what);
-  w->insert_over = true;
+  w->ins.over = true;
 }
 
 void lw_insert(lw *w, item *it) {
   directive *d = it->dir;
-  if (d->bad || w->insert_over) return;
+  if (d->bad || w->ins.over) return;
   int nest = w->inst ? w->inst->nest + 1 : 1;
-  if (nest > w->max_insert_depth) {
+  if (nest > w->ins.max_depth) {
     insert_limit(w, d, arena_printf(w->ar, "#insert nested %d deep: the limit is %lld (raise it with "
-                                           "--max-insert-depth=N)", nest, (long long)w->max_insert_depth));
+                                           "--max-insert-depth=N)", nest, (long long)w->ins.max_depth));
     return;
   }
   const char *name = w->src->text + d->name.b;
   size_t len = d->name.e - d->name.b;
-  subprog *sp = strmap_get(&w->subprogs, name, len);
+  subprog *sp = strmap_get(&w->ins.subprogs, name, len);
   if (!sp) {
     diag_error(w->dg, d->name, "#insert of unknown subprogram '%.*s'", (int)len, name);
     return;
@@ -279,16 +283,21 @@ void lw_insert(lw *w, item *it) {
   diag_push_context(w->dg, d->loc, arena_printf(w->ar, "in instance of subprogram '%.*s' inserted here", (int)len, name));
 
   /* expand the body into a buffer, following the body's source text */
-  pr_outline o;
-  pr_outline_begin(&w->pr, &o, it->loc.b, sp->d->loc.e);
+  lw_record r;
+  const char *spname = lw_text(w, d->name);
+  lw_record_body(&r, LR_INSERT, it, LP_OPEN, sp->d->loc.e, 0, spname);
+  r.u.body.instance = in->id;
+  lw_put(w, &r);
+  w->apart++;
   lw_walk_items(w, &sp->d->subprog.body, false);
-  char *text = pr_outline_end(&w->pr, &o, sp->d->subprog.end.b, w->ar);
-  w->insert_bytes += (int64_t)strlen(text);
-  if (w->insert_bytes > w->max_insert_bytes && !w->insert_over)
+  w->apart--;
+  lw_record_body(&r, LR_INSERT, it, LP_CLOSE, sp->d->loc.e, sp->d->subprog.end.b, spname);
+  r.u.body.instance = in->id;
+  w->ins.bytes += (int64_t)lw_put(w, &r);
+  if (w->ins.bytes > w->ins.max_bytes && !w->ins.over)
     insert_limit(w, d, arena_printf(w->ar, "the #insert expansions reach %lld bytes: the limit is %lld (raise it "
-                                           "with --max-insert-bytes=N)", (long long)w->insert_bytes,
-                                    (long long)w->max_insert_bytes));
-  pr_replace(&w->pr, it->loc.b, it->loc.e, arena_printf(w->ar, "{ /* #insert %.*s */\n%s\n}", (int)len, name, text));
+                                           "with --max-insert-bytes=N)", (long long)w->ins.bytes,
+                                    (long long)w->ins.max_bytes));
 
   diag_pop_context(w->dg);
   w->inst = in->outer;
@@ -380,27 +389,23 @@ void lw_ppline(lw *w, item *it) {
   for (int i = 0; i < w->pc.ninc; i++) {
     if (w->pc.inc[i].at != it->loc.b) continue;
     srcseg *sg = &w->src->segs[w->pc.inc[i].seg];
+    lw_record r;
     if (!w->pc.inc[i].first) {
-      pr_replace(&w->pr, it->loc.b, it->loc.e, arena_printf(w->ar, "/* %s: included already */", sg->name));
+      lw_record_body(&r, LR_INCLUDE, it, LP_WHOLE, sg->base, sg->base + sg->len, sg->name);
+      lw_put(w, &r);
       return;
     }
-    bool file_scope = w->sc.depth == 0 && w->rg == &w->host && !pr_outlining(&w->pr);
-    if (file_scope) {
-      /* translated in line, as top-level items of their own, so that code
-       * hoisted out of them (kernels, outlined detours) lands before them */
-      pr_replace(&w->pr, it->loc.b, it->loc.e, arena_printf(w->ar, "/* %s */\n", lw_text(w, it->loc)));
-      pr_jump(&w->pr, sg->base);
-      lw_walk_items(w, &w->pc.seg_items[w->pc.inc[i].seg], true);
-      pr_src_to(&w->pr, sg->base + sg->len);
-      pr_jump(&w->pr, it->loc.e);
-      return;
-    }
-    /* inside a block: translated into the block */
-    pr_outline o;
-    pr_outline_begin(&w->pr, &o, it->loc.b, sg->base);
-    lw_walk_items(w, &w->pc.seg_items[w->pc.inc[i].seg], false);
-    char *text = pr_outline_end(&w->pr, &o, sg->base + sg->len, w->ar);
-    pr_replace(&w->pr, it->loc.b, it->loc.e, arena_printf(w->ar, "/* %s */\n%s\n", lw_text(w, it->loc), text));
+    /* at file scope: translated in line, as top-level items of their own;
+     * inside a block (or a body translated apart): into the block */
+    bool in_line = w->sc.depth == 0 && w->rg == &w->host && !w->apart;
+    lw_record_body(&r, LR_INCLUDE, it, LP_OPEN, sg->base, sg->base + sg->len, sg->name);
+    r.u.body.in_line = in_line;
+    lw_put(w, &r);
+    w->apart += !in_line;
+    lw_walk_items(w, &w->pc.seg_items[w->pc.inc[i].seg], in_line);
+    w->apart -= !in_line;
+    r.u.body.phase = LP_CLOSE;
+    lw_put(w, &r);
     return;
   }
 }

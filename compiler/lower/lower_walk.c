@@ -18,6 +18,7 @@
 #include "lower_print.h"
 #include "lower_prog.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static bool is_ident(const item *it) { return it && it->kind == IT_TOK && it->tk == T_IDENT; }
@@ -74,7 +75,9 @@ static void walk_group_body(lw *w, item *g) {
       }
       if (outer) t[n - 1] = 0, t++;
     }
-    pr_replace(&w->pr, d->loc.b, d->loc.e, t);
+    lw_record r;
+    lw_record_subst(&r, d, SUB_DOLLAR, d->loc, t);
+    lw_put(w, &r);
     return;
   }
   ITEMS_FOREACH(k, g->grp->body) {
@@ -112,9 +115,10 @@ static void walk_function(lw *w, cd_stmt *st) {
 }
 
 /* A directive goes to its planner. The planners of #create, #destroy,
- * #copy, #detour and #sync return a record of their plan, which the print
- * pass prints; the others (#parray, #mainhost, #subprog, #global, #insert)
- * print their code themselves still. */
+ * #copy, #detour and #sync return a record of their plan, which goes on to
+ * the print pass; the others (#parray, #mainhost, #subprog, #global,
+ * #insert) hand on records of their own as they go (lw_put), the ones
+ * with a body one before it and one after. */
 static void walk_directive(lw *w, item *it) {
   lw_record rec = {.kind = LR_NONE};
   switch (it->dir->kind) {
@@ -130,7 +134,7 @@ static void walk_directive(lw *w, item *it) {
   case D_INSERT: lw_insert(w, it); break;
   case D_END: break;
   }
-  if (rec.kind != LR_NONE) lw_print_record(w, &rec);
+  if (rec.kind != LR_NONE) lw_put(w, &rec);
 }
 
 static void walk_item(lw *w, item *it, item *prev) {
@@ -139,8 +143,9 @@ static void walk_item(lw *w, item *it, item *prev) {
     lw_ppline(w, it);
     return;
   case IT_DOLLAR: {
-    char *t = lw_dollar_text(w, it->dol, LW_CAPTURE);
-    pr_replace(&w->pr, it->loc.b, it->loc.e, t);
+    lw_record r;
+    lw_record_subst(&r, it, SUB_DOLLAR, it->loc, lw_dollar_text(w, it->dol, LW_CAPTURE));
+    lw_put(w, &r);
     return;
   }
   case IT_DIR:
@@ -153,10 +158,20 @@ static void walk_item(lw *w, item *it, item *prev) {
   case IT_TOK:
     if (is_ident(it) && !after_member_op(prev)) {
       const char *rep = lw_ident_replacement(w, it, LW_CAPTURE);
-      if (rep) pr_replace(&w->pr, it->loc.b, it->loc.e, rep);
+      if (rep) {
+        lw_record r;
+        lw_record_subst(&r, it, SUB_NAME, it->loc, rep);
+        lw_put(w, &r);
+      }
     }
     return;
   }
+}
+
+/* a top-level item of the output starts at it */
+static void toplevel(lw *w, item *it) {
+  lw_record r = {.kind = LR_TOPLEVEL, .at = it};
+  lw_put(w, &r);
 }
 
 static void walk_items(lw *w, items *list, bool file_scope) {
@@ -176,7 +191,7 @@ static void walk_items(lw *w, items *list, bool file_scope) {
     if ((destroyed.n || destroy) && lw_destroy_twice(w, &destroyed, it, prev)) continue;
     if (!in_stmt && (it->kind == IT_TOK || it->kind == IT_GROUP || it->kind == IT_DOLLAR)) {
       in_stmt = true;
-      if (file_scope) pr_toplevel(&w->pr, it->loc.b);
+      if (file_scope) toplevel(w, it);
       st = cd_statement(&w->cd, it, file_scope);
       stmt_first = it;
       w->ndecl_names = 0;
@@ -192,7 +207,7 @@ static void walk_items(lw *w, items *list, bool file_scope) {
         continue;
       }
     } else if (!in_stmt && it->kind == IT_DIR && file_scope) {
-      pr_toplevel(&w->pr, it->loc.b);
+      toplevel(w, it);
     }
     /* for (declaration; ...): the declared names live in the loop */
     if (word_is(w, it, "for") && it->next && it->next->kind == IT_GROUP && it->next->grp->open == '(') {
@@ -230,19 +245,25 @@ static void walk_items(lw *w, items *list, bool file_scope) {
 int lw_file(lw *w, items *file) {
   lw_cd_init(w);
   w->walk_items = walk_items, w->walk_block = walk_block;
+  w->print.put = lw_print_record;
   w->cx.dg = w->dg; /* errors in constant arithmetic of sizes and indices */
   w->host = (region){.kind = RG_HOST, .id = 0};
-  emit_init(&w->em, w->target, w->ranges, &w->pr, w->src, &w->ex, w->ar);
+  emit_init(&w->tg.em, w->tg.kind, w->tg.ranges, &w->pr, w->src, &w->ex, w->ar);
   w->rg = &w->host;
-  strmap_init(&w->subprogs);
+  strmap_init(&w->ins.subprogs);
   strmap_init(&w->fnames);
   sb_init(&w->epilogue);
   walk_items(w, file, true);
-  strmap_free(&w->subprogs);
+  strmap_free(&w->ins.subprogs);
   strmap_free(&w->fnames);
+  free(w->print.bodies);
+  w->print.bodies = NULL, w->print.nbodies = w->print.capbodies = 0;
   cd_free(&w->cd);
   if (w->entry.nmpi_bodies && !w->has_mainhost)
     diag_error(w->dg, (loc){0, 0}, "a program with mpi detours needs #mainhost (process 0 drives the others)");
-  if (w->has_mainhost) sb_puts(&w->epilogue, w->em.ops->entry(&w->em, &w->entry));
+  if (w->has_mainhost) {
+    lw_record r = {.kind = LR_ENTRY, .u.entry = &w->entry};
+    lw_put(w, &r);
+  }
   return w->dg->errors ? 1 : 0;
 }

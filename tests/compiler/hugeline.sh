@@ -6,12 +6,8 @@
 # where it is cut) and a few hundred bytes of stderr, not the whole line.
 set -u
 pac="$1/pac"
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-cd "$t" || exit 1
+. "$(dirname "$0")/../common/shtest.sh"
 n=52428800
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # the caret of the message (line 3 of err) stands under the column where $2 starts in the shown line (line 2)
 caret_under() {
@@ -49,5 +45,4 @@ check end.pc "end.pc:2:$((n + 34)): error: unknown array type 'Z'" 'Z[1][2]$]; }
 { printf '#parray {paged float [4][3]} A\nint f(float *x) { return (int)x[$Z[1][2]$];'; pad; printf '}\n'; } >start.pc
 check start.pc "start.pc:2:34: error: unknown array type 'Z'" 'Z[1][2]$];' no yes
 
-[ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
-echo "ok"
+finish

@@ -9,11 +9,7 @@
 # needs, so that a runaway scanner fails the test instead of hanging it.
 set -u
 bin=$1
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-cd "$t" || exit 1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/../common/shtest.sh"
 python3 - <<'PY'
 run = b'\0' * (1 << 20)
 cases = {
@@ -32,5 +28,4 @@ for c in comment string char define; do
   n=$(python3 -c "import sys; print(open(sys.argv[1], 'rb').read().count(b'\0'))" "$c.c")
   [ "$n" = 1048576 ] || fail "$c: $n NUL bytes in the translation, not 1048576"
 done
-[ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
-echo ok
+finish

@@ -13,12 +13,8 @@
 set -u
 bin=$1 case=$2
 pac="$bin/pac"
-t=$(mktemp -d)
-trap 'chmod -R u+w "$t" 2>/dev/null; rm -rf "$t"' EXIT
-cd "$t" || exit 1
+. "$(dirname "$0")/../common/shtest.sh"
 cp "$case" x.pc
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 no_temp() { ls "$1".tmp* >/dev/null 2>&1 && fail "a temporary file $1.tmp* was left"; }
 
 "$pac" x.pc -o ref.c 2>err || { cat err; fail "pac x.pc -o ref.c"; }
@@ -163,5 +159,4 @@ if [ -w /dev/full ]; then
   grep -q "cannot write the layout" err || { cat err; fail "--layout >/dev/full: no message"; }
 fi
 
-[ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
-echo "ok"
+finish

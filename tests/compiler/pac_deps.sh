@@ -6,11 +6,7 @@
 # is written when the file has errors; -Werror makes warnings errors.
 set -u
 pac="$1/pac"
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-cd "$t" || exit 1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/../common/shtest.sh"
 expect() { # FILE EXPECTED-TEXT
   printf '%s\n' "$2" >want
   cmp -s want "$1" || { echo "--- $1:"; cat "$1"; echo "--- expected:"; cat want; fail "$1 differs"; }
@@ -98,5 +94,4 @@ grep -q "^pac: error: warnings are errors" err || { cat err; fail "-Werror: no m
 # --version names the project's version
 "$pac" --version | grep -Eq '^pac [0-9]+\.[0-9]+\.[0-9]+$' || fail "pac --version"
 
-[ "$fails" = 0 ] && echo "all pac dependency checks passed"
-exit "$fails"
+finish "all pac dependency checks passed"

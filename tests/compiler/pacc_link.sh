@@ -13,11 +13,8 @@
 set -u
 bin=$1 tests=$(cd "$2" && pwd) mpiexec=${3:-}
 pacc="$bin/pacc"
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-cd "$t" || exit 1
-fails=0 checked=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/../common/shtest.sh"
+checked=0
 lib="$bin/../lib"
 
 # a plain program: no cuda or mpi in its needs, linked with cc
@@ -85,5 +82,4 @@ else
   echo "note: nvcc not found: the CUDA part is not checked"
 fi
 
-[ "$fails" = 0 ] && echo "all separate compilation checks passed ($checked of MPI, CUDA)"
-exit "$fails"
+finish "all separate compilation checks passed ($checked of MPI, CUDA)"

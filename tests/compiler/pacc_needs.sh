@@ -10,11 +10,7 @@
 set -u
 bin=$1 tests=$(cd "$2" && pwd)
 pac="$bin/pac" pacc="$bin/pacc"
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-cd "$t" || exit 1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/../common/shtest.sh"
 # needs FILE.pc WANT [PAC OPTIONS]: pac --needs writes exactly WANT
 needs() {
   f=$1 want=$2
@@ -75,5 +71,4 @@ obj noise 'parray-needsless mpi'
 link noise.o || fail "an object with a look-alike string: $(cat err)"
 grep -q -- '-lparray_mpi\|uses MPI' err && fail "a look-alike string read as a record"
 
-[ "$fails" = 0 ] && echo "all passed"
-exit $((fails != 0))
+finish "all passed"

@@ -10,11 +10,7 @@
 set -u
 bin=$1
 pacc="$bin/pacc"
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-cd "$t" || exit 1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/../common/shtest.sh"
 ok() { "$@" >out 2>err || { cat out err; fail "$*"; }; }
 bad() { "$@" >out 2>err && fail "accepted: $*"; }
 
@@ -280,5 +276,4 @@ grep -q "missing argument to '-MF'" err || fail "-MF without a value: $(cat err)
 bad "$pacc"
 grep -q "no input files" err || fail "no input: $(cat err)"
 
-[ "$fails" = 0 ] && echo "all pacc option checks passed"
-exit "$fails"
+finish "all pacc option checks passed"

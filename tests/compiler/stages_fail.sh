@@ -13,11 +13,7 @@
 set -u
 stages="$1/tools/stages.sh"
 cc="$2"
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-cd "$t" || exit 1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/../common/shtest.sh"
 # expect STATUS TEXT ARGS...: stages.sh ARGS exits with STATUS and prints TEXT
 expect() {
   want=$1 text=$2
@@ -156,5 +152,4 @@ expect 1 'rules:1: no file matches nothing/**' --src src --only runtime --runtim
 printf 'runtime/**\n' >rules
 expect 1 'not of the form FROM-GLOB... -> TO-GLOB...' --src src --only runtime --runtime-rules rules
 
-[ "$fails" = 0 ] && echo "all passed"
-exit $((fails != 0))
+finish "all passed"

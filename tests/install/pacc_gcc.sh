@@ -24,11 +24,7 @@
 set -u
 bin=$(cd "$1" && pwd) version=$2 sanitize=$3 part=$4
 pacc="$bin/pacc" pac="$bin/pac"
-t=$(mktemp -d)
-trap 'chmod -R u+w "$t" 2>/dev/null; rm -rf "$t"' EXIT
-cd "$t" || exit 1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/../common/shtest.sh"
 ok() { "$@" >out 2>err || { cat out err; fail "$*"; }; }
 bad() { "$@" >out 2>err && fail "accepted: $*"; }
 uid=$(id -u)
@@ -388,5 +384,4 @@ case $part in
   ccache | response | shared | asm | tmpdir | flags | keep | version | cuda_c) "part_$part" ;;
   *) echo "pacc_gcc.sh: unknown part '$part'"; exit 2 ;;
 esac
-[ "$fails" = 0 ] && echo "pacc $part: all checks passed"
-[ "$fails" = 0 ]
+finish "pacc $part: all checks passed"
