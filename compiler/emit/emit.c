@@ -120,6 +120,19 @@ const char *emit_capture_ref(emitter *e, plan_kind k, cap_mode m, const char *fi
   return field;
 }
 
+/* The thread's position as locals a debugger prints (docs/debugging.md),
+ * on the current line: unused, so an optimizing compiler drops them. */
+void emit_position(emitter *e, const plan_detour *p, sbuf *h) {
+  for (int k = -1; k < p->npos; k++) {
+    const ex *x = k < 0 ? p->tid : p->pos[k];
+    if (!x) continue;
+    const char *name = k < 0 ? PLAN_THREAD_INDEX : arena_printf(e->ar, PLAN_THREAD_INDEX "_%d", k);
+    bool wide = ex_needs_wide(x);
+    const char *t = wide ? RT_INT64_T : "int";
+    sb_printf(h, "const %s %s = (%s)(%s); (void)%s; ", t, name, t, ex_str(e->ex, x, wide), name);
+  }
+}
+
 char *emit_ex(emitter *e, const ex *x) { return ex_str(e->ex, x, ex_needs_wide(x)); }
 
 char *emit_bytes(emitter *e, const plan_bytes *b, const plan_site *s) {
