@@ -75,11 +75,35 @@ char *emit_copy(emitter *e, const plan_copy *p) {
   return emit_guarded(e, &p->site, emit_ranged(e, &p->site, e->ops->copy(e, p), NULL));
 }
 
-/* a kernel launch is not guarded: its faults come back as CUDA errors, which name the site */
+/* code as one line (each line break and the indent after it a space),
+ * unless a line of it is a preprocessing directive */
+static char *one_line(emitter *e, const char *code) {
+  for (const char *q = strchr(code, '\n'); q; q = strchr(q + 1, '\n')) {
+    const char *n = q + 1;
+    while (*n == ' ' || *n == '\t') n++;
+    if (*n == '#') return arena_strdup(e->ar, code);
+  }
+  char *r = arena_strdup(e->ar, code), *o = r;
+  for (const char *q = code; *q;) {
+    if (*q != '\n') {
+      *o++ = *q++;
+      continue;
+    }
+    for (q++; *q == ' ' || *q == '\t'; q++) {}
+    *o++ = ' ';
+  }
+  *o = 0;
+  return r;
+}
+
+/* A kernel launch is not guarded: its faults come back as CUDA errors,
+ * which name the site. The code starting the threads is one line, the
+ * detour's: a debugger asked to stop at a line of the body stops in the
+ * body only (docs/debugging.md). */
 char *emit_detour(emitter *e, const plan_detour *p) {
   char *code = emit_ranged(e, &p->site, e->ops->detour(e, p), NULL);
   if (p->typedefs_used) code = arena_printf(e->ar, "%s%s", p->typedefs_used, code);
-  return p->kind == PK_CUDA ? code : emit_guarded(e, &p->site, code);
+  return one_line(e, p->kind == PK_CUDA ? code : emit_guarded(e, &p->site, code));
 }
 
 /* arrays of a kernel or of a block (smem, rmem) take no time of their own */

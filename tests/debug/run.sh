@@ -8,8 +8,9 @@
 #                             whose $tid$ is 4, *part, *scale, pos[4] after
 #                             the line ran, parray__tid, parray__tid_0/_1
 #   sh run.sh gpu BUILD_DIR   cuda-gdb on cuda.pc (built with -G): at the
-#                             body's line in block 2, thread 5, part and
-#                             parray__tid, parray__tid_0/_1
+#                             body's line in the thread whose $tid$ is 133
+#                             (block 2, thread 5), part and parray__tid,
+#                             parray__tid_0/_1
 # Exit 77 (skipped): no gdb (cpu); no cuda-gdb or no GPU (gpu); a debugger
 # that may not trace processes here (ptrace refused).
 set -u
@@ -54,7 +55,10 @@ tid_1=1
 pos4=54'
 else
   {
-    printf -- "-ex\nbreak %s:%s\n-ex\nrun\n-ex\ncuda block (2,0,0) thread (5,0,0)\n" "$src" "$line"
+    # stopped as the kernel starts (its device code loaded), then at the
+    # body's line in the thread whose $tid$ is 133 (block 2, thread 5)
+    printf -- "-ex\nset cuda break_on_launch application\n-ex\nrun\n-ex\nset cuda break_on_launch none\n"
+    printf -- "-ex\nbreak %s:%s if parray__tid == 133\n-ex\ncontinue\n" "$src" "$line"
     show part part; show tid parray__tid; show tid_0 parray__tid_0; show tid_1 parray__tid_1
     printf -- "-ex\nkill\n"
   } >cmds
@@ -70,6 +74,8 @@ env -u DEBUGINFOD_URLS "$dbg" -batch -nx "$@" ./prog >log 2>&1
 if grep -q 'ptrace: Operation not permitted\|Could not attach\|could not run under the debugger' log; then
   echo "SKIP: $dbg may not trace processes on this machine: $(grep -m1 'ptrace\|attach' log)"; exit 77
 fi
+# the body's line is in the body only, not also in the code that starts the threads
+[ "$mode" = gpu ] || grep -q "^Breakpoint 1 at .*line $line\.\$" log || fail "break $src:$line is not one location in the body: $(grep -m1 '^Breakpoint 1' log)"
 grep '^[a-z_0-9]*=' log >got
 printf '%s\n' "$expected" >want
 diff -u want got || fail "$dbg printed other values than expected (the session: $(cat log))"
