@@ -7,12 +7,13 @@
 # the torture tests run), FFTW3 with its MPI part (the FFT example's tests and
 # its benchmark peer), pkg-config (the install tests' Makefile project), ccache
 # (pacc under CC="ccache cc", tests/install/pacc_gcc.sh), vim (the editor
-# test) and groff (the man pages test).
+# test), groff (the man pages test) and gdb (tests/debug).
 # Run as root (installs what is missing). As another user it installs
 # nothing: it names what is missing and exits 1 when a test would fail for
 # it; the tests that report themselves skipped without a tool (torture
 # without GCC's source, the editor test without vim, the man pages test
-# without groff, the ccache part of pacc_gcc.sh without ccache) only get a note.
+# without groff, the ccache part of pacc_gcc.sh without ccache, the debugger
+# test without gdb) only get a note.
 set -eu
 need=""
 for c in python3 bc csmith clang nm objdump pkg-config; do
@@ -33,6 +34,7 @@ ls /usr/src/gcc-*/gcc-[0-9]*.tar.* >/dev/null 2>&1 || optional="$optional gcc-12
 command -v vim >/dev/null 2>&1 || optional="$optional vim"
 command -v groff >/dev/null 2>&1 || optional="$optional groff-base"
 command -v ccache >/dev/null 2>&1 || optional="$optional ccache"
+command -v gdb >/dev/null 2>&1 || optional="$optional gdb"
 if [ "$(id -u)" != 0 ]; then
   [ -z "$optional" ] || echo "note: not installed:$optional -- the tests that need them will report themselves skipped" >&2
   [ -z "$need" ] || { echo "missing for the tests:$need -- run this script as root (or install them) first" >&2; exit 1; }

@@ -185,6 +185,22 @@ static bool host_only(const char *o) {
          !strncmp(o, "-pedantic", 9) || !strcmp(o, "-pipe");
 }
 
+/* -g asks for debug information: on the host as the C compiler gives it,
+ * and on the device as line information (nvcc's -lineinfo), unless nvcc's
+ * own -G (device debug) or -lineinfo was given. */
+static bool device_lineinfo(const pacc *p) {
+  bool g = false;
+  for (int i = 0; i < p->ccopts.n; i++)
+    if (!strncmp(p->ccopts.v[i], "-g", 2)) g = strcmp(p->ccopts.v[i], "-g0") != 0;
+  for (int i = 0; i < p->nvopts.n; i++) {
+    const char *o = p->nvopts.v[i];
+    if (!strcmp(o, "-G") || !strcmp(o, "--device-debug") || !strcmp(o, "-lineinfo") ||
+        !strcmp(o, "--generate-line-info"))
+      return false;
+  }
+  return g;
+}
+
 /* The compiler for one source, with the options every compile gets. */
 static void compiler_head(const pacc *p, strv *a, bool cuda, bool mpi) {
   if (cuda) push_tool(a, "NVCC", "nvcc");
@@ -194,6 +210,7 @@ static void compiler_head(const pacc *p, strv *a, bool cuda, bool mpi) {
     cuda_arch(p, a);
     push(a, "-Xcompiler=-Wno-unused-parameter");
     push_all(a, &p->nvopts);
+    if (device_lineinfo(p)) push(a, "-lineinfo");
     if (mpi) mpi_flags_for_nvcc(p, a, "compile");
   }
 #ifdef PACC_SANITIZE

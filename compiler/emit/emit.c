@@ -75,11 +75,35 @@ char *emit_copy(emitter *e, const plan_copy *p) {
   return emit_guarded(e, &p->site, emit_ranged(e, &p->site, e->ops->copy(e, p), NULL));
 }
 
-/* a kernel launch is not guarded: its faults come back as CUDA errors, which name the site */
+/* code as one line (each line break and the indent after it a space),
+ * unless a line of it is a preprocessing directive */
+static char *one_line(emitter *e, const char *code) {
+  for (const char *q = strchr(code, '\n'); q; q = strchr(q + 1, '\n')) {
+    const char *n = q + 1;
+    while (*n == ' ' || *n == '\t') n++;
+    if (*n == '#') return arena_strdup(e->ar, code);
+  }
+  char *r = arena_strdup(e->ar, code), *o = r;
+  for (const char *q = code; *q;) {
+    if (*q != '\n') {
+      *o++ = *q++;
+      continue;
+    }
+    for (q++; *q == ' ' || *q == '\t'; q++) {}
+    *o++ = ' ';
+  }
+  *o = 0;
+  return r;
+}
+
+/* A kernel launch is not guarded: its faults come back as CUDA errors,
+ * which name the site. The code starting the threads is one line, the
+ * detour's: a debugger asked to stop at a line of the body stops in the
+ * body only (docs/debugging.md). */
 char *emit_detour(emitter *e, const plan_detour *p) {
   char *code = emit_ranged(e, &p->site, e->ops->detour(e, p), NULL);
   if (p->typedefs_used) code = arena_printf(e->ar, "%s%s", p->typedefs_used, code);
-  return p->kind == PK_CUDA ? code : emit_guarded(e, &p->site, code);
+  return one_line(e, p->kind == PK_CUDA ? code : emit_guarded(e, &p->site, code));
 }
 
 /* arrays of a kernel or of a block (smem, rmem) take no time of their own */
@@ -118,6 +142,19 @@ const char *emit_capture_ref(emitter *e, plan_kind k, cap_mode m, const char *fi
   case CAP_ERROR: return field;
   }
   return field;
+}
+
+/* The thread's position as locals a debugger prints (docs/debugging.md),
+ * on the current line: unused, so an optimizing compiler drops them. */
+void emit_position(emitter *e, const plan_detour *p, sbuf *h) {
+  for (int k = -1; k < p->npos; k++) {
+    const ex *x = k < 0 ? p->tid : p->pos[k];
+    if (!x) continue;
+    const char *name = k < 0 ? PLAN_THREAD_INDEX : arena_printf(e->ar, PLAN_THREAD_INDEX "_%d", k);
+    bool wide = ex_needs_wide(x);
+    const char *t = wide ? RT_INT64_T : "int";
+    sb_printf(h, "const %s %s = (%s)(%s); (void)%s; ", t, name, t, ex_str(e->ex, x, wide), name);
+  }
 }
 
 char *emit_ex(emitter *e, const ex *x) { return ex_str(e->ex, x, ex_needs_wide(x)); }

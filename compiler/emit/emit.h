@@ -106,6 +106,7 @@ void emit_int64_array(emitter *e, sbuf *b, const char *name, ex **v, int n);
 const char *emit_memkind(int mem);
 /* how the body of a detour of kind k names a captured variable; the
  * outlined function or kernel that the emitter prints defines the names */
+void emit_position(emitter *e, const plan_detour *p, sbuf *h);
 const char *emit_capture_ref(emitter *e, plan_kind k, cap_mode m, const char *field);
 
 /* ---- the host emitter's pieces the CUDA emitter reuses (emit_c.c) ---- */

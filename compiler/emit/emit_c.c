@@ -44,29 +44,63 @@ static void ctx_init(const plan_detour *p, const char *st, sbuf *call) {
   sb_puts(call, "};\n  ");
 }
 
+/* Each capture under its variable's own name, for a debugger
+ * (docs/debugging.md): a pointer to what the body reads and writes (the
+ * shared variable, an array's first element, the context's copy of a
+ * value, this process's block). The body keeps its own references, so
+ * this changes nothing it does; unused, an optimizing compiler drops them. */
+static void named_captures(const plan_detour *p, sbuf *h) {
+  for (int i = 0; i < p->ncaps; i++) {
+    const char *f = p->caps[i].field;
+    switch (p->caps[i].mode) {
+    case CAP_PTR:
+    case CAP_DECAY:
+      sb_printf(h, "__typeof__(parray__ctx->%s) const %s = parray__ctx->%s;", f, f, f);
+      break;
+    case CAP_VALUE:
+      sb_printf(h, "__typeof__(parray__ctx->%s) *const %s = &parray__ctx->%s;", f, f, f);
+      break;
+    case CAP_HANDLE:
+      sb_printf(h, "%s *const %s = " GEN_LOCAL "%s;", p->caps[i].elem, f, f);
+      break;
+    case CAP_ERROR:
+      continue;
+    }
+    sb_printf(h, " (void)%s; ", f);
+  }
+}
+
 /* the outlined body: parray__ctx, parray__tid (and parray__team) as the body
- * uses them; the thread records the detour's site while the body runs */
+ * uses them; the thread records the detour's site while the body runs. The
+ * code before the body is one line, at the detour's line, so that a
+ * debugger stopping at a line of the .pc stops in the body, where the
+ * names it prints are set. */
 static void host_function(emitter *e, const plan_detour *p, const char *st, const char *def, sbuf *h) {
   bool pthd = p->kind == PK_PTHD;
+  const char *line = pr_line_text(e->pr, e->ar, p->site.at);
+  sb_puts(h, line);
   if (pthd)
-    sb_printf(h, "static void %s(void *parray__vctx, " RT_TEAM " *parray__team, " RT_INT64_T " parray__tid64) {\n",
+    sb_printf(h, "static void %s(void *parray__vctx, " RT_TEAM " *parray__team, " RT_INT64_T " parray__tid64) {",
               p->fname);
   else
-    sb_printf(h, "static void %s(void *parray__vctx, " RT_INT64_T " parray__tid64) {\n", p->fname);
-  if (p->local_types) sb_printf(h, "  %s\n  %s", p->local_types, def); /* the types, then the struct naming them */
-  if (st) sb_printf(h, "  %s *parray__ctx = (%s *)parray__vctx;\n", st, st);
-  else sb_puts(h, "  (void)parray__vctx;\n");
+    sb_printf(h, "static void %s(void *parray__vctx, " RT_INT64_T " parray__tid64) {", p->fname);
+  if (p->local_types) /* the types, then the struct naming them */
+    sb_printf(h, "\n  %s\n  %s%s", p->local_types, def, line);
+  if (st) sb_printf(h, " %s *parray__ctx = (%s *)parray__vctx; ", st, st);
+  else sb_puts(h, " (void)parray__vctx; ");
   const char *tid = p->wide ? RT_INT64_T : "int";
-  sb_printf(h, "  const %s " PLAN_THREAD_INDEX " = (%s)parray__tid64;\n  (void)" PLAN_THREAD_INDEX ";%s\n", tid, tid,
+  sb_printf(h, "const %s " PLAN_THREAD_INDEX " = (%s)parray__tid64; (void)" PLAN_THREAD_INDEX ";%s ", tid, tid,
             pthd ? " (void)parray__team;" : "");
   /* this process's blocks of the distributed arrays the body uses */
   for (int i = 0; i < p->ncaps; i++)
     if (p->caps[i].mode == CAP_HANDLE) {
       const char *el = p->caps[i].elem, *f = p->caps[i].field;
-      sb_printf(h, "  %s *const " GEN_LOCAL "%s = (%s *)%s(parray__ctx->%s);\n", el, f, el,
+      sb_printf(h, "%s *const " GEN_LOCAL "%s = (%s *)%s(parray__ctx->%s); ", el, f, el,
                 p->caps[i].device ? RT_MPI_DEV_LOCAL : RT_MPI_LOCAL, f);
     }
-  sb_printf(h, "  %s const " RT_LOC " *const parray__site_body = " RT_SITE_ENTER "(&parray__site);\n",
+  emit_position(e, p, h);
+  named_captures(p, h);
+  sb_printf(h, "%s const " RT_LOC " *const parray__site_body = " RT_SITE_ENTER "(&parray__site);\n",
             emit_site_decl(e, &p->site, "parray__site"));
   sb_puts(h, p->body);
   sb_puts(h, "\n  " RT_SITE_RESTORE "(parray__site_body);\n}\n");

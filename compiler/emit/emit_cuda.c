@@ -103,6 +103,10 @@ static void kernel(emitter *e, const plan_detour *p, const char *grid, const cha
   if (p->smem_bytes > 0)
     sb_printf(&h, "  extern __shared__ __align__(128) unsigned char parray__smem[]; /* the body's smem arrays: %lld "
               "bytes of dynamic shared memory */\n", (long long)p->smem_bytes);
+  /* the thread's position, at the detour's line: a debugger stops in the body, after it */
+  sb_printf(&h, "%s  ", pr_line_text(e->pr, e->ar, p->site.at));
+  emit_position(e, p, &h);
+  sb_puts(&h, "\n");
   sb_puts(&h, p->body);
   sb_puts(&h, "\n}\n");
   pr_hoist(e->pr, h.s);

@@ -107,6 +107,12 @@ typedef struct plan_detour {
    * capture struct is declared where the detour starts and at the start of
    * the body, after these local types (otherwise NULL: they open the body) */
   const char *local_types;
+  /* the thread's position, for a debugger: its linear index (cuda; a host
+   * body has PLAN_THREAD_INDEX already) and its index along each dimension
+   * of the thread array's root, declared as PLAN_THREAD_INDEX "_<k>" */
+  ex *tid;
+  ex **pos;
+  int npos;
 } plan_detour;
 
 /* #sync: which threads meet. (#sync in the host code of a CUDA program is a

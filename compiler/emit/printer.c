@@ -164,6 +164,8 @@ char *pr_outline_end(printer *p, pr_outline *o, uint32_t to, arena *ar) {
   return text;
 }
 
+void pr_need_line(printer *p) { p->need_line = p->lines; }
+
 void pr_jump(printer *p, uint32_t off) {
   p->copied = off;
   p->need_line = true;

@@ -59,6 +59,8 @@ bool pr_outlining(const printer *p);
 /* Continue the output with the source from `off` (a .pc file included at
  * file scope, and back), marking the jump with a #line. */
 void pr_jump(printer *p, uint32_t off);
+/* the source copied next starts with a line marker (when markers are on) */
+void pr_need_line(printer *p);
 /* Append text to the hoisted area of the current top-level item. */
 void pr_hoist(printer *p, const char *text);
 /* Everything, in order, written to out. */

@@ -30,6 +30,7 @@ static void replace_dir(lw *w, item *it, const char *code) {
     sb_putc(&b, w->src->text[i]);
   sb_puts(&b, code);
   pr_replace(&w->pr, it->loc.b, it->loc.e, b.s);
+  pr_need_line(&w->pr); /* its marker restarted the count: the code after it is marked too */
   sb_free(&b);
 }
 

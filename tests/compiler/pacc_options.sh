@@ -180,6 +180,19 @@ grep -q 'gencode' err && fail "-arch given, but the default -gencode list was ad
 ok "$pacc" '-###' src/a.pc -c -lineinfo -arch=sm_90
 grep -q '^"cc" .*\(lineinfo\|arch\)' err && fail "cc got nvcc's options: $(cat err)"
 
+# -g: host debug information, and device line information unless -G or
+# -lineinfo was given (docs/debugging.md); -g0 asks for none
+ok "$pacc" '-###' --emit=cuda src/a.pc -c -arch=sm_90 -g
+grep -q '^"nvcc" .*"-lineinfo".*"-g"' err || fail "-g: nvcc does not get -lineinfo and -g: $(cat err)"
+ok "$pacc" '-###' --emit=cuda src/a.pc -c -arch=sm_90 -g -G
+grep '^"nvcc" ' err | grep -q '"-lineinfo"' && fail "-g -G: nvcc gets -lineinfo: $(cat err)"
+grep -q '^"nvcc" .*"-G".*"-g"' err || fail "-g -G: nvcc does not get -G and -g: $(cat err)"
+ok "$pacc" '-###' --emit=cuda src/a.pc -c -arch=sm_90 -g -g0
+grep '^"nvcc" ' err | grep -q '"-lineinfo"' && fail "-g0: nvcc gets -lineinfo: $(cat err)"
+ok "$pacc" '-###' src/a.pc -c -g
+grep -q '^"cc" .*"-g"' err || fail "-g: cc does not get -g: $(cat err)"
+grep '^"cc" ' err | grep -q 'lineinfo' && fail "-g: cc gets -lineinfo: $(cat err)"
+
 # the architectures pacc picks without -arch: a fake nvcc (prints nothing,
 # succeeds) and a fake nvidia-smi (the compute capability in $FAKE_CC, two GPUs)
 mkdir fakebin
