@@ -55,10 +55,11 @@ tid_1=1
 pos4=54'
 else
   {
-    # stopped as the kernel starts (its device code loaded), then at the
-    # body's line in the thread whose $tid$ is 133 (block 2, thread 5)
+    # stopped as the kernel starts (every thread at the body's first line),
+    # the focus on the thread whose $tid$ is 133 (block 2, thread 5), one
+    # step of its warp through the body's line
     printf -- "-ex\nset cuda break_on_launch application\n-ex\nrun\n-ex\nset cuda break_on_launch none\n"
-    printf -- "-ex\nbreak %s:%s if parray__tid == 133\n-ex\ncontinue\n" "$src" "$line"
+    printf -- "-ex\ncuda block (2,0,0) thread (5,0,0)\n-ex\nnext\n"
     show part part; show tid parray__tid; show tid_0 parray__tid_0; show tid_1 parray__tid_1
     printf -- "-ex\nkill\n"
   } >cmds
