@@ -11,7 +11,7 @@
 #                             tool: the ranges of nvtx.ranges in order, in the
 #                             domain "parray", named file:line text, each name
 #                             registered once; built with --no-nvtx: no NVTX call
-#   sh run.sh emu BUILD_DIR   the same checks with nvtx.pc run on the CPU by the
+#   sh run.sh emu BUILD_DIR [SAN]   the same checks with nvtx.pc run on the CPU by the
 #                             emulator of tests/gpu/prims_emu (no GPU, no nvcc)
 # Exit 77 (skipped): no CUDA headers with nvtx3, no GPU (gpu), no python3 or
 # g++ (emu).
@@ -95,8 +95,12 @@ if [ "$mode" = emu ]; then
     command -v $t >/dev/null 2>&1 || { echo "SKIP: the emulation needs python3 and g++"; exit 77; }
   done
   emu=$root/tests/gpu/prims_emu
+  # under PARRAY_SANITIZE (SAN: -fsanitize's list) the emulated program is
+  # sanitized too, as the runtime it links
+  san=""
+  [ -n "${3:-}" ] && san="-fsanitize=$3 -fno-sanitize-recover=all -g"
   # shellcheck disable=SC2086
-  $CC -std=c11 -c -I"$root/include" -I"$build/include" -isystem "$cudainc" "$root/runtime/cuda/nvtx.c" \
+  $CC $san -std=c11 -c -I"$root/include" -I"$build/include" -isystem "$cudainc" "$root/runtime/cuda/nvtx.c" \
     -o "$tmp/nvtx.o" || fail "runtime/cuda/nvtx.c does not compile"
   for v in on off; do
     opt=""
@@ -108,7 +112,8 @@ s = open(sys.argv[1]).read().replace('#include "parray.h"', '#include "shim.h"')
 s = re.sub(r'(\w+)<<<(.*?)>>>\(', lambda m: 'emu(%s, %s, ' % (m.group(2), m.group(1)), s)
 open(sys.argv[2], 'w').write(s)
 PY
-    g++ -std=c++20 -O1 -pthread -w -I"$emu" -I"$root/include" -I"$build/include" -I"$cudainc" "$tmp/$v.cpp" \
+    # shellcheck disable=SC2086
+    g++ $san -std=c++20 -O1 -pthread -w -I"$emu" -I"$root/include" -I"$build/include" -I"$cudainc" "$tmp/$v.cpp" \
       "$tmp/nvtx.o" "$build/lib/libparray.a" -lm -ldl -o "$tmp/$v" || fail "the emulated nvtx.pc ($v) does not build"
   done
 else
