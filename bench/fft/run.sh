@@ -28,7 +28,8 @@
 # -DFFT_PENCIL against FFTW-MPI on P0 * P1 processes; default none);
 # CPU: ROUNDS (default 3: each pair run that many times, interleaved, each
 # round's ratio printed and their median). GPU: PIECES (default "1"), PEERS
-# (default "cufft"; also cufftxt cufftmp), PEERS_ONLY=1 (the peers alone).
+# (default "cufft"; also cufftxt cufftmp), PEERS_ONLY=1 (the peers alone),
+# STRIDED=1 (slabs: the natural order's strided form, -s, timed as well).
 # The check's FFTW reference runs on all the machine's cores.
 # shellcheck disable=SC2086 # $mpirun is a command of several words
 set -u
@@ -91,9 +92,12 @@ for prec in $PRECS; do
             { echo "$size np=$np pieces=$k: pacc failed"; continue; }
           run "$tmp/pa.log" $mpirun -np "$np" "$tmp/fft" -r "$REPS"
           run "$tmp/pt.log" $mpirun -np "$np" "$tmp/fft" -r "$REPS" -t
+          : >"$tmp/ps.log"
+          [ -n "${STRIDED:-}" ] && [ "$np" -gt 1 ] && run "$tmp/ps.log" $mpirun -np "$np" "$tmp/fft" -r "$REPS" -s
           for pe in $peers; do
             echo "ratio ${pe%%=*}/parray $prec $size np=$np pieces=$k: natural $(ratio "${pe#*=}" "$(total "$tmp/pa.log")")" \
-              "transposed $(ratio "${pe#*=}" "$(total "$tmp/pt.log")")"
+              "transposed $(ratio "${pe#*=}" "$(total "$tmp/pt.log")")" \
+              "${STRIDED:+natural-strided $(ratio "${pe#*=}" "$(total "$tmp/ps.log")")}"
           done
         done
         continue

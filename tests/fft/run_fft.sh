@@ -29,7 +29,11 @@ esac
 "$bin/pacc" -O2 $defs "$src" $libs -o "$tmp/fft" || exit 1
 [ "$mode" = build ] && exit 0
 status=0
-for opts in "" "-i" "-t" "-i -t"; do
+case " $defs " in # slabs: the natural order's strided form too
+  *" -DFFT_PENCIL "*) set -- "" "-i" "-t" "-i -t" ;;
+  *) set -- "" "-i" "-t" "-i -t" "-s" "-i -s" ;;
+esac
+for opts in "$@"; do
   # shellcheck disable=SC2086 # opts is several words or none
   timeout 120 "$mpiexec" --allow-run-as-root --oversubscribe -np "$np" "$tmp/fft" -e -r 2 $opts >"$tmp/out" 2>"$tmp/err"
   rc=$?
