@@ -30,6 +30,8 @@
 #   mpi_dev      redistribution of device arrays vs NCCL through PyTorch    [mpi_dev]
 #   fft          distributed GPU FFT vs cuFFT on one GPU                    [fft]
 #   fft_cpu      distributed CPU FFT vs FFTW-MPI                            [fft]
+#   reduce       reduce(...) on cuda, pthd, mpi detours vs torch.sum and    [reduce]
+#                copy bandwidth, OpenMP reduction(+:), MPI_Allreduce
 #
 # Options and settings (options win over the environment):
 #   --out DIR / OUT          output folder (default bench-out in the current folder)
@@ -61,7 +63,7 @@ BUILD=${BUILD:-$ROOT/build-bench}
 BUDGET=${BUDGET:-0}
 NO_BUILD=${NO_BUILD:-0}
 PYTHON=${PYTHON:-python3}
-ALL="tests translate matmul pthd mpi cuda detour_loop kernels permute prims sgemm sgemm_parray tma_stress mpi_dev fft fft_cpu"
+ALL="tests translate matmul pthd mpi cuda detour_loop kernels permute prims sgemm sgemm_parray tma_stress mpi_dev fft fft_cpu reduce"
 STEPS=""
 while [ $# -gt 0 ]; do
   case $1 in
@@ -124,7 +126,8 @@ if [ "$NO_BUILD" != 1 ]; then
   has translate && want="$want gen_pc"
   has pthd && want="$want bench_pthd"
   has mpi && want="$want parray_mpi bench_mpi"
-  for s in cuda detour_loop kernels permute prims sgemm sgemm_parray tma_stress fft; do has $s && want="$want parray_cuda"; done
+  for s in cuda detour_loop kernels permute prims sgemm sgemm_parray tma_stress fft reduce; do has $s && want="$want parray_cuda"; done
+  has reduce && want="$want parray_mpi"
   for s in mpi_dev fft fft_cpu; do has $s && want="$want parray_mpi parray_mpi_cuda"; done
   has detour_loop && want="$want bench_detour_loop"
   has kernels && want="$want bench_kernels"
@@ -211,6 +214,7 @@ for s in $STEPS; do
     sh bench/fft/run.sh "$BUILD" gpu ;;
   fft_cpu) step fft_cpu 60 env SIZES="${FFT_SIZES:-8192x8192 512x512x512}" NPS="${FFT_NPS:-4 8}" PRECS=single REPS=5 \
     sh bench/fft/run.sh "$BUILD" cpu ;;
+  reduce) step reduce 60 env OUT="$OUT/reduce" bash bench/reduce/run.sh "$BUILD" ;;
   esac
 done
 echo "total $(el); $fails step(s) failed; results in $OUT"

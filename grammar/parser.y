@@ -44,6 +44,7 @@ static directive *parse_dir_noname(pctx *c, loc kw, loc close);
   tbody *tb;
   directive *dir;
   dir_clause cl;
+  dir_clauses cls;
 }
 
 %token END 0 "end of file"
@@ -69,6 +70,7 @@ static directive *parse_dir_noname(pctx *c, loc kw, loc close);
 %type <num> memkind
 %type <dir> directive
 %type <cl> copy_at copy_clause detour_args detour_clause
+%type <cls> detour_clauses
 
 %%
 
@@ -129,7 +131,8 @@ index: '[' indices ']'                { $$ = ast_index_list(A, @$, $2); }
  *             | ('#create' | '#destroy' | '#insert') path '(' expr ')'
  *             | '#copy' path '(' expr ')' ['at' '(' exprs ')'] 'to' path '(' expr ')'
  *                   ['bound' '(' exprs ')' | 'tma' '(' expr ')']
- *             | '#detour' path ['(' args ')'] [clause] block   (clause: 'wait' | 'nowait')
+ *             | '#detour' path ['(' args ')'] clause* block
+ *                   (clause: word ['(' expr ')']: 'wait', 'nowait', 'reduce(...)', ...)
  *             | ('#mainhost' | '#global') block
  *             | '#sync' | '#subprog' name '(' params ')' citem* '#end' */
 directive: DIR_PARRAY '{' tbody '}' IDENT DEND
@@ -142,7 +145,7 @@ directive: DIR_PARRAY '{' tbody '}' IDENT DEND
              { $$ = ast_dir_call(A, D_INSERT, loc_span(@1, @5), @1, @2, $4, inside(@3, @5)); }
          | DIR_COPY copy_name '(' xitems ')' copy_at KW_TO copy_name '(' xitems ')' copy_clause DEND
              { $$ = ast_dir_copy(A, loc_span(@1, @12), @1, @2, $4, inside(@3, @5), $6, @8, $10, inside(@9, @11), $12); }
-         | DIR_DETOUR IDENT detour_args detour_clause DEND block
+         | DIR_DETOUR IDENT detour_args detour_clauses DEND block
              { $$ = ast_dir_detour(A, loc_span(@1, @4), @1, @2, $3, $4, $6); }
          | DIR_MAINHOST DEND block    { $$ = ast_dir_block(A, D_MAINHOST, @1, @1, $3); }
          | DIR_GLOBAL DEND block      { $$ = ast_dir_block(A, D_GLOBAL, @1, @1, $3); }
@@ -173,8 +176,11 @@ copy_clause: %empty                   { $$ = ast_clause(CLAUSE_NONE, @$, items_e
 detour_args: %empty                   { $$ = ast_clause(CLAUSE_NONE, @$, items_empty(), @$); }
            | '(' xitems ')'           { $$ = ast_clause(CLAUSE_ARGS, @1, $2, inside(@1, @3)); }
            ;
-detour_clause: %empty                 { $$ = ast_clause(CLAUSE_NONE, @$, items_empty(), @$); }
-             | IDENT                  { $$ = ast_clause(CLAUSE_WORD, @1, items_empty(), @1); }
+detour_clauses: %empty                { $$ = (dir_clauses){NULL, 0}; }
+              | detour_clauses detour_clause { $$ = ast_clauses_add(A, $1, $2); }
+              ;
+detour_clause: IDENT                  { $$ = ast_clause(CLAUSE_WORD, @1, items_empty(), @1); }
+             | IDENT '(' xitems ')'   { $$ = ast_clause(CLAUSE_CALL, @1, $3, inside(@2, @4)); }
              ;
 
 /* tbody ::= [memkind] [elemtype] (dim+ | '#' path) | ('pthd' | 'mpi') dim+

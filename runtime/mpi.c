@@ -189,6 +189,19 @@ void parray_mpi_sync(void) {
   }
 }
 
+parray_status parray_mpi_reduce_gather(const void *mine, size_t bytes, void *all) {
+  if (!st.in_body || st.body_comm == MPI_COMM_NULL) {
+    parray_set_error("reduce: the partial results are gathered only at the end of an mpi detour's body");
+    return PARRAY_ERR_INVALID;
+  }
+  if (bytes > INT_MAX) {
+    parray_set_error("reduce: a reduction variable of %zu bytes is too large", bytes);
+    return PARRAY_ERR_INVALID;
+  }
+  int rc = MPI_Gather(mine, (int)bytes, MPI_BYTE, st.rank == 0 ? all : NULL, (int)bytes, MPI_BYTE, 0, st.body_comm);
+  return rc == MPI_SUCCESS ? PARRAY_OK : rmpi_error(rc, "gathering the partial results of a reduction");
+}
+
 /* ---- distributed arrays --------------------------------------------------- */
 
 bool rmpi_lookup(int handle, void **ptr, size_t *bytes, int64_t *nprocs) {

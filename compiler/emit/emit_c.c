@@ -7,6 +7,7 @@
  * parray_mpi_copy; main() starts the runtime (docs/threads.md,
  * docs/mpi_runtime.md). */
 #include "emit.h"
+#include "emit_reduce.h"
 #include "runtime_names.h"
 
 #include "types.h"
@@ -17,7 +18,7 @@
 
 /* struct type holding the captures; NULL when there are none */
 static const char *ctx_struct(emitter *e, const plan_detour *p, sbuf *h) {
-  int n = 0;
+  int n = p->nreds;
   for (int i = 0; i < p->ncaps; i++) n += p->caps[i].mode != CAP_ERROR;
   if (!n) return NULL;
   const char *st = arena_printf(e->ar, "struct %s_ctx", p->fname);
@@ -27,11 +28,12 @@ static const char *ctx_struct(emitter *e, const plan_detour *p, sbuf *h) {
     if (c->mode == CAP_HANDLE) sb_printf(h, "  int %s;\n", c->field);
     else if (c->mode != CAP_ERROR) sb_printf(h, "  %s;\n", emit_decl(e, c->decl, c->field));
   }
+  emit_red_fields(e, p, h);
   sb_puts(h, "};\n");
   return st;
 }
 
-static void ctx_init(const plan_detour *p, const char *st, sbuf *call) {
+static void ctx_init(emitter *e, const plan_detour *p, const char *st, sbuf *call) {
   sb_printf(call, "%s parray__c = {", st);
   bool first = true;
   for (int i = 0; i < p->ncaps; i++) {
@@ -41,6 +43,7 @@ static void ctx_init(const plan_detour *p, const char *st, sbuf *call) {
               c->mode == CAP_HANDLE ? GEN_HANDLE : "", c->init);
     first = false;
   }
+  emit_red_inits(e, p, call, first);
   sb_puts(call, "};\n  ");
 }
 
@@ -95,14 +98,16 @@ static void host_function(emitter *e, const plan_detour *p, const char *st, cons
   for (int i = 0; i < p->ncaps; i++)
     if (p->caps[i].mode == CAP_HANDLE) {
       const char *el = p->caps[i].elem, *f = p->caps[i].field;
-      sb_printf(h, "%s *const " GEN_LOCAL "%s = (%s *)%s(parray__ctx->%s); ", el, f, el,
+      sb_printf(h, "%s *" GEN_LOCAL "%s = (%s *)%s(parray__ctx->%s); ", el, f, el,
                 p->caps[i].device ? RT_MPI_DEV_LOCAL : RT_MPI_LOCAL, f);
     }
   emit_position(e, p, h);
   named_captures(p, h);
+  emit_red_privates(e, p, h);
   sb_printf(h, "%s const " RT_LOC " *const parray__site_body = " RT_SITE_ENTER "(&parray__site);\n",
             emit_site_decl(e, &p->site, "parray__site"));
   sb_puts(h, p->body);
+  emit_red_store(e, p, h, emit_site(e, &p->site));
   sb_puts(h, "\n  " RT_SITE_RESTORE "(parray__site_body);\n}\n");
 }
 
@@ -120,14 +125,17 @@ char *emit_c_detour(emitter *e, const plan_detour *p) {
   const char *site = emit_site(e, &p->site), *count = ex_str(e->ex, p->count, p->wide);
   sb_puts(&call, "{ ");
   if (p->local_types && def.s) sb_printf(&call, "%s  ", def.s);
-  if (st) ctx_init(p, st, &call);
+  emit_red_alloc(e, p, count, site, &call);
+  if (st) ctx_init(e, p, st, &call);
   if (p->kind == PK_PTHD)
-    sb_printf(&call, "if (" RT_PTHD_RUN "(%s, %s, %s) != " RT_OK ") " RT_FATAL_AT "(%s, \"%%s\", " RT_LAST_ERROR "()); }",
+    sb_printf(&call, "if (" RT_PTHD_RUN "(%s, %s, %s) != " RT_OK ") " RT_FATAL_AT "(%s, \"%%s\", " RT_LAST_ERROR "());",
               count, p->fname, st ? "&parray__c" : "0", site);
   else
     sb_printf(&call, "if (" RT_MPI_DETOUR "(%d, %s, %s, %s) != " RT_OK ") " RT_FATAL_AT "(%s, \"%%s\", "
-              RT_LAST_ERROR "()); }", p->mpi_body, st ? "&parray__c" : "0", st ? "sizeof parray__c" : "0", count,
+              RT_LAST_ERROR "());", p->mpi_body, st ? "&parray__c" : "0", st ? "sizeof parray__c" : "0", count,
               site);
+  emit_red_fold(e, p, count, &call);
+  sb_puts(&call, " }");
   char *r = arena_strdup(e->ar, call.s);
   sb_free(&h);
   sb_free(&call);

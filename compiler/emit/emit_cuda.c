@@ -15,6 +15,7 @@
  * first. Everything else is host code, printed as emit_c.c prints it
  * (docs/cuda.md). */
 #include "emit.h"
+#include "emit_reduce.h"
 #include "runtime_names.h"
 
 #include "types.h"
@@ -99,6 +100,7 @@ static void kernel(emitter *e, const plan_detour *p, const char *grid, const cha
     }
   for (int i = 0; i < p->ntmaps; i++, any = true)
     sb_printf(&h, "%sconst __grid_constant__ CUtensorMap %s", any ? ", " : "", p->tmaps[i].name);
+  emit_red_kernel_params(e, p, &h, any);
   sb_puts(&h, ") {\n");
   if (p->smem_bytes > 0)
     sb_printf(&h, "  extern __shared__ __align__(128) unsigned char parray__smem[]; /* the body's smem arrays: %lld "
@@ -106,8 +108,10 @@ static void kernel(emitter *e, const plan_detour *p, const char *grid, const cha
   /* the thread's position, at the detour's line: a debugger stops in the body, after it */
   sb_printf(&h, "%s  ", pr_line_text(e->pr, e->ar, p->site.at));
   emit_position(e, p, &h);
+  emit_red_kernel_privates(e, p, &h);
   sb_puts(&h, "\n");
   sb_puts(&h, p->body);
+  emit_red_kernel_end(e, p, &h);
   sb_puts(&h, "\n}\n");
   pr_hoist(e->pr, h.s);
   sb_free(&h);
@@ -184,13 +188,18 @@ char *emit_cuda_detour(emitter *e, const plan_detour *p) {
     const char *shared = p->smem_bytes > 0 ? arena_printf(e->ar, ", %lldu", (long long)p->smem_bytes) : "";
     sb_puts(&c, "{ ");
     home_checks(e, p, &c, false, site);
+    emit_red_launch_begin(e, p, grid, site, &c);
     sb_printf(&c, "%s<<<%s, %s%s>>>(", kernel_ref(e, p), grid, block, shared);
     bool any = false;
     for (int i = 0; i < p->nargs; i++, any = true) sb_printf(&c, "%s(%s)", any ? ", " : "", p->args[i].arg);
     for (int i = 0; i < p->ncaps; i++)
       if (p->caps[i].mode == CAP_VALUE) sb_printf(&c, "%s%s", any ? ", " : "", value_arg(e, &p->caps[i])), any = true;
     for (int i = 0; i < p->ntmaps; i++, any = true) sb_printf(&c, "%s%s", any ? ", " : "", p->tmaps[i].name);
-    sb_printf(&c, ");\n  %s(%s); }", p->wait ? RT_CUDA_CHECK_LAUNCH : RT_CUDA_LAUNCHED, site);
+    emit_red_launch_args(e, p, &c, any);
+    /* with reductions the wait comes after their second pass */
+    sb_printf(&c, ");\n  %s(%s);", p->wait && !p->nreds ? RT_CUDA_CHECK_LAUNCH : RT_CUDA_LAUNCHED, site);
+    emit_red_launch_end(e, p, site, &c);
+    sb_puts(&c, " }");
   }
   if (p->ntmaps) sb_puts(&c, " }");
   char *r = arena_strdup(e->ar, c.s);

@@ -74,6 +74,25 @@ typedef struct plan_tmap {
   plan_site site;       /* the #copy */
 } plan_tmap;
 
+/* A reduction of a detour: reduce(op: var) (docs/threads.md#reductions).
+ * The body works on a private copy of var in every thread, declared under
+ * var's own name and starting at init; when the threads have finished,
+ * their copies are combined with op in thread order and with var's value,
+ * into var. */
+typedef enum { RED_ADD, RED_MUL, RED_MIN, RED_MAX, RED_BAND, RED_BOR, RED_BXOR, RED_LAND, RED_LOR, RED_FN } plan_red_op;
+
+typedef struct plan_reduce {
+  plan_red_op op;
+  const char *fn;     /* RED_FN: the user's function, T fn(T, T) */
+  const char *name;   /* the private copy's name in the body (the variable's own) */
+  const char *var;    /* the variable as the enclosing code writes it (an lvalue there) */
+  plan_decl decl;     /* its type, the name left out */
+  const char *acc;    /* cuda: the type the copies accumulate in when it is not the variable's
+                         (float for __half and __nv_bfloat16), else NULL */
+  const char *init;   /* where every copy starts, as the enclosing code computes it: the identity
+                         (RED_FN: the one the clause gives), or var itself for an idempotent op */
+} plan_reduce;
+
 /* #detour: the body outlined at file scope, and the code that runs it. */
 typedef struct plan_detour {
   plan_kind kind;
@@ -83,6 +102,8 @@ typedef struct plan_detour {
   plan_capture *caps;
   int ncaps;
   plan_site site;
+  plan_reduce *reds; /* its reduce(...) clauses' variables, in order */
+  int nreds;
   /* pthd, mpi */
   ex *count;    /* the number of threads, as the enclosing code computes it */
   bool wide;    /* thread indices need 64 bits */
@@ -181,6 +202,10 @@ typedef enum {
 /* The linear index of the thread running a pthd or mpi body: $tid$ is an
  * expression in it, and the outlined function defines it. */
 #define PLAN_THREAD_INDEX "parray__tid"
+
+/* The label at the end of a body with reductions, where its threads'
+ * private copies are combined: a 'return' in the body jumps to it. */
+#define PLAN_REDUCE_END "parray__reduce_end"
 
 /* The name of the element index of a CP_LOOP: the offsets are expressions in it. */
 #define PLAN_LOOP_INDEX "parray__i"

@@ -43,6 +43,7 @@
 #define RT_TEAM_SYNC "parray_team_sync"
 #define RT_MPI_DETOUR "parray_mpi_detour"
 #define RT_MPI_SYNC "parray_mpi_sync"
+#define RT_MPI_REDUCE_GATHER "parray_mpi_reduce_gather"
 
 /* host memory and copies */
 #define RT_CREATE_HOST "parray_create_host"
@@ -74,6 +75,12 @@
 #define RT_CUDA_LAUNCH_COOPERATIVE "parray_cuda_launch_cooperative"
 #define RT_CUDA_SHARED_SIZE "parray_cuda_shared_size"
 #define RT_CUDA_TENSOR_MAP "parray_cuda_tensor_map"
+#define RT_CUDA_REDUCE_SCRATCH "parray_cuda_reduce_scratch"
+#define RT_CUDA_REDUCE_RESULT "parray_cuda_reduce_result"
+/* reduce clauses in kernels (parray/reduce.cuh): a block's reduction, the second pass, the operators */
+#define RT_RED_BLOCK "parray_red_block"
+#define RT_RED_FINISH "parray_red_finish"
+#define RT_RED_OP "parray_red_"
 #define RT_VALUE_BYTES "parray_value_bytes"
 #define RT_TO_BYTES "parray_to_bytes"
 #define RT_PRIM "parray_prim"
@@ -94,6 +101,9 @@
 #define GEN_HANDLE "parray__h_"
 /* in an outlined mpi body: this process's block of the distributed array captured as field F */
 #define GEN_LOCAL "parray__l_"
+/* a reduction variable's partials array and initial value (emit_reduce.c) */
+#define GEN_RED_PARTS "parray__rp_"
+#define GEN_RED_INIT "parray__ri_"
 /* the static parray_range of a directive's profiler range (GEN_RANGE "_V": of the #create that declares V) */
 #define GEN_RANGE "parray__range"
 /* a file-scope function or table for a construct: printf pattern of (what, type, line) (lw_fresh_name) */

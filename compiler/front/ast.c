@@ -4,6 +4,7 @@
 #include "ast.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static item *new_item(astctx *c, item_kind k, loc l) {
   item *it = arena_alloc(c->ar, sizeof *it);
@@ -215,11 +216,18 @@ dir_clause ast_clause(int word, loc kw, items args, loc argsloc) {
   return (dir_clause){word != CLAUSE_NONE, word, kw, args, argsloc};
 }
 
-directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, dir_clause args, dir_clause word, item *block) {
+dir_clauses ast_clauses_add(astctx *c, dir_clauses l, dir_clause x) {
+  dir_clause *v = arena_alloc(c->ar, sizeof *v * (size_t)(l.n + 1));
+  if (l.n) memcpy(v, l.v, sizeof *v * (size_t)l.n);
+  v[l.n] = x;
+  return (dir_clauses){v, l.n + 1};
+}
+
+directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, dir_clause args, dir_clauses cl, item *block) {
   directive *d = ast_dir(c, D_DETOUR, all, kw);
   d->name = name, d->has_args = args.has, d->block = block;
   d->args = args.args, d->argsloc = args.has ? args.argsloc : name;
-  d->detour.word = word;
+  d->detour.clauses = cl.v, d->detour.nclauses = cl.n;
   return d;
 }
 

@@ -110,8 +110,9 @@ typedef enum { D_PARRAY, D_CREATE, D_DESTROY, D_COPY, D_DETOUR, D_MAINHOST, D_SY
                D_SUBPROG, D_GLOBAL, D_INSERT, D_END } dir_kind;
 
 /* an optional part of a directive header: a word with its (...) ('at(...)',
- * 'bound(...)'), the (...) alone, or the word alone */
-typedef enum { CLAUSE_NONE, CLAUSE_AT, CLAUSE_BOUND, CLAUSE_TMA, CLAUSE_ARGS, CLAUSE_WORD } clause_kind_t;
+ * 'bound(...)'; after a #detour any word: CLAUSE_CALL), the (...) alone, or
+ * the word alone */
+typedef enum { CLAUSE_NONE, CLAUSE_AT, CLAUSE_BOUND, CLAUSE_TMA, CLAUSE_ARGS, CLAUSE_WORD, CLAUSE_CALL } clause_kind_t;
 typedef struct dir_clause {
   bool has;
   int word;     /* clause_kind_t: which one it is where a place takes several */
@@ -135,9 +136,10 @@ typedef struct dir_copy {
   dir_clause tma; /* a bulk tensor copy (docs/cuda.md) */
 } dir_copy;
 
-/* #detour name [(args)] [word] block */
+/* #detour name [(args)] clause* block */
 typedef struct dir_detour {
-  dir_clause word; /* the clause word (wait, nowait), checked by the lowering */
+  dir_clause *clauses; /* words (wait, nowait, ...) and words with (...) (reduce(...)), */
+  int nclauses;        /* in order, checked by the lowering */
 } dir_detour;
 
 /* #subprog name(params) body #end */
@@ -229,8 +231,14 @@ directive *ast_dir_call(astctx *c, dir_kind k, loc all, loc kw, loc name, items 
 directive *ast_dir_copy(astctx *c, loc all, loc kw, loc s, items sa, loc sal, dir_clause at, loc d, items da, loc dal,
                         dir_clause after);
 dir_clause ast_clause(int word, loc kw, items args, loc argsloc);
-/* args: CLAUSE_ARGS or none; word: a clause word (checked by the lowering) or none */
-directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, dir_clause args, dir_clause word, item *block);
+/* a list of clauses with one more at its end */
+typedef struct dir_clauses {
+  dir_clause *v;
+  int n;
+} dir_clauses;
+dir_clauses ast_clauses_add(astctx *c, dir_clauses l, dir_clause x);
+/* args: CLAUSE_ARGS or none; cl: the clauses after them (checked by the lowering) */
+directive *ast_dir_detour(astctx *c, loc all, loc kw, loc name, dir_clause args, dir_clauses cl, item *block);
 directive *ast_dir_block(astctx *c, dir_kind k, loc all, loc kw, item *block);
 directive *ast_dir_sync(astctx *c, loc all, loc kw, int level);
 directive *ast_dir_subprog(astctx *c, loc all, loc kw, loc name, items params, loc ploc, items body, loc end);

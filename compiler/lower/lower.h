@@ -64,6 +64,13 @@ typedef struct lw_kernel {
   int64_t dsmem_bytes;   /* their total (0: the body's smem arrays are declared statically) */
 } lw_kernel;
 
+/* A variable of a reduce clause (lower_reduce.c): the enclosing code's
+ * symbol and its plan. */
+typedef struct lw_red {
+  sym *s;
+  plan_reduce p;
+} lw_red;
+
 typedef struct region region;
 struct region {
   region_kind kind;
@@ -76,6 +83,8 @@ struct region {
   loc at;             /* the #detour */
   bool uses_sync;
   lw_kernel *cu;      /* cuda: what is found out about its kernel (NULL: another kind) */
+  lw_red *reds;       /* its reduce(...) variables (lower_reduce.c) */
+  int nreds;
 };
 
 typedef struct subprog {
@@ -234,6 +243,13 @@ static inline size_t lw_put(lw *w, const lw_record *r) { return w->print.put(w, 
 static inline region *lw_thread_region(lw *w) {
   for (region *r = w->rg; r; r = r->outer)
     if (r->kind != RG_HOST) return r;
+  return NULL;
+}
+/* how the body of r names s: its private copy's name when s is one of r's
+ * reduction variables, else NULL */
+static inline const char *lw_red_private(const region *r, const sym *s) {
+  for (int i = 0; r && i < r->nreds; i++)
+    if (r->reds[i].s == s) return r->reds[i].p.name;
   return NULL;
 }
 static inline plan_kind lw_kind_of(const region *r) {

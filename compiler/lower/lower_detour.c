@@ -17,6 +17,7 @@
 #include "lower_localtypes.h"
 #include "lower_mem.h"
 #include "lower_prog.h"
+#include "lower_reduce.h"
 #include "lower_tma.h"
 
 #include "runtime_names.h"
@@ -115,6 +116,7 @@ static void detour_host_threads(lw *w, item *it, region *r, lw_record *out) {
   p.count = T->root->size;
   p.caps = plan_captures(w, r, true, &p.count);
   p.ncaps = r->ncaps;
+  lw_reduce_plan(w, r, &p);
   thread_position(w, T, false, &p);
   if (r->kind == RG_MPI) {
     plan_entry *en = &w->entry;
@@ -208,21 +210,36 @@ static void home_checks(lw *w, cd_stmt *ps, items *args, plan_detour *p) {
 
 typedef enum { CL_NONE, CL_WAIT, CL_NOWAIT, CL_BAD } clause_kind;
 
-/* the clause after the detour's arguments; reports one that is not a clause */
+/* the word clause after the detour's arguments (wait, nowait, or a
+ * misspelling of them), NULL if none; reports a second one (with report) */
+static dir_clause *word_clause(lw *w, directive *d, bool report) {
+  dir_clause *found = NULL;
+  for (int i = 0; i < d->detour.nclauses; i++) {
+    dir_clause *c = &d->detour.clauses[i];
+    if (c->word != CLAUSE_WORD) continue;
+    const char *s = w->src->text + c->kw.b;
+    size_t n = c->kw.e - c->kw.b;
+    bool near = str_edit_distance(s, n, "nowait", 6) <= 2 || str_edit_distance(s, n, "wait", 4) <= 2;
+    if (!near && !str_eq(s, n, "wait") && !str_eq(s, n, "nowait")) continue; /* reported with the other clauses */
+    if (found) {
+      if (report) diag_error(w->dg, c->kw, "a second 'wait' or 'nowait' after #detour");
+      return found;
+    }
+    found = c;
+  }
+  return found;
+}
+
+/* the wait clause after the detour's arguments; reports a misspelled one */
 static clause_kind detour_clause(lw *w, directive *d) {
-  if (!d->detour.word.has) return CL_NONE;
-  const char *s = w->src->text + d->detour.word.kw.b;
-  size_t n = d->detour.word.kw.e - d->detour.word.kw.b;
+  dir_clause *c = word_clause(w, d, false);
+  if (!c) return CL_NONE;
+  const char *s = w->src->text + c->kw.b;
+  size_t n = c->kw.e - c->kw.b;
   if (str_eq(s, n, "wait")) return CL_WAIT;
   if (str_eq(s, n, "nowait")) return CL_NOWAIT;
-  const char *near = str_edit_distance(s, n, "nowait", 6) <= 2 ? "nowait"
-                     : str_edit_distance(s, n, "wait", 4) <= 2 ? "wait"
-                                                               : NULL;
-  if (near)
-    diag_error(w->dg, d->detour.word.kw, "unknown clause '%.*s' after #detour; did you mean '%s'?", (int)n, s, near);
-  else
-    diag_error(w->dg, d->detour.word.kw, "unknown clause '%.*s' after #detour: a cuda detour takes 'wait' or 'nowait' after "
-               "its arguments", (int)n, s);
+  const char *near = str_edit_distance(s, n, "nowait", 6) <= 2 ? "nowait" : "wait";
+  diag_error(w->dg, c->kw, "unknown clause '%.*s' after #detour; did you mean '%s'?", (int)n, s, near);
   return CL_BAD;
 }
 
@@ -297,10 +314,16 @@ static bool unobservable(lw *w, cd_stmt *ps, items *args, region *r) {
  * detour always; from host code unless it is unobservable. */
 static bool launch_waits(lw *w, directive *d, clause_kind cl, cd_stmt *ps, items *args, region *r) {
   if (cl == CL_WAIT) return true;
+  if (r->nreds) { /* the host reads the result */
+    if (cl == CL_NOWAIT)
+      diag_error(w->dg, word_clause(w, d, false)->kw, "'nowait' on a cuda detour with reduce(...): the host waits for the "
+                 "reduced values");
+    return true;
+  }
   if (lw_thread_region(w)) {
     if (cl == CL_NOWAIT)
-      diag_error(w->dg, d->detour.word.kw, "'nowait' on a cuda detour inside a %s detour: a launch from the threads of a "
-                 "thread array always waits", kind_word(lw_thread_region(w)->kind));
+      diag_error(w->dg, word_clause(w, d, false)->kw, "'nowait' on a cuda detour inside a %s detour: a launch from the threads "
+                 "of a thread array always waits", kind_word(lw_thread_region(w)->kind));
     return true;
   }
   return cl != CL_NOWAIT && !unobservable(w, ps, args, r);
@@ -364,11 +387,22 @@ static void detour_cuda(lw *w, item *it, region *r, lw_record *out) {
   if (!tensor_maps(w, d, r, args, &p)) return;
   tgt_cuda_dims(T, 0, p.grid);
   tgt_cuda_dims(T, 1, p.block);
+  /* launched from a pthd or mpi body: the sizes' variables are that body's captures */
+  for (int k = 0; k < 3; k++) {
+    if (p.grid[k]) p.grid[k] = lw_localize(w, p.grid[k], d->loc);
+    if (p.block[k]) p.block[k] = lw_localize(w, p.block[k], d->loc);
+  }
   launch_bounds(w, T, d, &p);
   p.caps = plan_captures(w, r, false, NULL);
   p.ncaps = r->ncaps;
   p.site = lw_site(w, d->loc, arena_printf(w->ar, "#detour %s", T->name));
   p.grid_sync = r->uses_sync;
+  if (p.grid_sync && r->nreds) {
+    diag_error(w->dg, d->kw, "reduce(...) on a cuda detour with a grid-wide #sync_0 is not supported: reduce in a "
+               "detour of its own");
+    return;
+  }
+  lw_reduce_plan(w, r, &p);
   thread_position(w, T, true, &p);
   if (p.grid_sync) coop_params(w, &ps, &p);
   home_checks(w, &ps, args, &p);
@@ -394,10 +428,11 @@ void lw_detour(lw *w, item *it, lw_record *out) {
   region *r = arena_alloc(w->ar, sizeof *r);
   r->kind = T->thread == TK_PTHD ? RG_PTHD : T->thread == TK_MPI ? RG_MPI : RG_CUDA;
   r->thread = T, r->id = ++w->next_id, r->outer = w->rg, r->at = d->loc;
-  if (r->kind != RG_CUDA && d->detour.word.has) {
-    diag_error(w->dg, d->detour.word.kw, "'%.*s' after a %s detour: only the launch of a cuda detour may wait or not "
-               "('wait', 'nowait'); a %s detour ends when its threads do", (int)(d->detour.word.kw.e - d->detour.word.kw.b),
-               w->src->text + d->detour.word.kw.b, kind_word(r->kind), kind_word(r->kind));
+  dir_clause *word = word_clause(w, d, true);
+  if (r->kind != RG_CUDA && word) {
+    diag_error(w->dg, word->kw, "'%.*s' after a %s detour: only the launch of a cuda detour may wait or not "
+               "('wait', 'nowait'); a %s detour ends when its threads do", (int)(word->kw.e - word->kw.b),
+               w->src->text + word->kw.b, kind_word(r->kind), kind_word(r->kind));
     return;
   }
   if (r->kind != RG_CUDA && d->has_args && d->args.n) {
@@ -410,6 +445,7 @@ void lw_detour(lw *w, item *it, lw_record *out) {
                "another detour");
     return;
   }
+  if (!lw_reduce_clauses(w, d, r)) return;
   if (r->kind == RG_CUDA) {
     detour_cuda(w, it, r, out);
     return;

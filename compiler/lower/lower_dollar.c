@@ -620,6 +620,8 @@ static const char *typeof_use(lw *w, sym *s, const char *ref) {
 }
 
 const char *lw_capture_ref(lw *w, region *r, sym *s, loc use) {
+  const char *priv = lw_red_private(r, s); /* the thread's own copy */
+  if (priv) return priv;
   for (int i = 0; i < r->ncaps; i++)
     if (r->caps[i].s == s) return capture_use(w, r, &r->caps[i]);
   capture c = {.s = s, .field = sym_name(w, s)};

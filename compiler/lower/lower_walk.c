@@ -17,6 +17,7 @@
 #include "lower_mem.h"
 #include "lower_print.h"
 #include "lower_prog.h"
+#include "lower_reduce.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -157,7 +158,8 @@ static void walk_item(lw *w, item *it, item *prev) {
     return;
   case IT_TOK:
     if (is_ident(it) && !after_member_op(prev)) {
-      const char *rep = lw_ident_replacement(w, it, LW_CAPTURE);
+      const char *rep = lw_reduce_word(w, it);
+      if (!rep) rep = lw_ident_replacement(w, it, LW_CAPTURE);
       if (rep) {
         lw_record r;
         lw_record_subst(&r, it, SUB_NAME, it->loc, rep);

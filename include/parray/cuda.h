@@ -128,6 +128,16 @@ PARRAY_API void parray_cuda_tensor_map(void *map, const void *base, int elem_byt
  * the detour when the device allows less. */
 PARRAY_API void parray_cuda_shared_size(const void *fn, size_t bytes, const char *file, int line, const char *what);
 
+/* A cuda detour with reduce(...): device memory of at least bytes for its
+ * blocks' partial results, this host thread's and the current GPU's, kept
+ * for the next reduction (the program ends, naming the detour, when there
+ * is none). */
+PARRAY_API void *parray_cuda_reduce_scratch(size_t bytes, const char *file, int line, const char *what);
+/* Its result: wait for the kernels launched (their errors name their
+ * detours), then copy bytes of device memory at src to the host. */
+PARRAY_API void parray_cuda_reduce_result(void *dst, const void *src, size_t bytes, const char *file, int line,
+                                          const char *what);
+
 #ifdef __cplusplus
 /* #sync_0: a cooperative launch with smem bytes of dynamic shared memory;
  * the grid must be co-resident. */
@@ -152,5 +162,8 @@ template <class T> static inline parray_value_bytes<sizeof(T)> parray_to_bytes(c
   memcpy(r.b, &v, sizeof v);
   return r;
 }
+#endif
+#ifdef __CUDACC__
+#include "parray/reduce.cuh"
 #endif
 #endif

@@ -38,6 +38,11 @@ PARRAY_API parray_status parray_mpi_detour(int id, const void *ctx, parray_size_
 
 /* #sync inside an mpi detour body: a barrier over the detour's processes. */
 PARRAY_API void parray_mpi_sync(void);
+/* The end of an mpi detour body with reduce(...): every process of the
+ * detour passes its private copy (bytes at mine); process 0 receives them
+ * all in `all`, by process index (nprocs * bytes), which the other
+ * processes ignore. Outside a body: PARRAY_ERR_INVALID. */
+PARRAY_API parray_status parray_mpi_reduce_gather(const void *mine, parray_size_t bytes, void *all);
 PARRAY_API int parray_mpi_rank(void);
 PARRAY_API int parray_mpi_size(void);
 /* This process's rank among the job's processes on its machine, and their

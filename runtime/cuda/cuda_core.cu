@@ -403,6 +403,41 @@ void parray_cuda_shared_size(const void *fn, size_t bytes, const char *file, int
   smem_next = (smem_next + 1) % SMEM_SEEN;
 }
 
+/* The partial results of this thread's reductions: one buffer per host
+ * thread (threads launch reductions at once), regrown when a grid needs
+ * more or the thread moved to another GPU. */
+struct reduce_scratch {
+  void *p;
+  size_t bytes;
+  int dev;
+};
+static thread_local reduce_scratch red_scratch;
+
+void *parray_cuda_reduce_scratch(size_t bytes, const char *file, int line, const char *what) {
+  int dev = 0;
+  check(cudaGetDevice(&dev), file, line, what, "cudaGetDevice");
+  reduce_scratch &r = red_scratch;
+  if (r.p && r.dev == dev && r.bytes >= bytes) return r.p;
+  if (r.p) {
+    int cur = dev;
+    wait_pending(file, line, what); /* a kernel may still write the old buffer */
+    if (r.dev != dev) check(cudaSetDevice(r.dev), file, line, what, "cudaSetDevice");
+    check(cudaFree(r.p), file, line, what, "cudaFree (a reduction's partial results)");
+    if (r.dev != dev) check(cudaSetDevice(cur), file, line, what, "cudaSetDevice");
+    r.p = NULL;
+  }
+  size_t want = bytes < 4096 ? 4096 : bytes;
+  check(cudaMalloc(&r.p, want), file, line, what, "cudaMalloc (a reduction's partial results)");
+  r.bytes = want, r.dev = dev;
+  return r.p;
+}
+
+void parray_cuda_reduce_result(void *dst, const void *src, size_t bytes, const char *file, int line,
+                               const char *what) {
+  wait_device(file, line, what, "the reduction");
+  check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), file, line, what, "cudaMemcpy (a reduction's result)");
+}
+
 void parray_cuda_launch_cooperative(const void *fn, dim3 grid, dim3 block, void **args, size_t smem,
                                     const char *file, int line, const char *what) {
   int dev = 0, coop = 0, sms = 0, per_sm = 0;

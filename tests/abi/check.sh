@@ -19,16 +19,17 @@ tmp=${TMPDIR:-/tmp}/parray_abi.$$
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 inc=$root/include
-abi="$inc/parray.h $inc/parray/core.h $inc/parray/pthd.h $inc/parray/mpi.h $inc/parray/cuda.h $geninc/parray/version.h"
+abi="$inc/parray.h $inc/parray/core.h $inc/parray/pthd.h $inc/parray/mpi.h $inc/parray/cuda.h $inc/parray/reduce.cuh $geninc/parray/version.h"
 mflags=""
 if [ -n "$mpiinc" ]; then
   oldifs=$IFS IFS=';'
   for d in $mpiinc; do mflags="$mflags -I$d"; done
   IFS=$oldifs
 fi
-# the declared names: NAME( after a type, or a function-like macro
-sed -e 's|/\*.*\*/||g' $abi | grep -oE '(\bparray_[A-Za-z0-9_]+ *\(|#define +parray_[A-Za-z0-9_]+\()' |
-  sed -e 's/#define *//' -e 's/ *($//' -e 's/($//' | sort -u >"$tmp/declared"
+# the declared names: NAME( after a type, a function-like macro, or a struct
+# (the operators of reduce.cuh, called as NAME())
+sed -e 's|/\*.*\*/||g' $abi | grep -oE '(\bparray_[A-Za-z0-9_]+ *\(|#define +parray_[A-Za-z0-9_]+\(|struct +parray_[A-Za-z0-9_]+ *\{)' |
+  sed -e 's/#define *//' -e 's/^struct *//' -e 's/ *[({]$//' | sort -u >"$tmp/declared"
 [ -s "$tmp/declared" ] || { echo "abi: no declarations found in $abi"; exit 1; }
 
 fail=0 n=0 nc=0

@@ -40,6 +40,8 @@ typedef struct snap {
   int ncaps;
   char caps[64]; /* the captured fields, "a b c" */
   bool wait_first;
+  int nreds;
+  char reds[64]; /* the reductions: "op:name:init" each, ' ' between */
   /* LR_SYNC, LR_WAIT */
   plan_sync sync;
   bool pending_only;
@@ -139,6 +141,10 @@ static void observe(void *env, const lw_record *r) {
     n->pkind = d->kind, n->ncaps = d->ncaps, n->count = konst(d->count), n->wait_first = r->u.detour.wait_first;
     for (int i = 0; i < d->ncaps; i++)
       snprintf(n->caps + strlen(n->caps), sizeof n->caps - strlen(n->caps), "%s%s", i ? " " : "", d->caps[i].field);
+    n->nreds = d->nreds;
+    for (int i = 0; i < d->nreds; i++)
+      snprintf(n->reds + strlen(n->reds), sizeof n->reds - strlen(n->reds), "%s%d:%s:%s", i ? " " : "",
+               (int)d->reds[i].op, d->reds[i].name, d->reds[i].init);
   } else if (r->kind == LR_SYNC) {
     n->pkind = r->u.sync.kind, n->sync = r->u.sync.sync;
   } else if (r->kind == LR_WAIT) {
@@ -271,6 +277,33 @@ static void test_detour(void) {
   CHECK(recs[1].ncaps == 3);
   CHECK(!strcmp(recs[1].caps, "scale local out"));
   CHECK(!recs[1].wait_first); /* the host target's detours end before it goes on */
+}
+
+/* reduce(...): its variables in order, each with its operator and where
+ * the private copies start (the identity, or the variable for an
+ * idempotent operator, or the function's identity); not captures; a
+ * 'return' in the body is the jump to the reductions; a cuda detour's
+ * accumulates __half in float and waits */
+static void test_reduce(void) {
+  int rc = plan("#parray {pthd [4]} T\n"
+                "static int f(int a, int b) { return a > b ? a : b; }\n"
+                "void run(const double *x) {\n"
+                "  double s = 0; int hi = 0, m = 1; long p = 1;\n"
+                "  #detour T reduce(+: s, max: hi, *: p, f(-1): m) {\n"
+                "    s += x[$tid$]; hi = $tid$; p *= 2; m = f(m, $tid$);\n"
+                "    if (s > 0) return;\n"
+                "  }\n"
+                "}\n", TARGET_C);
+  CHECK(rc == 0);
+  CHECK(nrec == 1 && recs[0].kind == LR_DETOUR);
+  CHECK(recs[0].nreds == 4);
+  char want[64];
+  snprintf(want, sizeof want, "%d:s:0 %d:hi:hi %d:p:1 %d:m:-1", RED_ADD, RED_MAX, RED_MUL, RED_FN);
+  CHECK(!strcmp(recs[0].reds, want));
+  CHECK(!strcmp(recs[0].caps, "x")); /* the reduced variables are not captured */
+  rc = plan("#parray {pthd [4]} T\nvoid run(void) {\n  double d = 0;\n  #detour T reduce(&: d) { d = 1; }\n}\n",
+            TARGET_C);
+  CHECK(rc != 0 && nrec == 0); /* reported: no plan */
 }
 
 /* host #sync: a stream-ordered target waits for the device; the host
@@ -458,6 +491,7 @@ int main(void) {
   test_reported();
   test_target_caps();
   test_detour();
+  test_reduce();
   test_host_sync();
   test_mainhost();
   test_subprog_insert();

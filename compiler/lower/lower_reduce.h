@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* lower_reduce.h - the reduce(...) clause of #detour (lower_reduce.c). */
+#ifndef PAC_LOWER_REDUCE_H
+#define PAC_LOWER_REDUCE_H
+
+#include "lower.h"
+
+/* The detour's clauses other than wait and nowait: reduce(op: var, ...)
+ * clauses become r's reductions (checked against the enclosing code, where
+ * the walk stands when this is called, before the body is walked); false
+ * after reporting a clause that is wrong. */
+bool lw_reduce_clauses(lw *w, directive *d, region *r);
+/* an identifier of the body being walked that the reductions replace: a
+ * 'return' ends the thread's part at the reductions' end (NULL: none) */
+const char *lw_reduce_word(lw *w, const item *it);
+/* the plan's reductions, from r's */
+void lw_reduce_plan(lw *w, region *r, plan_detour *p);
+
+#endif
