@@ -56,7 +56,7 @@ static directive *parse_dir_noname(pctx *c, loc kw, loc close);
 %token TYPEREF "type reference"
 %token DIR_PARRAY "#parray" DIR_CREATE "#create" DIR_DESTROY "#destroy" DIR_COPY "#copy"
 %token DIR_DETOUR "#detour" DIR_MAINHOST "#mainhost" DIR_SYNC "#sync" DIR_SUBPROG "#subprog"
-%token DIR_GLOBAL "#global" DIR_INSERT "#insert" DIR_END "#end"
+%token DIR_GLOBAL "#global" DIR_INSERT "#insert" DIR_SCAN "#scan" DIR_END "#end"
 %token KW_PAGED "paged" KW_PINNED "pinned" KW_DMEM "dmem" KW_SMEM "smem" KW_RMEM "rmem"
 %token KW_PTHD "pthd" KW_MPI "mpi" KW_CUDA "cuda" KW_TO "to" KW_MINBLOCKS "min_blocks" KW_BOUND "bound" KW_AT "at" KW_TMA "tma"
 %token '{' '}' '(' ')' '[' ']'
@@ -134,7 +134,7 @@ index: '[' indices ']'                { $$ = ast_index_list(A, @$, $2); }
  *             | '#detour' path ['(' args ')'] clause* block
  *                   (clause: word ['(' expr ')']: 'wait', 'nowait', 'reduce(...)', ...)
  *             | ('#mainhost' | '#global') block
- *             | '#sync' | '#subprog' name '(' params ')' citem* '#end' */
+ *             | '#sync' | '#scan' | '#subprog' name '(' params ')' citem* '#end' */
 directive: DIR_PARRAY '{' tbody '}' IDENT DEND
              { $$ = ast_dir_parray(A, loc_span(@1, @5), @1, $3, @5); }
          | DIR_CREATE IDENT '(' xitems ')' DEND
@@ -150,6 +150,7 @@ directive: DIR_PARRAY '{' tbody '}' IDENT DEND
          | DIR_MAINHOST DEND block    { $$ = ast_dir_block(A, D_MAINHOST, @1, @1, $3); }
          | DIR_GLOBAL DEND block      { $$ = ast_dir_block(A, D_GLOBAL, @1, @1, $3); }
          | DIR_SYNC DEND              { $$ = ast_dir_sync(A, @1, @1, -1); }
+         | DIR_SCAN DEND              { $$ = ast_dir(A, D_SCAN, @1, @1); }
          | DIR_SUBPROG IDENT '(' xitems ')' DEND citems DIR_END DEND
              { $$ = ast_dir_subprog(A, loc_span(@1, @5), @1, @2, $4, inside(@3, @5), $7, @8); }
          | DIR_PARRAY '{' tbody '}' DEND

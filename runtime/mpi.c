@@ -202,6 +202,33 @@ parray_status parray_mpi_reduce_gather(const void *mine, size_t bytes, void *all
   return rc == MPI_SUCCESS ? PARRAY_OK : rmpi_error(rc, "gathering the partial results of a reduction");
 }
 
+void *parray_mpi_scan_gather(const void *mine, size_t bytes, int64_t *n) {
+  int np = 0;
+  if (!st.in_body || st.body_comm == MPI_COMM_NULL || MPI_Comm_size(st.body_comm, &np) != MPI_SUCCESS) {
+    parray_set_error("#scan: the copies are exchanged only in the body of an mpi detour");
+    return NULL;
+  }
+  if (bytes > INT_MAX) {
+    parray_set_error("#scan: a scan variable of %zu bytes is too large", bytes);
+    return NULL;
+  }
+  void *all = malloc((size_t)np * bytes + 1);
+  if (!all) {
+    parray_set_error("#scan: cannot allocate %zu bytes for the processes' copies", (size_t)np * bytes);
+    return NULL;
+  }
+  int rc = MPI_Allgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, st.body_comm);
+  if (rc != MPI_SUCCESS) {
+    free(all);
+    rmpi_error(rc, "exchanging the copies of a #scan");
+    return NULL;
+  }
+  *n = np;
+  return all;
+}
+
+void parray_mpi_scan_free(void *all) { free(all); }
+
 /* ---- distributed arrays --------------------------------------------------- */
 
 bool rmpi_lookup(int handle, void **ptr, size_t *bytes, int64_t *nprocs) {

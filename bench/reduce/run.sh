@@ -3,7 +3,8 @@
 # run.sh - bench/reduce: reduce(...) on each kind of thread array against
 # what users write today, in the same run on this machine:
 #   gpu   a cuda detour summing 1 GiB of floats (reduce_gpu.pc, two forms)
-#         against torch.sum (torch_reduce.py) and the copy bandwidth;
+#         and its prefix sum (exscan) against torch.sum and torch.cumsum
+#         (torch_reduce.py) and the copy bandwidth;
 #   pthd  a pthd detour summing doubles against OpenMP's reduction(+:);
 #   mpi   an mpi detour summing a distributed array against the same sum
 #         written by hand with MPI_Allreduce (mpi_peer.c).
@@ -29,10 +30,10 @@ mkdir -p "$OUT"
 here=$root/bench/reduce
 rc=0
 # ratio NAME PEER.csv PARRAY.csv FORM: the peer's ms over each Parray row's
-ratio() {
-  awk -F, -v name="$1" 'FNR == 1 { for (i = 1; i <= NF; i++) if ($i == "ms") c = i; next }
-    NR == FNR { if ($1 == "sum") peer = $c; next }
-    $1 == "sum" { printf "ratio %s: %s: %.2f (peer %.4f ms, Parray %.4f ms, error %s)\n", name, $2, peer / $c, peer,
+ratio() { # ratio NAME PEER.csv PARRAY.csv [OP (default sum)]
+  awk -F, -v name="$1" -v op="${4:-sum}" 'FNR == 1 { for (i = 1; i <= NF; i++) if ($i == "ms") c = i; next }
+    NR == FNR { if ($1 == op) peer = $c; next }
+    $1 == op { printf "ratio %s: %s: %.2f (peer %.4f ms, Parray %.4f ms, error %s)\n", name, $2, peer / $c, peer,
                   $c, $NF }' "$2" "$3"
 }
 for p in $parts; do
@@ -42,7 +43,8 @@ for p in $parts; do
     nvidia-smi -L 2>/dev/null | head -1
     "$OUT/reduce_gpu" "${GPU_MIB:-1024}" "${REPS:-50}" | tee "$OUT/reduce_gpu.csv" || rc=1
     "${PYTHON:-python3}" "$here/torch_reduce.py" "${GPU_MIB:-1024}" "${REPS:-50}" | tee "$OUT/torch_reduce.csv" || rc=1
-    ratio "torch.sum/parray" "$OUT/torch_reduce.csv" "$OUT/reduce_gpu.csv" ;;
+    ratio "torch.sum/parray" "$OUT/torch_reduce.csv" "$OUT/reduce_gpu.csv"
+    ratio "torch.cumsum/parray" "$OUT/torch_reduce.csv" "$OUT/reduce_gpu.csv" cumsum ;;
   pthd)
     nt=${THREADS:-$(nproc)}
     "$PACC" -O2 -fopenmp -DNT="$nt" "$here/reduce_pthd.pc" -o "$OUT/reduce_pthd" >"$OUT/build.log" 2>&1 ||

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""torch_reduce.py - bench/reduce's peer: torch.sum over the same number of
-float32 elements on the GPU, the median of REPS runs after a warm-up, timed
+"""torch_reduce.py - bench/reduce's peer: torch.sum and torch.cumsum over the
+same number of float32 elements on the GPU, the median of REPS runs after a warm-up, timed
 with CUDA events. CSV on stdout (the columns of reduce_gpu):
     op,form,bytes,ms,gbs,of_copy,rel_err
 Usage: python3 torch_reduce.py [MiB (default 1024)] [REPS (default 50)]"""
@@ -37,6 +37,10 @@ def main():
     ms, s = timed(lambda: x.sum().item())
     gbs = n * 4 / ms / 1e6
     print(f"sum,torch.sum,{n * 4},{ms:.4f},{gbs:.1f},{gbs / copy_gbs:.3f},{abs(s - want) / want:.2e}")
+    ms, c = timed(lambda: torch.cumsum(x, 0, out=y))
+    gbs = 2 * n * 4 / ms / 1e6
+    err = ((y.double() - x.double().cumsum(0)).abs() / x.double().cumsum(0)).max().item()
+    print(f"cumsum,torch.cumsum,{n * 4},{ms:.4f},{gbs:.1f},{gbs / copy_gbs:.3f},{err:.2e}")
 
 
 if __name__ == "__main__":

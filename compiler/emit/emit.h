@@ -77,6 +77,8 @@ char *emit_detour(emitter *e, const plan_detour *p);
 char *emit_alloc(emitter *e, const plan_alloc *p);
 char *emit_destroy(emitter *e, const plan_destroy *p);
 char *emit_wait(emitter *e, const plan_site *s, bool pending_only);
+/* #scan in a body with scan variables, for the kind of its detour (emit_reduce.c) */
+char *emit_red_scan(emitter *e, const plan_scan *p);
 
 /* ---- shared by the emitters (emit.c) ---- */
 /* file, line, "what": the arguments of the runtime's error calls */

@@ -107,6 +107,7 @@ static void kernel(emitter *e, const plan_detour *p, const char *grid, const cha
               "bytes of dynamic shared memory */\n", (long long)p->smem_bytes);
   /* the thread's position, at the detour's line: a debugger stops in the body, after it */
   sb_printf(&h, "%s  ", pr_line_text(e->pr, e->ar, p->site.at));
+  emit_red_kernel_start(e, p, &h);
   emit_position(e, p, &h);
   emit_red_kernel_privates(e, p, &h);
   sb_puts(&h, "\n");

@@ -30,14 +30,23 @@ const char *emit_red_combine(emitter *e, const plan_reduce *r, const char *a, co
   }
 }
 
-/* the name of reduction i's partials array and initial value */
+/* the names of a variable's partials array (or scan states), its copies'
+ * initial value, and (scans) the variable's value */
 static const char *partials(emitter *e, const plan_reduce *r) { return arena_printf(e->ar, GEN_RED_PARTS "%s", r->name); }
 static const char *initial(emitter *e, const plan_reduce *r) { return arena_printf(e->ar, GEN_RED_INIT "%s", r->name); }
+static const char *start(emitter *e, const plan_reduce *r) { return arena_printf(e->ar, GEN_RED_START "%s", r->name); }
 
 /* the type the copies accumulate in, as a declaration of name */
 static const char *acc_decl(emitter *e, const plan_reduce *r, const char *name) {
   if (r->acc) return arena_printf(e->ar, "%s %s", r->acc, name);
   return emit_decl(e, r->decl, name);
+}
+static const char *acc_type(emitter *e, const plan_reduce *r) { return r->acc ? r->acc : emit_decl(e, r->decl, ""); }
+
+static bool any_scan(const plan_detour *p) {
+  for (int i = 0; i < p->nreds; i++)
+    if (p->reds[i].scan) return true;
+  return false;
 }
 
 void emit_red_fields(emitter *e, const plan_detour *p, sbuf *h) {
@@ -45,12 +54,15 @@ void emit_red_fields(emitter *e, const plan_detour *p, sbuf *h) {
     const plan_reduce *r = &p->reds[i];
     sb_printf(h, "  %s;\n  %s;\n", emit_decl(e, r->decl, arena_printf(e->ar, "*%s", partials(e, r))),
               emit_decl(e, r->decl, initial(e, r)));
+    if (r->scan) sb_printf(h, "  %s;\n", emit_decl(e, r->decl, start(e, r)));
   }
 }
 
 void emit_red_inits(emitter *e, const plan_detour *p, sbuf *call, bool first) {
-  for (int i = 0; i < p->nreds; i++, first = false)
+  for (int i = 0; i < p->nreds; i++, first = false) {
     sb_printf(call, "%s%s, %s", first ? "" : ", ", partials(e, &p->reds[i]), p->reds[i].init);
+    if (p->reds[i].scan) sb_printf(call, ", %s", p->reds[i].var);
+  }
 }
 
 void emit_red_privates(emitter *e, const plan_detour *p, sbuf *h) {
@@ -61,10 +73,13 @@ void emit_red_privates(emitter *e, const plan_detour *p, sbuf *h) {
 }
 
 void emit_red_store(emitter *e, const plan_detour *p, sbuf *h, const char *site) {
-  if (!p->nreds) return;
+  bool any = false;
+  for (int i = 0; i < p->nreds; i++) any |= !p->reds[i].scan;
+  if (!any) return;
   sb_puts(h, "\n  goto " PLAN_REDUCE_END "; " PLAN_REDUCE_END ":;");
   for (int i = 0; i < p->nreds; i++) {
     const plan_reduce *r = &p->reds[i];
+    if (r->scan) continue; /* its #scan stored it */
     if (p->kind == PK_PTHD)
       sb_printf(h, " parray__ctx->%s[" PLAN_THREAD_INDEX "] = %s;", partials(e, r), r->name);
     else
@@ -73,12 +88,17 @@ void emit_red_store(emitter *e, const plan_detour *p, sbuf *h, const char *site)
   }
 }
 
+/* the slots of a variable: one per thread (pthd scans: one more, the total) */
+static const char *slots(emitter *e, const plan_detour *p, const plan_reduce *r, const char *count) {
+  return r->scan && p->kind == PK_PTHD ? arena_printf(e->ar, "((%s) + 1)", count) : count;
+}
+
 void emit_red_alloc(emitter *e, const plan_detour *p, const char *count, const char *site, sbuf *call) {
   for (int i = 0; i < p->nreds; i++) {
     const plan_reduce *r = &p->reds[i];
     const char *t = emit_decl(e, r->decl, "");
-    sb_printf(call, "%s = (%s *)" RT_CREATE_HOST "(" RT_PAGED ", (" RT_SIZE_T ")(%s) * sizeof(%s), %s);\n  ",
-              emit_decl(e, r->decl, arena_printf(e->ar, "*%s", partials(e, r))), t, count, t, site);
+    sb_printf(call, "%s = (%s *)" RT_CREATE_HOST "(" RT_PAGED ", (" RT_SIZE_T ")%s * sizeof(%s), %s);\n  ",
+              emit_decl(e, r->decl, arena_printf(e->ar, "*%s", partials(e, r))), t, slots(e, p, r, count), t, site);
   }
 }
 
@@ -86,21 +106,103 @@ void emit_red_fold(emitter *e, const plan_detour *p, const char *count, sbuf *ca
   for (int i = 0; i < p->nreds; i++) {
     const plan_reduce *r = &p->reds[i];
     const char *t = emit_decl(e, r->decl, ""), *slot = arena_printf(e->ar, "%s[parray__k]", partials(e, r));
-    sb_printf(call, "\n  for (" RT_INT64_T " parray__k = 0; parray__k < (%s); parray__k++) %s = %s;", count, r->var,
-              emit_red_combine(e, r, r->var, slot));
-    sb_printf(call, "\n  " RT_DESTROY_HOST "(" RT_PAGED ", %s, (" RT_SIZE_T ")(%s) * sizeof(%s));", partials(e, r),
-              count, t);
+    if (r->scan) /* the total its #scan left: pthd in the last slot, mpi (process 0's) in the first */
+      sb_printf(call, "\n  %s = %s[%s];", r->var, partials(e, r), p->kind == PK_PTHD ? count : "0");
+    else
+      sb_printf(call, "\n  for (" RT_INT64_T " parray__k = 0; parray__k < (%s); parray__k++) %s = %s;", count, r->var,
+                emit_red_combine(e, r, r->var, slot));
+    sb_printf(call, "\n  " RT_DESTROY_HOST "(" RT_PAGED ", %s, (" RT_SIZE_T ")%s * sizeof(%s));", partials(e, r),
+              slots(e, p, r, count), t);
   }
 }
 
+/* ---- #scan ----------------------------------------------------------------------- */
+
+/* pthd: every thread stores its copy; thread 0 turns the slots into
+ * prefixes in thread order (and the last slot into the total); every
+ * thread takes its own */
+static void scan_pthd(emitter *e, const plan_scan *p, sbuf *b) {
+  for (int i = 0; i < p->nvars; i++)
+    sb_printf(b, "parray__ctx->%s[" PLAN_THREAD_INDEX "] = %s; ", partials(e, &p->vars[i]), p->vars[i].name);
+  sb_puts(b, RT_TEAM_SYNC "(parray__team); if (" PLAN_THREAD_INDEX " == 0) { const " RT_INT64_T " parray__n = "
+          RT_TEAM_SIZE "(parray__team);");
+  for (int i = 0; i < p->nvars; i++) {
+    const plan_reduce *r = &p->vars[i];
+    const char *t = emit_decl(e, r->decl, ""), *s = arena_printf(e->ar, "parray__ctx->%s", partials(e, r));
+    sb_printf(b, " { %s parray__a = parray__ctx->%s; for (" RT_INT64_T " parray__k = 0; parray__k < parray__n; "
+              "parray__k++) { %s parray__c = %s[parray__k]; ", t, start(e, r), t, s);
+    if (r->scan == 1) sb_printf(b, "parray__a = %s; %s[parray__k] = parray__a; }", emit_red_combine(e, r, "parray__a", "parray__c"), s);
+    else sb_printf(b, "%s[parray__k] = parray__a; parray__a = %s; }", s, emit_red_combine(e, r, "parray__a", "parray__c"));
+    sb_printf(b, " %s[parray__n] = parray__a; }", s);
+  }
+  sb_puts(b, " } " RT_TEAM_SYNC "(parray__team);");
+  for (int i = 0; i < p->nvars; i++)
+    sb_printf(b, " %s = parray__ctx->%s[" PLAN_THREAD_INDEX "];", p->vars[i].name, partials(e, &p->vars[i]));
+}
+
+/* mpi: every process gets every copy (in process order) and folds those
+ * before its own; process 0 also the total, into its slot */
+static void scan_mpi(emitter *e, const plan_scan *p, const char *site, sbuf *b) {
+  for (int i = 0; i < p->nvars; i++) {
+    const plan_reduce *r = &p->vars[i];
+    const char *t = emit_decl(e, r->decl, "");
+    sb_printf(b, "{ " RT_INT64_T " parray__n = 0; %s *parray__all = (%s *)" RT_MPI_SCAN_GATHER "(&%s, sizeof %s, "
+              "&parray__n); if (!parray__all) " RT_FATAL_AT "(%s, \"%%s\", " RT_LAST_ERROR "()); %s parray__a = "
+              "parray__ctx->%s; for (" RT_INT64_T " parray__k = 0; parray__k < " PLAN_THREAD_INDEX "; parray__k++) "
+              "parray__a = %s; ", t, t, r->name, r->name, site, t, start(e, r),
+              emit_red_combine(e, r, "parray__a", "parray__all[parray__k]"));
+    sb_printf(b, "if (" PLAN_THREAD_INDEX " == 0) { %s parray__t = parray__a; for (" RT_INT64_T " parray__k = 0; "
+              "parray__k < parray__n; parray__k++) parray__t = %s; parray__ctx->%s[0] = parray__t; } ", t,
+              emit_red_combine(e, r, "parray__t", "parray__all[parray__k]"), partials(e, r));
+    sb_printf(b, "%s = %s; " RT_MPI_SCAN_FREE "(parray__all); } ", r->name,
+              r->scan == 1 ? emit_red_combine(e, r, "parray__a", "parray__all[" PLAN_THREAD_INDEX "]") : "parray__a");
+  }
+}
+
+/* cuda: parray/reduce.cuh's look-back, per variable */
+static const char *functor(emitter *e, const plan_reduce *r);
+
+char *emit_red_scan(emitter *e, const plan_scan *p) {
+  sbuf b;
+  sb_init(&b);
+  const char *site = emit_site(e, &p->site);
+  if (p->kind == PK_PTHD) scan_pthd(e, p, &b);
+  else if (p->kind == PK_MPI) scan_mpi(e, p, site, &b);
+  else
+    for (int i = 0; i < p->nvars; i++) {
+      const plan_reduce *r = &p->vars[i];
+      sb_printf(&b, "%s%s = " RT_SCAN_POINT "(%s, %s, %s, %s, " GEN_SCAN_TICKET ", %s);", i ? " " : "", r->name,
+                functor(e, r), r->name, start(e, r), partials(e, r), r->scan == 2 ? "true" : "false");
+    }
+  char *out = arena_strdup(e->ar, b.s ? b.s : "");
+  sb_free(&b);
+  return out;
+}
 /* ---- cuda ---------------------------------------------------------------------- */
+
+/* a scan variable's states in a kernel (parray_scan_state) */
+static const char *state_type(emitter *e, const plan_reduce *r) {
+  return arena_printf(e->ar, RT_SCAN_STATE "<%s>", acc_type(e, r));
+}
 
 void emit_red_kernel_params(emitter *e, const plan_detour *p, sbuf *h, bool any) {
   for (int i = 0; i < p->nreds; i++, any = true) {
     const plan_reduce *r = &p->reds[i];
-    sb_printf(h, "%s%s, %s", any ? ", " : "", acc_decl(e, r, arena_printf(e->ar, "*%s", partials(e, r))),
-              acc_decl(e, r, initial(e, r)));
+    if (r->scan)
+      sb_printf(h, "%s%s *%s, %s, %s", any ? ", " : "", state_type(e, r), partials(e, r), acc_decl(e, r, initial(e, r)),
+                acc_decl(e, r, start(e, r)));
+    else
+      sb_printf(h, "%s%s, %s", any ? ", " : "", acc_decl(e, r, arena_printf(e->ar, "*%s", partials(e, r))),
+                acc_decl(e, r, initial(e, r)));
   }
+  if (any_scan(p)) sb_printf(h, "%sunsigned *" GEN_SCAN_TICKET "s", any ? ", " : "");
+}
+
+void emit_red_kernel_start(emitter *e, const plan_detour *p, sbuf *h) {
+  (void)e;
+  if (any_scan(p)) /* the blocks' order of start, which the thread positions follow */
+    sb_puts(h, "const unsigned " GEN_SCAN_TICKET " = " RT_SCAN_TICKET "(" GEN_SCAN_TICKET "s); const uint3 "
+            PLAN_SCAN_BLOCK " = " RT_SCAN_BLOCK "(" GEN_SCAN_TICKET "); ");
 }
 
 void emit_red_kernel_privates(emitter *e, const plan_detour *p, sbuf *h) {
@@ -108,52 +210,69 @@ void emit_red_kernel_privates(emitter *e, const plan_detour *p, sbuf *h) {
                                                initial(e, &p->reds[i]));
 }
 
-/* the functor of r's operator (RED_FN: one hoisted for the kernel, once: with hoist) */
-static const char *functor(emitter *e, const plan_detour *p, int i, bool hoist) {
-  const plan_reduce *r = &p->reds[i];
-  if (r->op != RED_FN) return arena_printf(e->ar, RT_RED_OP "%s()", op_name[r->op]);
-  const char *st = arena_printf(e->ar, "%s_red%d", p->fname, i);
-  if (hoist)
-    pr_hoist(e->pr, arena_printf(e->ar, "struct %s { template <typename T> __device__ T operator()(T a, T b) const "
-                               "{ return %s(a, b); } };\n", st, r->fn));
-  return arena_printf(e->ar, "%s()", st);
+/* the functor of r's operator (parray/reduce.cuh; a user's function through parray_red_fn) */
+static const char *functor(emitter *e, const plan_reduce *r) {
+  if (r->op == RED_FN) return arena_printf(e->ar, RT_RED_FN "<%s, %s>()", acc_type(e, r), r->fn);
+  return arena_printf(e->ar, RT_RED_OP "%s()", op_name[r->op]);
 }
 
 void emit_red_kernel_end(emitter *e, const plan_detour *p, sbuf *h) {
-  if (!p->nreds) return;
+  bool any = false;
+  for (int i = 0; i < p->nreds; i++) any |= !p->reds[i].scan;
+  if (!any) return;
   sb_puts(h, "\n  goto " PLAN_REDUCE_END "; " PLAN_REDUCE_END ":;");
   for (int i = 0; i < p->nreds; i++)
-    sb_printf(h, " " RT_RED_BLOCK "(%s, %s, %s);", functor(e, p, i, true), p->reds[i].name, partials(e, &p->reds[i]));
+    if (!p->reds[i].scan)
+      sb_printf(h, " " RT_RED_BLOCK "(%s, %s, %s);", functor(e, &p->reds[i]), p->reds[i].name, partials(e, &p->reds[i]));
 }
 
 void emit_red_launch_args(emitter *e, const plan_detour *p, sbuf *c, bool any) {
   for (int i = 0; i < p->nreds; i++, any = true) {
     const plan_reduce *r = &p->reds[i];
-    const char *t = r->acc ? r->acc : emit_decl(e, r->decl, "");
-    sb_printf(c, "%s(%s *)(parray__rs + parray__ro%d), (%s)(%s)", any ? ", " : "", t, i, t, r->init);
+    const char *t = acc_type(e, r);
+    if (r->scan)
+      sb_printf(c, "%s(%s *)(parray__rs + parray__ro%d), (%s)(%s), (%s)(%s)", any ? ", " : "", state_type(e, r), i, t,
+                r->init, t, r->var);
+    else
+      sb_printf(c, "%s(%s *)(parray__rs + parray__ro%d), (%s)(%s)", any ? ", " : "", t, i, t, r->init);
   }
+  if (any_scan(p)) sb_printf(c, "%s(unsigned *)parray__rs", any ? ", " : "");
 }
 
+/* the scratch: with scans a ticket counter first, then per variable its
+ * blocks' partial results and room for the passes that fold them, or its
+ * blocks' scan states; with scans zeroed before the launch */
 void emit_red_launch_begin(emitter *e, const plan_detour *p, const char *grid, const char *site, sbuf *c) {
   if (!p->nreds) return;
+  bool scans = any_scan(p);
   sb_printf(c, "const dim3 parray__rg = %s; const " RT_SIZE_T " parray__nb = (" RT_SIZE_T ")parray__rg.x * "
-            "parray__rg.y * parray__rg.z;\n  " RT_SIZE_T " parray__ro0 = 0", grid);
+            "parray__rg.y * parray__rg.z;\n  " RT_SIZE_T " parray__ro0 = %d", grid, scans ? 16 : 0);
   for (int i = 1; i <= p->nreds; i++) {
     const plan_reduce *r = &p->reds[i - 1];
-    const char *t = r->acc ? r->acc : emit_decl(e, r->decl, "");
-    sb_printf(c, ", parray__ro%d = parray__ro%d + (parray__nb * sizeof(%s) + 15) / 16 * 16 + ((parray__nb / 4096 + 1) "
-              "* sizeof(%s) + 15) / 16 * 16", i, i - 1, t, t);
+    const char *t = acc_type(e, r);
+    if (r->scan)
+      sb_printf(c, ", parray__ro%d = parray__ro%d + (parray__nb * sizeof(%s) + 15) / 16 * 16", i, i - 1, state_type(e, r));
+    else
+      sb_printf(c, ", parray__ro%d = parray__ro%d + (parray__nb * sizeof(%s) + 15) / 16 * 16 + ((parray__nb / 4096 + 1) "
+                "* sizeof(%s) + 15) / 16 * 16", i, i - 1, t, t);
   }
   sb_printf(c, ";\n  char *parray__rs = (char *)" RT_CUDA_REDUCE_SCRATCH "(parray__ro%d, %s);\n  ", p->nreds, site);
+  if (scans) sb_printf(c, RT_CUDA_REDUCE_ZERO "(parray__rs, parray__ro%d, %s);\n  ", p->nreds, site);
 }
 
 void emit_red_launch_end(emitter *e, const plan_detour *p, const char *site, sbuf *c) {
   for (int i = 0; i < p->nreds; i++) {
     const plan_reduce *r = &p->reds[i];
-    const char *t = r->acc ? r->acc : emit_decl(e, r->decl, "");
+    const char *t = acc_type(e, r);
+    if (r->scan) { /* the last block's inclusive value: the variable's value and every copy */
+      sb_printf(c, "\n  { %s; " RT_CUDA_REDUCE_RESULT "(&parray__r, &((%s *)(parray__rs + parray__ro%d))[parray__nb - 1]."
+                "inc, sizeof parray__r, %s); %s = parray__r; }", acc_decl(e, r, "parray__r"), state_type(e, r), i, site,
+                r->var);
+      continue;
+    }
     sb_printf(c, "\n  { %s *parray__a = (%s *)(parray__rs + parray__ro%d); %s; " RT_CUDA_REDUCE_RESULT "(&parray__r, "
               RT_RED_FINISH "(%s, parray__a, parray__nb, parray__a + (parray__nb * sizeof(%s) + 15) / 16 * 16 / sizeof(%s), "
-              "%s), sizeof parray__r, %s); %s = %s; }", t, t, i, acc_decl(e, r, "parray__r"), functor(e, p, i, false), t, t,
+              "%s), sizeof parray__r, %s); %s = %s; }", t, t, i, acc_decl(e, r, "parray__r"), functor(e, r), t, t,
               site, site, r->var,
               emit_red_combine(e, r, r->acc ? arena_printf(e->ar, "(%s)(%s)", r->acc, r->var) : r->var, "parray__r"));
   }

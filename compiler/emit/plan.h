@@ -91,7 +91,24 @@ typedef struct plan_reduce {
                          (float for __half and __nv_bfloat16), else NULL */
   const char *init;   /* where every copy starts, as the enclosing code computes it: the identity
                          (RED_FN: the one the clause gives), or var itself for an idempotent op */
+  int scan;           /* 0: reduce(...); 1: scan(...), inclusive; 2: exscan(...), exclusive: at the body's
+                         #scan, each copy becomes var's value combined with the copies of the threads
+                         before it (and its own: inclusive), and var gets all of them after the detour */
 } plan_reduce;
+
+/* #scan: the point of a body where its scan variables' copies become their
+ * prefixes (plan_reduce.scan) */
+typedef struct plan_scan {
+  plan_kind kind;
+  const plan_reduce *vars; /* the detour's scan variables */
+  int nvars;
+  plan_site site;
+} plan_scan;
+
+/* The uint3 a kernel with scan variables reads its block's index from: the
+ * order in which its blocks started, not blockIdx (a block looks back only
+ * at blocks that started before it) */
+#define PLAN_SCAN_BLOCK "parray__bid"
 
 /* #detour: the body outlined at file scope, and the code that runs it. */
 typedef struct plan_detour {

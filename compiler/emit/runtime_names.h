@@ -41,9 +41,12 @@
 /* pthd and mpi detours */
 #define RT_PTHD_RUN "parray_pthd_run"
 #define RT_TEAM_SYNC "parray_team_sync"
+#define RT_TEAM_SIZE "parray_team_size"
 #define RT_MPI_DETOUR "parray_mpi_detour"
 #define RT_MPI_SYNC "parray_mpi_sync"
 #define RT_MPI_REDUCE_GATHER "parray_mpi_reduce_gather"
+#define RT_MPI_SCAN_GATHER "parray_mpi_scan_gather"
+#define RT_MPI_SCAN_FREE "parray_mpi_scan_free"
 
 /* host memory and copies */
 #define RT_CREATE_HOST "parray_create_host"
@@ -81,6 +84,13 @@
 #define RT_RED_BLOCK "parray_red_block"
 #define RT_RED_FINISH "parray_red_finish"
 #define RT_RED_OP "parray_red_"
+#define RT_RED_FN "parray_red_fn"
+/* scan(...) in kernels (parray/reduce.cuh) */
+#define RT_SCAN_STATE "parray_scan_state"
+#define RT_SCAN_TICKET "parray_scan_ticket"
+#define RT_SCAN_BLOCK "parray_scan_block"
+#define RT_SCAN_POINT "parray_scan_point"
+#define RT_CUDA_REDUCE_ZERO "parray_cuda_reduce_zero"
 #define RT_VALUE_BYTES "parray_value_bytes"
 #define RT_TO_BYTES "parray_to_bytes"
 #define RT_PRIM "parray_prim"
@@ -104,6 +114,8 @@
 /* a reduction variable's partials array and initial value (emit_reduce.c) */
 #define GEN_RED_PARTS "parray__rp_"
 #define GEN_RED_INIT "parray__ri_"
+#define GEN_RED_START "parray__rv_" /* a scan variable's value, where the prefixes start */
+#define GEN_SCAN_TICKET "parray__vb" /* a kernel's block in the order blocks started; +"s": the counter */
 /* the static parray_range of a directive's profiler range (GEN_RANGE "_V": of the #create that declares V) */
 #define GEN_RANGE "parray__range"
 /* a file-scope function or table for a construct: printf pattern of (what, type, line) (lw_fresh_name) */

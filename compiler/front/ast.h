@@ -107,7 +107,7 @@ typedef struct tbody {
 
 /* ---- directives ------------------------------------------------------------ */
 typedef enum { D_PARRAY, D_CREATE, D_DESTROY, D_COPY, D_DETOUR, D_MAINHOST, D_SYNC,
-               D_SUBPROG, D_GLOBAL, D_INSERT, D_END } dir_kind;
+               D_SUBPROG, D_GLOBAL, D_INSERT, D_SCAN, D_END } dir_kind;
 
 /* an optional part of a directive header: a word with its (...) ('at(...)',
  * 'bound(...)'; after a #detour any word: CLAUSE_CALL), the (...) alone, or

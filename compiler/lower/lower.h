@@ -83,8 +83,11 @@ struct region {
   loc at;             /* the #detour */
   bool uses_sync;
   lw_kernel *cu;      /* cuda: what is found out about its kernel (NULL: another kind) */
-  lw_red *reds;       /* its reduce(...) variables (lower_reduce.c) */
+  lw_red *reds;       /* its reduce(...), scan(...) and exscan(...) variables (lower_reduce.c) */
   int nreds;
+  int nscans;         /* of which scan variables: the body has one #scan */
+  int scans_seen;     /* the #scans walked */
+  bool scan_bad;      /* one was reported (then no plan, and nothing more said) */
 };
 
 typedef struct subprog {
@@ -252,6 +255,9 @@ static inline const char *lw_red_private(const region *r, const sym *s) {
     if (r->reds[i].s == s) return r->reds[i].p.name;
   return NULL;
 }
+/* the block index a kernel's thread positions are computed from: blockIdx,
+ * or with scan variables the order in which its blocks started */
+static inline const char *lw_block_index(const region *r) { return r->nscans ? PLAN_SCAN_BLOCK : "blockIdx"; }
 static inline plan_kind lw_kind_of(const region *r) {
   return r->kind == RG_PTHD ? PK_PTHD : r->kind == RG_MPI ? PK_MPI : PK_CUDA;
 }

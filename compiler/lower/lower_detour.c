@@ -92,16 +92,18 @@ static plan_capture *plan_captures(lw *w, region *r, bool decls, ex **localize) 
 /* The thread's position for a debugger (docs/debugging.md): its linear
  * index (cuda: the outlined host function has it already) and its index
  * along each dimension of the thread array's root, as $tid_<k>$ is. */
-static void thread_position(lw *w, ptype *T, bool cuda, plan_detour *p) {
+static void thread_position(lw *w, region *r, bool cuda, plan_detour *p) {
+  ptype *T = r->thread;
   dnode *root = T->root;
   int64_t sz;
-  ex *tid = cuda ? tgt_cuda_tid(&w->ty, T, root)
+  ex *tid = cuda ? tgt_cuda_tid_from(&w->ty, T, root, lw_block_index(r))
                  : ex_atom(&w->ex, PLAN_THREAD_INDEX, 0, ex_is_const(root->size, &sz) ? sz - 1 : EX_INF);
   if (cuda) p->tid = tid;
   p->npos = root->nkids;
   p->pos = arena_alloc(w->ar, sizeof *p->pos * (size_t)(root->nkids ? root->nkids : 1));
   for (int k = 0; k < root->nkids; k++)
-    p->pos[k] = cuda ? tgt_cuda_tid(&w->ty, T, root->kids[k]) : ty_tid_digit(&w->ty, root->kids[k], tid);
+    p->pos[k] = cuda ? tgt_cuda_tid_from(&w->ty, T, root->kids[k], lw_block_index(r))
+                     : ty_tid_digit(&w->ty, root->kids[k], tid);
 }
 
 static void detour_host_threads(lw *w, item *it, region *r, lw_record *out) {
@@ -116,8 +118,8 @@ static void detour_host_threads(lw *w, item *it, region *r, lw_record *out) {
   p.count = T->root->size;
   p.caps = plan_captures(w, r, true, &p.count);
   p.ncaps = r->ncaps;
-  lw_reduce_plan(w, r, &p);
-  thread_position(w, T, false, &p);
+  if (!lw_reduce_plan(w, r, &p)) return;
+  thread_position(w, r, false, &p);
   if (r->kind == RG_MPI) {
     plan_entry *en = &w->entry;
     p.mpi_body = en->nmpi_bodies++;
@@ -402,8 +404,8 @@ static void detour_cuda(lw *w, item *it, region *r, lw_record *out) {
                "detour of its own");
     return;
   }
-  lw_reduce_plan(w, r, &p);
-  thread_position(w, T, true, &p);
+  if (!lw_reduce_plan(w, r, &p)) return;
+  thread_position(w, r, true, &p);
   if (p.grid_sync) coop_params(w, &ps, &p);
   home_checks(w, &ps, args, &p);
   p.wait = launch_waits(w, d, cl, &ps, args, r);

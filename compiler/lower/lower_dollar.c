@@ -696,7 +696,7 @@ void lw_tid(lw *w, dollar *d, ex **out) {
     p = p->kids[k];
   }
   if (r->kind == RG_CUDA) {
-    *out = tgt_cuda_tid(&w->ty, r->thread, p);
+    *out = tgt_cuda_tid_from(&w->ty, r->thread, p, lw_block_index(r));
     return;
   }
   int64_t sz;

@@ -48,6 +48,7 @@ static void print_plan(lw *w, const lw_record *r) {
     break;
   case LR_SYNC: code = w->tg.em.ops->sync(&w->tg.em, r->u.sync.kind, r->u.sync.sync); break;
   case LR_WAIT: code = emit_wait(&w->tg.em, &r->u.wait.site, r->u.wait.pending_only); break;
+  case LR_SCAN: code = emit_red_scan(&w->tg.em, &r->u.scan); break;
   default: return;
   }
   replace_dir(w, r->at, code);

@@ -19,7 +19,7 @@
 #include "plan.h"
 
 typedef enum {
-  LR_NONE, LR_COPY, LR_ALLOC, LR_DESTROY, LR_DETOUR, LR_SYNC, LR_WAIT,
+  LR_NONE, LR_COPY, LR_ALLOC, LR_DESTROY, LR_DETOUR, LR_SYNC, LR_WAIT, LR_SCAN,
   LR_TOPLEVEL, /* the walker: a top-level item of the output starts at the item (code hoisted
                   while it is translated goes in front of it) */
   LR_SUBST,    /* a $...$ or a name of the enclosing code: its C text in place of the source */
@@ -63,6 +63,7 @@ typedef struct lw_record {
       plan_kind kind;
       plan_sync sync;
     } sync;
+    plan_scan scan;       /* LR_SCAN: the #scan of a body with scan variables */
     struct {              /* LR_WAIT: host code waits for the device (#sync of a stream-ordered target) */
       plan_site site;
       bool pending_only;

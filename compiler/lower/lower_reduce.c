@@ -60,6 +60,13 @@ static const char *op_word(plan_red_op op) {
   return "a function";
 }
 
+/* "scan(...)" or "exscan(...)": the clause of r's first scan variable */
+static const char *scan_clause(const region *r) {
+  for (int i = 0; i < r->nreds; i++)
+    if (r->reds[i].p.scan) return r->reds[i].p.scan == 2 ? "exscan(...)" : "scan(...)";
+  return "scan(...)";
+}
+
 static bool idempotent(plan_red_op op) {
   return op == RED_MIN || op == RED_MAX || op == RED_BAND || op == RED_BOR || op == RED_LAND || op == RED_LOR;
 }
@@ -173,8 +180,8 @@ static bool add_var(lw *w, region *r, items *v, const plan_reduce *op, loc at) {
   return true;
 }
 
-/* reduce(op: var, var, op: var, ...) */
-static bool reduce_clause(lw *w, dir_clause *c, region *r) {
+/* reduce(op: var, var, op: var, ...); scan 1: scan(...), 2: exscan(...) */
+static bool reduce_clause(lw *w, dir_clause *c, region *r, int scan) {
   items *parts = NULL;
   int n = lw_split_args(w, &c->args, &parts);
   plan_reduce op = {.op = RED_ADD};
@@ -199,7 +206,9 @@ static bool reduce_clause(lw *w, dir_clause *c, region *r) {
                  "colon: reduce(+: sum)");
       return false;
     }
+    op.scan = scan;
     ok = add_var(w, r, &var, &op, c->argsloc);
+    r->nscans += ok && scan;
   }
   if (ok && !n) diag_error(w->dg, c->argsloc, "reduce() names no variable"), ok = false;
   return ok;
@@ -213,13 +222,19 @@ bool lw_reduce_clauses(lw *w, directive *d, region *r) {
     size_t n = c->kw.e - c->kw.b;
     /* wait, nowait and their misspellings: the launch's (lower_detour.c) */
     bool wait_word = str_edit_distance(s, n, "nowait", 6) <= 2 || str_edit_distance(s, n, "wait", 4) <= 2;
-    if (c->word == CLAUSE_CALL && str_eq(s, n, "reduce")) {
-      ok &= reduce_clause(w, c, r);
+    int scan = str_eq(s, n, "scan") ? 1 : str_eq(s, n, "exscan") ? 2 : 0;
+    if (c->word == CLAUSE_CALL && (scan || str_eq(s, n, "reduce"))) {
+      ok &= reduce_clause(w, c, r, scan);
     } else if (c->word == CLAUSE_CALL || !wait_word) {
-      bool near = str_edit_distance(s, n, "reduce", 6) <= 2;
-      diag_error(w->dg, c->kw, "unknown clause '%.*s%s' after #detour%s", (int)n, s, c->word == CLAUSE_CALL ? "(...)" : "",
-                 near ? "; did you mean 'reduce(...)'?" : ": the clauses are reduce(...) and, on a cuda detour, 'wait' "
-                 "or 'nowait'");
+      const char *near = str_edit_distance(s, n, "reduce", 6) <= 2 ? "reduce"
+                         : str_edit_distance(s, n, "exscan", 6) <= 1 ? "exscan"
+                         : str_edit_distance(s, n, "scan", 4) <= 1 ? "scan" : NULL;
+      if (near)
+        diag_error(w->dg, c->kw, "unknown clause '%.*s%s' after #detour; did you mean '%s(...)'?", (int)n, s,
+                   c->word == CLAUSE_CALL ? "(...)" : "", near);
+      else
+        diag_error(w->dg, c->kw, "unknown clause '%.*s%s' after #detour: the clauses are reduce(...), scan(...), "
+                   "exscan(...) and, on a cuda detour, 'wait' or 'nowait'", (int)n, s, c->word == CLAUSE_CALL ? "(...)" : "");
       ok = false;
     }
   }
@@ -229,11 +244,54 @@ bool lw_reduce_clauses(lw *w, directive *d, region *r) {
 const char *lw_reduce_word(lw *w, const item *it) {
   region *r = lw_thread_region(w);
   if (!r || !r->nreds || !word_is(w, it, "return")) return NULL;
+  if (r->nscans) {
+    diag_error(w->dg, it->loc, "a 'return' in the body of a detour with %s: every thread of the detour takes part "
+               "in its #scan", scan_clause(r));
+    return NULL;
+  }
   return "goto " PLAN_REDUCE_END;
 }
 
-void lw_reduce_plan(lw *w, region *r, plan_detour *p) {
+void lw_scan(lw *w, item *it, lw_record *out) {
+  region *r = lw_thread_region(w);
+  directive *d = it->dir;
+  if (!r || !r->nscans) {
+    diag_error(w->dg, d->kw, "#scan outside the body of a detour with scan(...) or exscan(...): it is the point "
+               "where the threads' copies of the scan variables become their prefixes");
+    return;
+  }
+  int inserts = 0; /* an #insert's instance is a block of its own, but no condition */
+  for (instance *in = w->inst; in; in = in->outer) inserts += in->rg == r;
+  if (w->rg != r || w->sc.depth != r->depth + 1 + inserts) {
+    diag_error(w->dg, d->kw, "#scan inside a block of the body: every thread reaches it once, so it stands in the "
+               "body's own block, outside any if, loop or nested block");
+    r->scan_bad = true;
+    return;
+  }
+  if (r->scans_seen++) {
+    diag_error(w->dg, d->kw, "a second #scan in the body of this detour: a body has one");
+    r->scan_bad = true;
+    return;
+  }
+  plan_reduce *v = arena_alloc(w->ar, sizeof *v * (size_t)r->nscans);
+  int n = 0;
+  for (int i = 0; i < r->nreds; i++)
+    if (r->reds[i].p.scan) v[n++] = r->reds[i].p;
+  out->kind = LR_SCAN, out->at = it;
+  out->u.scan = (plan_scan){.kind = lw_kind_of(r), .vars = v, .nvars = n,
+                            .site = lw_site(w, d->loc, arena_printf(w->ar, "#scan of #detour %s", r->thread->name))};
+}
+
+bool lw_reduce_plan(lw *w, region *r, plan_detour *p) {
+  if (r->scan_bad) return false;
+  if (r->nscans && r->scans_seen != 1) {
+    if (!r->scans_seen)
+      diag_error(w->dg, r->at, "this #detour has %s but its body no #scan: the point where the copies become their "
+                 "prefixes", scan_clause(r));
+    return false;
+  }
   p->nreds = r->nreds;
   p->reds = arena_alloc(w->ar, sizeof *p->reds * (size_t)(r->nreds ? r->nreds : 1));
   for (int i = 0; i < r->nreds; i++) p->reds[i] = r->reds[i].p;
+  return true;
 }

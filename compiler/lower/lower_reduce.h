@@ -13,7 +13,10 @@ bool lw_reduce_clauses(lw *w, directive *d, region *r);
 /* an identifier of the body being walked that the reductions replace: a
  * 'return' ends the thread's part at the reductions' end (NULL: none) */
 const char *lw_reduce_word(lw *w, const item *it);
-/* the plan's reductions, from r's */
-void lw_reduce_plan(lw *w, region *r, plan_detour *p);
+/* #scan in the body of a detour with scan(...) or exscan(...) */
+void lw_scan(lw *w, item *it, lw_record *out);
+/* the plan's reductions, from r's; false after reporting a body with
+ * scan variables and no #scan */
+bool lw_reduce_plan(lw *w, region *r, plan_detour *p);
 
 #endif

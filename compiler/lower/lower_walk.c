@@ -133,6 +133,7 @@ static void walk_directive(lw *w, item *it) {
   case D_SUBPROG: lw_subprog(w, it); break;
   case D_GLOBAL: lw_global(w, it); break;
   case D_INSERT: lw_insert(w, it); break;
+  case D_SCAN: lw_scan(w, it, &rec); break;
   case D_END: break;
   }
   if (rec.kind != LR_NONE) lw_put(w, &rec);

@@ -53,7 +53,9 @@ bool tgt_cuda_check_type(diag *dg, const ptype *T, loc at) {
   return ok;
 }
 
-ex *tgt_cuda_tid(tyctx *ty, const ptype *T, dnode *p) {
+ex *tgt_cuda_tid(tyctx *ty, const ptype *T, dnode *p) { return tgt_cuda_tid_from(ty, T, p, "blockIdx"); }
+
+ex *tgt_cuda_tid_from(tyctx *ty, const ptype *T, dnode *p, const char *block) {
   exctx *x = ty->ex;
   ex *lin = ex_const(x, 0);
   for (int g = 0; g < 2; g++) {
@@ -62,7 +64,7 @@ ex *tgt_cuda_tid(tyctx *ty, const ptype *T, dnode *p) {
     for (int k = 0; k < 3; k++) {
       if (!m[k]) continue;
       int64_t sz;
-      const char *txt = arena_printf(ty->ar, "(int)%s.%c", g ? "threadIdx" : "blockIdx", hw_axis[k]);
+      const char *txt = arena_printf(ty->ar, "(int)%s.%c", g ? "threadIdx" : block, hw_axis[k]);
       ex *hw = ex_atom(x, txt, 0, ex_is_const(m[k]->size, &sz) ? sz - 1 : EX_INF);
       lin = ex_add(x, lin, ex_mul(x, hw, ty_last_stride(ty, m[k])));
     }

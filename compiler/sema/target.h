@@ -18,5 +18,7 @@ void tgt_cuda_dims(const ptype *T, int g, ex *out[3]);
 bool tgt_cuda_check_type(diag *dg, const ptype *T, loc at);
 /* $tid$ (p the root) or $tid_P$ (p a node of T's tree) inside a kernel of T. */
 ex *tgt_cuda_tid(tyctx *ty, const ptype *T, dnode *p);
+/* the same with the block's index read from `block` (a uint3) instead of blockIdx */
+ex *tgt_cuda_tid_from(tyctx *ty, const ptype *T, dnode *p, const char *block);
 
 #endif

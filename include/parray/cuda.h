@@ -133,6 +133,9 @@ PARRAY_API void parray_cuda_shared_size(const void *fn, size_t bytes, const char
  * for the next reduction (the program ends, naming the detour, when there
  * is none). */
 PARRAY_API void *parray_cuda_reduce_scratch(size_t bytes, const char *file, int line, const char *what);
+/* With scan variables: bytes of that memory zeroed before the launch (the
+ * blocks' ticket counter and scan states), in the launch's stream order. */
+PARRAY_API void parray_cuda_reduce_zero(void *p, size_t bytes, const char *file, int line, const char *what);
 /* Its result: wait for the kernels launched (their errors name their
  * detours), then copy bytes of device memory at src to the host. */
 PARRAY_API void parray_cuda_reduce_result(void *dst, const void *src, size_t bytes, const char *file, int line,

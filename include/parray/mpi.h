@@ -43,6 +43,12 @@ PARRAY_API void parray_mpi_sync(void);
  * all in `all`, by process index (nprocs * bytes), which the other
  * processes ignore. Outside a body: PARRAY_ERR_INVALID. */
 PARRAY_API parray_status parray_mpi_reduce_gather(const void *mine, parray_size_t bytes, void *all);
+/* The #scan of an mpi detour body with scan(...): every process of the
+ * detour passes its copy (bytes at mine) and gets every process's, by
+ * process index, in a new array (free it with parray_mpi_scan_free); *n:
+ * their number. NULL on failure (parray_last_error says why). */
+PARRAY_API void *parray_mpi_scan_gather(const void *mine, parray_size_t bytes, parray_int64_t *n);
+PARRAY_API void parray_mpi_scan_free(void *all);
 PARRAY_API int parray_mpi_rank(void);
 PARRAY_API int parray_mpi_size(void);
 /* This process's rank among the job's processes on its machine, and their

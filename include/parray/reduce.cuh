@@ -41,6 +41,11 @@ struct parray_red_lor {
   template <class T> __device__ T operator()(T a, T b) const { return a || b; }
 };
 
+/* a user's function T f(T, T) as an operator */
+template <class T, T (*F)(T, T)> struct parray_red_fn {
+  __device__ T operator()(T a, T b) const { return F(a, b); }
+};
+
 /* v of the lane `off` above this one, for a value of any type (moved as
  * 4-byte words); mask: the lanes of the warp that exist */
 template <class T> __device__ __forceinline__ T parray__red_down(T v, unsigned off, unsigned mask) {
@@ -123,6 +128,192 @@ template <class Op, class T> static T *parray_red_finish(Op op, T *a, size_t n, 
     a = b, b = x, n = g;
   }
   return a;
+}
+
+/* ---- scan(...) and exscan(...): the body's #scan ---------------------------- */
+
+/* What a block of a kernel with scan variables tells the blocks after it:
+ * flag 1, the total of its threads' copies (agg); flag 2, also the
+ * variable's value combined with every copy up to its own (inc). Zeroed
+ * before the launch. */
+template <class T> struct parray_scan_state {
+  unsigned flag;
+  T agg, inc;
+};
+
+/* this block's place in the order in which the blocks started (ticket: a
+ * counter zeroed before the launch): a block waits only for blocks that
+ * started before it, which are running or done */
+__device__ __forceinline__ unsigned parray_scan_ticket(unsigned *ticket) {
+  __shared__ unsigned vb;
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) vb = atomicAdd(ticket, 1u);
+  __syncthreads();
+  return vb;
+}
+__device__ __forceinline__ uint3 parray_scan_block(unsigned vb) {
+  return make_uint3(vb % gridDim.x, vb / gridDim.x % gridDim.y, vb / (gridDim.x * gridDim.y));
+}
+
+/* *p read from memory another block wrote, past this multiprocessor's cache */
+template <class T> __device__ __forceinline__ T parray__load_shared_state(const T *p) {
+  T r;
+  unsigned char b[sizeof(T)];
+  const volatile unsigned char *q = reinterpret_cast<const volatile unsigned char *>(p);
+  for (unsigned i = 0; i < sizeof(T); i++) b[i] = q[i];
+  memcpy(&r, b, sizeof r);
+  return r;
+}
+
+/* v scanned inclusively over the n lanes 0..n-1 of this warp, in lane order */
+template <class Op, class T> __device__ __forceinline__ T parray__scan_warp(Op op, T v, unsigned lane, unsigned n) {
+  const unsigned mask = n >= 32 ? 0xffffffffu : (1u << n) - 1u;
+  for (unsigned off = 1; off < 32; off <<= 1) {
+    T u;
+    {
+      enum { W = (sizeof(T) + 3) / 4 };
+      unsigned w[W];
+      memset(w, 0, sizeof w);
+      memcpy(w, &v, sizeof v);
+      for (int i = 0; i < W; i++) w[i] = __shfl_up_sync(mask, w[i], off);
+      memcpy(&u, w, sizeof u);
+    }
+    if (lane >= off) v = op(u, v);
+  }
+  return v;
+}
+
+/* What the blocks before block vb add up to (vb > 0), one thread walking
+ * back: their totals, nearest first, up to one whose inclusive value is
+ * known. Every thread that calls it gets it. */
+template <class Op, class T> __device__ T parray__look_back(Op op, parray_scan_state<T> *st, unsigned vb) {
+  T run;
+  bool have = false;
+  for (unsigned j = vb - 1;; j--) {
+    volatile parray_scan_state<T> *p = st + j;
+    unsigned f;
+    while ((f = p->flag) == 0) {
+    }
+    __threadfence();
+    const parray_scan_state<T> *q = const_cast<const parray_scan_state<T> *>(p);
+    T x = parray__load_shared_state(f == 2 ? &q->inc : &q->agg);
+    run = have ? op(x, run) : x;
+    have = true;
+    if (f == 2) return run;
+  }
+}
+
+/* The same, a whole warp looking at 32 blocks at a time: lane L at block
+ * vb - 1 - (window) - L; the window up to the nearest block with an
+ * inclusive value folded oldest first (a fixed tree over the lanes), then
+ * the next window further back if none had one. */
+template <class Op, class T>
+__device__ T parray__look_back_warp(Op op, parray_scan_state<T> *st, unsigned vb, unsigned lane) {
+  T run;
+  bool have = false;
+  for (long base = (long)vb - 1;; base -= 32) {
+    const long j = base - (long)lane;
+    unsigned f = 2; /* before block 0: nothing to wait for */
+    T x;
+    if (j >= 0) {
+      volatile parray_scan_state<T> *p = st + j;
+      while ((f = p->flag) == 0) {
+      }
+      __threadfence();
+      const parray_scan_state<T> *q = const_cast<const parray_scan_state<T> *>(p);
+      x = parray__load_shared_state(f == 2 ? &q->inc : &q->agg);
+    }
+    const unsigned incl = __ballot_sync(0xffffffffu, f == 2 && j >= 0);
+    const unsigned stop = incl ? (unsigned)(__ffs(incl) - 1) : 31u; /* the nearest inclusive lane, or all */
+    const unsigned last = base < 31 ? (unsigned)base : 31u; /* lanes 0..last hold blocks */
+    const unsigned upto = last < stop ? last : stop;
+    /* fold lanes upto..0 (oldest first) into lane 0 */
+    for (unsigned off = 1; off < 32; off <<= 1) {
+      T older = parray__red_down(x, off, 0xffffffffu);
+      if (lane % (2 * off) == 0 && lane + off <= upto) x = op(older, x);
+    }
+    { /* lane 0's, everywhere */
+      enum { W = (sizeof(T) + 3) / 4 };
+      unsigned w[W];
+      memset(w, 0, sizeof w);
+      memcpy(w, &x, sizeof x);
+      for (int i = 0; i < W; i++) w[i] = __shfl_sync(0xffffffffu, w[i], 0);
+      memcpy(&x, w, sizeof x);
+    }
+    run = have ? op(x, run) : x;
+    have = true;
+    if (incl || base < 32) return run;
+  }
+}
+
+/* #scan: v, this thread's copy, becomes start combined with the copies of
+ * every thread before it in the grid (block by block in ticket order,
+ * threads in order), and with its own unless exclusive. The block's
+ * threads are scanned in a fixed tree; the blocks before it through their
+ * states (decoupled look-back): the totals of the blocks still running, up
+ * to one whose inclusive value is known. */
+template <class Op, class T>
+__device__ T parray_scan_point(Op op, T v, T start, parray_scan_state<T> *st, unsigned vb, bool exclusive) {
+  __shared__ __align__(16) unsigned char smem[33 * sizeof(T)];
+  T *part = reinterpret_cast<T *>(smem);
+  const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const unsigned nt = blockDim.x * blockDim.y * blockDim.z, lane = t % 32, warp = t / 32, nw = (nt + 31) / 32;
+  v = parray__scan_warp(op, v, lane, warp + 1 < nw ? 32 : nt - warp * 32);
+  if (lane == 31 || t == nt - 1) memcpy(&part[warp], &v, sizeof v);
+  __syncthreads();
+  if (warp == 0 && lane < nw) {
+    T w;
+    memcpy(&w, &part[lane], sizeof w);
+    w = parray__scan_warp(op, w, lane, nw);
+    memcpy(&part[lane], &w, sizeof w);
+  }
+  __syncthreads();
+  if (warp > 0) {
+    T before;
+    memcpy(&before, &part[warp - 1], sizeof before);
+    v = op(before, v);
+  }
+  if (warp == 0) { /* the block's prefix: start, or what the blocks before it add up to */
+    T agg, prefix;
+    memcpy(&agg, &part[nw - 1], sizeof agg);
+    volatile parray_scan_state<T> *me = st + vb;
+    if (vb == 0) {
+      prefix = start;
+    } else {
+      if (lane == 0) {
+        const_cast<parray_scan_state<T> *>(me)->agg = agg;
+        __threadfence();
+        me->flag = 1;
+      }
+      prefix = nt >= 32 ? parray__look_back_warp(op, st, vb, lane) : parray__look_back(op, st, vb);
+    }
+    if (lane == 0) {
+      const_cast<parray_scan_state<T> *>(me)->inc = op(prefix, agg);
+      __threadfence();
+      me->flag = 2;
+      memcpy(&part[32], &prefix, sizeof prefix);
+    }
+  }
+  __syncthreads();
+  T prefix;
+  memcpy(&prefix, &part[32], sizeof prefix);
+  T r = op(prefix, v); /* inclusive */
+  if (exclusive) { /* the thread before's inclusive value: shifted up one lane, across warps through part */
+    T before;
+    {
+      enum { W = (sizeof(T) + 3) / 4 };
+      unsigned w[W];
+      memset(w, 0, sizeof w);
+      memcpy(w, &v, sizeof v);
+      const unsigned n = warp + 1 < nw ? 32 : nt - warp * 32;
+      const unsigned mask = n >= 32 ? 0xffffffffu : (1u << n) - 1u;
+      for (int i = 0; i < W; i++) w[i] = __shfl_up_sync(mask, w[i], 1);
+      memcpy(&before, w, sizeof before);
+    }
+    if (lane == 0 && warp > 0) memcpy(&before, &part[warp - 1], sizeof before);
+    r = t == 0 ? prefix : op(prefix, before);
+  }
+  __syncthreads(); /* the shared words are free for the next scan variable */
+  return r;
 }
 
 #endif

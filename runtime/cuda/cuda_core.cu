@@ -432,6 +432,10 @@ void *parray_cuda_reduce_scratch(size_t bytes, const char *file, int line, const
   return r.p;
 }
 
+void parray_cuda_reduce_zero(void *p, size_t bytes, const char *file, int line, const char *what) {
+  check(cudaMemsetAsync(p, 0, bytes, 0), file, line, what, "cudaMemsetAsync (a scan's states)");
+}
+
 void parray_cuda_reduce_result(void *dst, const void *src, size_t bytes, const char *file, int line,
                                const char *what) {
   wait_device(file, line, what, "the reduction");

@@ -15,7 +15,7 @@ syn match parrayDollarFunc /\<\%(dim\|size\|cnt\)\%(_\d\+\)*\ze\s*(/ contained
 syn match parrayTid /\<tid\%(_\d\+\)*\>/ contained
 
 " directives; a #parray line holds kinds and #T_p references
-syn match parrayDirective /^\s*#\s*\%(create\|destroy\|copy\|detour\|sync\%(_\d\+\)*\|mainhost\|subprog\|insert\|global\|end\)\>/
+syn match parrayDirective /^\s*#\s*\%(create\|destroy\|copy\|detour\|sync\%(_\d\+\)*\|scan\|mainhost\|subprog\|insert\|global\|end\)\>/
 syn region parrayTypeDecl matchgroup=parrayDirective start=/^\s*#\s*parray\>/ end=/$/ keepend
       \ contains=parrayMemKind,parrayThreadKind,parrayRef,parrayMinBlocks,parrayDollar,cType,cNumber,cComment,cCommentL
 syn keyword parrayMemKind paged pinned dmem smem rmem contained
