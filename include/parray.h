@@ -19,4 +19,6 @@
 #include "parray/cuda.h"
 #endif
 
+#include "parray/atomic.h"
+
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* lower_reduce.c - the reduce(...) clause of #detour (docs/threads.md,
- * "Reductions"): `reduce(+: sum, max: peak, f(ID): z)` names variables of
+/* lower_reduce.c - the reduce(...), scan(...) and exscan(...) clauses of
+ * #detour, #scan, and the atomics an mpi body cannot use (docs/threads.md,
+ * "Reductions", "Scans", "Atomics"): `reduce(+: sum, max: peak, f(ID): z)` names variables of
  * the enclosing code that the body reduces. Each thread works on a private
  * copy, declared in the outlined body under the variable's own name and
  * starting at the operator's identity (for an idempotent operator, at the
@@ -250,6 +251,16 @@ const char *lw_reduce_word(lw *w, const item *it) {
     return NULL;
   }
   return "goto " PLAN_REDUCE_END;
+}
+
+void lw_atomic_check(lw *w, const item *it) {
+  region *r = lw_thread_region(w);
+  size_t n = it->loc.e - it->loc.b;
+  const char *s = w->src->text + it->loc.b;
+  if (!r || r->kind != RG_MPI || n <= 13 || memcmp(s, "parray_atomic_", 14) != 0) return;
+  diag_error(w->dg, it->loc, "'%.*s' in the body of an mpi detour: its processes share no memory, so an atomic "
+             "on a process's memory combines nothing across them; use reduce(...), or a pthd or cuda detour inside "
+             "the body whose threads share the process's memory", (int)n, s);
 }
 
 void lw_scan(lw *w, item *it, lw_record *out) {

@@ -13,6 +13,9 @@ bool lw_reduce_clauses(lw *w, directive *d, region *r);
 /* an identifier of the body being walked that the reductions replace: a
  * 'return' ends the thread's part at the reductions' end (NULL: none) */
 const char *lw_reduce_word(lw *w, const item *it);
+/* an identifier of the code being walked: parray_atomic_* in the body of
+ * an mpi detour (not in a pthd or cuda detour inside it) is reported */
+void lw_atomic_check(lw *w, const item *it);
 /* #scan in the body of a detour with scan(...) or exscan(...) */
 void lw_scan(lw *w, item *it, lw_record *out);
 /* the plan's reductions, from r's; false after reporting a body with

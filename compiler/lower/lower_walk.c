@@ -159,6 +159,7 @@ static void walk_item(lw *w, item *it, item *prev) {
     return;
   case IT_TOK:
     if (is_ident(it) && !after_member_op(prev)) {
+      lw_atomic_check(w, it);
       const char *rep = lw_reduce_word(w, it);
       if (!rep) rep = lw_ident_replacement(w, it, LW_CAPTURE);
       if (rep) {
