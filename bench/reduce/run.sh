@@ -12,20 +12,16 @@
 # time: above 1, Parray is faster).
 #   bash bench/reduce/run.sh BUILD_DIR [gpu] [pthd] [mpi]   (default: all three;
 #                                                  pacc in BUILD_DIR/bin)
-# Settings (environment): OUT (default: a temporary folder), PYTHON (with
-# PyTorch; default python3), GPU_MIB (1024), CPU_MIB (512), THREADS (the
-# cores), NP (4), MPI_KIB (KiB per process, 4096), REPS (GPU 50, CPU 30, MPI 200).
+# Settings (environment): OUT (the programs and their CSV; default reduce-out
+# in the current folder), PYTHON (with PyTorch; default python3), GPU_MIB
+# (1024), CPU_MIB (512), THREADS (the cores), NP (4), MPI_KIB (KiB per
+# process, 4096), REPS (GPU 50, CPU 30, MPI 200).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 PACC=${PACC:-${1:?usage: run.sh BUILD_DIR [gpu] [pthd] [mpi]}/bin/pacc}
 shift
 parts=${*:-gpu pthd mpi}
-tmp=""
-if [ -z "${OUT:-}" ]; then
-  tmp=$(mktemp -d)
-  OUT=$tmp
-  trap 'rm -rf "$tmp"' EXIT
-fi
+OUT=${OUT:-$PWD/reduce-out}
 mkdir -p "$OUT"
 here=$root/bench/reduce
 rc=0

@@ -22,50 +22,56 @@ template <> struct parray__bits_of<2> { typedef unsigned short type; };
 template <> struct parray__bits_of<4> { typedef unsigned type; };
 template <> struct parray__bits_of<8> { typedef unsigned long long type; };
 
-/* op: 0 add, 1 sub, 2 min, 3 max, 4 exch */
-template <class T> PARRAY__AT T parray__apply(T o, T v, int op) {
-  return op == 0 ? T(o + v) : op == 1 ? T(o - v) : op == 2 ? (v < o ? v : o) : op == 3 ? (v > o ? v : o) : v;
+/* the bits of *q, read where other threads' atomics write */
+template <class U> PARRAY__AT U parray__load_bits(U *q) {
+#ifdef __CUDA_ARCH__
+  return *reinterpret_cast<volatile U *>(q);
+#else
+  return __atomic_load_n(q, __ATOMIC_SEQ_CST);
+#endif
 }
-
-/* any operation on a 2-, 4- or 8-byte object by compare-and-swap of its bits */
-template <class T> PARRAY__AT T parray__cas_rmw(T *p, T v, int op) {
+/* compare-and-swap of bits: the bits *q had (d stored if they were e) */
+template <class U> PARRAY__AT U parray__cas_bits(U *q, U e, U d) {
+#ifdef __CUDA_ARCH__
+  return atomicCAS(q, e, d);
+#else
+  __atomic_compare_exchange_n(q, &e, d, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  return e;
+#endif
+}
+/* *p = f(*p) atomically, by compare-and-swap of its 2, 4 or 8 bytes; the old value */
+template <class T, class F> PARRAY__AT T parray__cas_loop(T *p, F f) {
   typedef typename parray__bits_of<sizeof(T)>::type U;
   U *q = reinterpret_cast<U *>(p);
-#ifdef __CUDA_ARCH__
-  U ob = *reinterpret_cast<volatile U *>(q);
+  U ob = parray__load_bits(q);
   for (;;) {
     T o, n;
     __builtin_memcpy(&o, &ob, sizeof o);
-    n = parray__apply(o, v, op);
+    n = f(o);
     U nb;
     __builtin_memcpy(&nb, &n, sizeof nb);
-    U seen = atomicCAS(q, ob, nb);
+    U seen = parray__cas_bits(q, ob, nb);
     if (seen == ob) return o;
     ob = seen;
   }
-#else
-  U ob = __atomic_load_n(q, __ATOMIC_SEQ_CST);
-  for (;;) {
-    T o, n;
-    __builtin_memcpy(&o, &ob, sizeof o);
-    n = parray__apply(o, v, op);
-    U nb;
-    __builtin_memcpy(&nb, &n, sizeof nb);
-    if (__atomic_compare_exchange_n(q, &ob, nb, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return o;
-  }
-#endif
 }
+
+/* the operations the loop applies: 0 add, 1 sub, 2 min, 3 max, 4 exch */
+template <class T> struct parray__rmw {
+  T v;
+  int op;
+  PARRAY__AT T operator()(T o) const {
+    return op == 0 ? T(o + v) : op == 1 ? T(o - v) : op == 2 ? (v < o ? v : o) : op == 3 ? (v > o ? v : o) : v;
+  }
+};
+template <class T> PARRAY__AT T parray__cas_rmw(T *p, T v, int op) { return parray__cas_loop(p, parray__rmw<T>{v, op}); }
 
 template <class T> PARRAY__AT T parray__cas(T *p, T e, T d) {
   typedef typename parray__bits_of<sizeof(T)>::type U;
   U eb, db;
   __builtin_memcpy(&eb, &e, sizeof eb);
   __builtin_memcpy(&db, &d, sizeof db);
-#ifdef __CUDA_ARCH__
-  eb = atomicCAS(reinterpret_cast<U *>(p), eb, db);
-#else
-  __atomic_compare_exchange_n(reinterpret_cast<U *>(p), &eb, db, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-#endif
+  eb = parray__cas_bits(reinterpret_cast<U *>(p), eb, db);
   __builtin_memcpy(&e, &eb, sizeof e);
   return e;
 }
@@ -147,42 +153,29 @@ PARRAY__AT double parray_atomic_cas(double *p, double e, double d) { return parr
 #ifdef __CUDACC__
 /* 16-bit floating types: add on the device (sm_70 for __half, sm_80 for
  * __nv_bfloat16), else by compare-and-swap of the bits, summed in float */
+template <class H> struct parray__half_plus {
+  H v;
+  __host__ __device__ H operator()(H o) const { return H(float(o) + float(v)); }
+};
 template <class H> __host__ __device__ __forceinline__ H parray__half_add(H *p, H v) {
-  unsigned short *q = reinterpret_cast<unsigned short *>(p);
-#ifdef __CUDA_ARCH__
-  unsigned short ob = *reinterpret_cast<volatile unsigned short *>(q);
-#else
-  unsigned short ob = __atomic_load_n(q, __ATOMIC_SEQ_CST);
-#endif
-  for (;;) {
-    H o, n;
-    __builtin_memcpy(&o, &ob, sizeof o);
-    n = H(float(o) + float(v));
-    unsigned short nb;
-    __builtin_memcpy(&nb, &n, sizeof nb);
-#ifdef __CUDA_ARCH__
-    unsigned short seen = atomicCAS(q, ob, nb);
-    if (seen == ob) return o;
-    ob = seen;
-#else
-    if (__atomic_compare_exchange_n(q, &ob, nb, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return o;
-#endif
-  }
+  return parray__cas_loop(p, parray__half_plus<H>{v});
 }
-__host__ __device__ __forceinline__ __half parray_atomic_add(__half *p, __half v) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-  return atomicAdd(p, v);
+#define PARRAY__HALF_ADD(p, v) atomicAdd(p, v)
 #else
-  return parray__half_add(p, v);
+#define PARRAY__HALF_ADD(p, v) parray__half_add(p, v)
 #endif
-}
-__host__ __device__ __forceinline__ __nv_bfloat16 parray_atomic_add(__nv_bfloat16 *p, __nv_bfloat16 v) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  return atomicAdd(p, v);
+#define PARRAY__BF16_ADD(p, v) atomicAdd(p, v)
 #else
-  return parray__half_add(p, v);
+#define PARRAY__BF16_ADD(p, v) parray__half_add(p, v)
 #endif
+__host__ __device__ __forceinline__ __half parray_atomic_add(__half *p, __half v) { return PARRAY__HALF_ADD(p, v); }
+__host__ __device__ __forceinline__ __nv_bfloat16 parray_atomic_add(__nv_bfloat16 *p, __nv_bfloat16 v) {
+  return PARRAY__BF16_ADD(p, v);
 }
+#undef PARRAY__HALF_ADD
+#undef PARRAY__BF16_ADD
 #endif
 
 #undef PARRAY__AT
