@@ -21,38 +21,42 @@
 /* ---- C: host threads ---------------------------------------------------------- */
 
 #define PARRAY__ATOMIC_INT(T, S)                                                                                  \
-  static inline T parray__atomic_add_##S(T *p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }      \
-  static inline T parray__atomic_sub_##S(T *p, T v) { return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST); }      \
-  static inline T parray__atomic_and_##S(T *p, T v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }      \
-  static inline T parray__atomic_or_##S(T *p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }        \
-  static inline T parray__atomic_xor_##S(T *p, T v) { return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); }      \
-  static inline T parray__atomic_exch_##S(T *p, T v) { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }    \
-  static inline T parray__atomic_cas_##S(T *p, T e, T d) {                                                      \
+  static __inline__ T parray__atomic_add_##S(T *p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }      \
+  static __inline__ T parray__atomic_sub_##S(T *p, T v) { return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST); }      \
+  static __inline__ T parray__atomic_and_##S(T *p, T v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }      \
+  static __inline__ T parray__atomic_or_##S(T *p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }        \
+  static __inline__ T parray__atomic_xor_##S(T *p, T v) { return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); }      \
+  static __inline__ T parray__atomic_exch_##S(T *p, T v) { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }    \
+  static __inline__ T parray__atomic_cas_##S(T *p, T e, T d) {                                                      \
     __atomic_compare_exchange_n(p, &e, d, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                               \
     return e;                                                                                                   \
   }                                                                                                             \
-  static inline T parray__atomic_min_##S(T *p, T v) {                                                           \
+  static __inline__ T parray__atomic_min_##S(T *p, T v) {                                                           \
     T o = __atomic_load_n(p, __ATOMIC_SEQ_CST);                                                                 \
     while (v < o && !__atomic_compare_exchange_n(p, &o, v, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {           \
     }                                                                                                           \
     return o;                                                                                                   \
   }                                                                                                             \
-  static inline T parray__atomic_max_##S(T *p, T v) {                                                           \
+  static __inline__ T parray__atomic_max_##S(T *p, T v) {                                                           \
     T o = __atomic_load_n(p, __ATOMIC_SEQ_CST);                                                                 \
     while (v > o && !__atomic_compare_exchange_n(p, &o, v, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {           \
     }                                                                                                           \
     return o;                                                                                                   \
   }
+/* long long under names of the header's own: __extension__ keeps a program
+ * built with -std=c89 -pedantic-errors (which has no long long) building */
+__extension__ typedef long long parray__ll;
+__extension__ typedef unsigned long long parray__ull;
 PARRAY__ATOMIC_INT(int, i)
 PARRAY__ATOMIC_INT(unsigned, u)
 PARRAY__ATOMIC_INT(long, l)
 PARRAY__ATOMIC_INT(unsigned long, ul)
-PARRAY__ATOMIC_INT(long long, ll)
-PARRAY__ATOMIC_INT(unsigned long long, ull)
+PARRAY__ATOMIC_INT(parray__ll, ll)
+PARRAY__ATOMIC_INT(parray__ull, ull)
 
 /* floating types: the value's bits through an unsigned integer of its size */
 #define PARRAY__ATOMIC_FLOAT(T, U, S)                                                                             \
-  static inline T parray__atomic_rmw_##S(T *p, T v, int op) { /* 0 add, 1 sub, 2 min, 3 max, 4 exch */        \
+  static __inline__ T parray__atomic_rmw_##S(T *p, T v, int op) { /* 0 add, 1 sub, 2 min, 3 max, 4 exch */        \
     U ob = __atomic_load_n((U *)p, __ATOMIC_SEQ_CST), nb;                                                       \
     for (;;) {                                                                                                  \
       T o, n;                                                                                                   \
@@ -63,12 +67,12 @@ PARRAY__ATOMIC_INT(unsigned long long, ull)
       if (__atomic_compare_exchange_n((U *)p, &ob, nb, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return o;       \
     }                                                                                                           \
   }                                                                                                             \
-  static inline T parray__atomic_add_##S(T *p, T v) { return parray__atomic_rmw_##S(p, v, 0); }                \
-  static inline T parray__atomic_sub_##S(T *p, T v) { return parray__atomic_rmw_##S(p, v, 1); }                \
-  static inline T parray__atomic_min_##S(T *p, T v) { return parray__atomic_rmw_##S(p, v, 2); }                \
-  static inline T parray__atomic_max_##S(T *p, T v) { return parray__atomic_rmw_##S(p, v, 3); }                \
-  static inline T parray__atomic_exch_##S(T *p, T v) { return parray__atomic_rmw_##S(p, v, 4); }               \
-  static inline T parray__atomic_cas_##S(T *p, T e, T d) {                                                      \
+  static __inline__ T parray__atomic_add_##S(T *p, T v) { return parray__atomic_rmw_##S(p, v, 0); }                \
+  static __inline__ T parray__atomic_sub_##S(T *p, T v) { return parray__atomic_rmw_##S(p, v, 1); }                \
+  static __inline__ T parray__atomic_min_##S(T *p, T v) { return parray__atomic_rmw_##S(p, v, 2); }                \
+  static __inline__ T parray__atomic_max_##S(T *p, T v) { return parray__atomic_rmw_##S(p, v, 3); }                \
+  static __inline__ T parray__atomic_exch_##S(T *p, T v) { return parray__atomic_rmw_##S(p, v, 4); }               \
+  static __inline__ T parray__atomic_cas_##S(T *p, T e, T d) {                                                      \
     U eb, db;                                                                                                   \
     __builtin_memcpy(&eb, &e, sizeof eb);                                                                       \
     __builtin_memcpy(&db, &d, sizeof db);                                                                       \
@@ -77,17 +81,17 @@ PARRAY__ATOMIC_INT(unsigned long long, ull)
     return e;                                                                                                   \
   }
 PARRAY__ATOMIC_FLOAT(float, unsigned, f)
-PARRAY__ATOMIC_FLOAT(double, unsigned long long, d)
+PARRAY__ATOMIC_FLOAT(double, parray__ull, d)
 
 #define PARRAY__ATOMIC_ANY(op, p)                                                                                 \
   _Generic((p), int *: parray__atomic_##op##_i, unsigned *: parray__atomic_##op##_u,                            \
            long *: parray__atomic_##op##_l, unsigned long *: parray__atomic_##op##_ul,                         \
-           long long *: parray__atomic_##op##_ll, unsigned long long *: parray__atomic_##op##_ull,              \
+           parray__ll *: parray__atomic_##op##_ll, parray__ull *: parray__atomic_##op##_ull,              \
            float *: parray__atomic_##op##_f, double *: parray__atomic_##op##_d)
 #define PARRAY__ATOMIC_INTS(op, p)                                                                                \
   _Generic((p), int *: parray__atomic_##op##_i, unsigned *: parray__atomic_##op##_u,                            \
            long *: parray__atomic_##op##_l, unsigned long *: parray__atomic_##op##_ul,                         \
-           long long *: parray__atomic_##op##_ll, unsigned long long *: parray__atomic_##op##_ull)
+           parray__ll *: parray__atomic_##op##_ll, parray__ull *: parray__atomic_##op##_ull)
 #define parray_atomic_add(p, v) PARRAY__ATOMIC_ANY(add, p)((p), (v))
 #define parray_atomic_sub(p, v) PARRAY__ATOMIC_ANY(sub, p)((p), (v))
 #define parray_atomic_min(p, v) PARRAY__ATOMIC_ANY(min, p)((p), (v))

@@ -39,17 +39,19 @@ template <class U> PARRAY__AT U parray__cas_bits(U *q, U e, U d) {
   return e;
 #endif
 }
-/* *p = f(*p) atomically, by compare-and-swap of its 2, 4 or 8 bytes; the old value */
+/* *p = f(*p) atomically, by compare-and-swap of its 2, 4 or 8 bytes; the old
+ * value (the bits are copied through void *: g++ -Wall warns of a memcpy into
+ * a class with protected members, which __half and __nv_bfloat16 are) */
 template <class T, class F> PARRAY__AT T parray__cas_loop(T *p, F f) {
   typedef typename parray__bits_of<sizeof(T)>::type U;
   U *q = reinterpret_cast<U *>(p);
   U ob = parray__load_bits(q);
   for (;;) {
     T o, n;
-    __builtin_memcpy(&o, &ob, sizeof o);
+    __builtin_memcpy((void *)&o, (const void *)&ob, sizeof o);
     n = f(o);
     U nb;
-    __builtin_memcpy(&nb, &n, sizeof nb);
+    __builtin_memcpy((void *)&nb, (const void *)&n, sizeof nb);
     U seen = parray__cas_bits(q, ob, nb);
     if (seen == ob) return o;
     ob = seen;
@@ -69,10 +71,10 @@ template <class T> PARRAY__AT T parray__cas_rmw(T *p, T v, int op) { return parr
 template <class T> PARRAY__AT T parray__cas(T *p, T e, T d) {
   typedef typename parray__bits_of<sizeof(T)>::type U;
   U eb, db;
-  __builtin_memcpy(&eb, &e, sizeof eb);
-  __builtin_memcpy(&db, &d, sizeof db);
+  __builtin_memcpy((void *)&eb, (const void *)&e, sizeof eb);
+  __builtin_memcpy((void *)&db, (const void *)&d, sizeof db);
   eb = parray__cas_bits(reinterpret_cast<U *>(p), eb, db);
-  __builtin_memcpy(&e, &eb, sizeof e);
+  __builtin_memcpy((void *)&e, (const void *)&eb, sizeof e);
   return e;
 }
 
