@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* emit_reduce.c - the reductions of a detour (plan_reduce), for both
- * emitters. Host threads (pthd, mpi): each body declares its private copy
- * under the variable's name, starting from the capture struct's initial
- * value, and at its end stores it in slot $tid$ of a partials array that
- * the detour's code allocates (mpi: gathers it to process 0's array); after
- * the threads, that code folds the slots into the variable in thread
- * order. cuda: each block reduces its threads' copies in a fixed tree
- * (parray/reduce.cuh), one partial per block, a second kernel folds the
- * partials in a fixed order, and the host adds the result to the variable:
- * the same grid gives the same bits on every run (docs/threads.md). */
+/* emit_reduce.c - the reductions and scans of a detour (plan_reduce,
+ * plan_scan), for both emitters. Host threads (pthd, mpi): each body
+ * declares its private copy under the variable's name, starting from the
+ * capture struct's initial value, and at its end stores it in slot $tid$ of
+ * a partials array that the detour's code allocates (mpi: gathers it to
+ * process 0's array); after the threads, that code folds the slots into the
+ * variable in thread order. cuda: each block reduces its threads' copies in
+ * a fixed tree (parray/reduce.cuh), one partial per block, passes of a fixed
+ * shape fold the partials, and the host adds the result to the variable:
+ * the same grid gives the same bits on every run (docs/threads.md). A
+ * #scan: pthd threads meet and the first folds the slots into prefixes;
+ * mpi processes exchange their copies and each folds those before it; a
+ * kernel's blocks look back at the blocks that started before them. */
 #include "emit.h"
 #include "emit_reduce.h"
 #include "runtime_names.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* emit_reduce.h - the pieces of a detour's reductions that the emitters
- * print (emit_reduce.c). */
+/* emit_reduce.h - the pieces of a detour's reductions and scans that the
+ * emitters print (emit_reduce.c). */
 #ifndef PAC_EMIT_REDUCE_H
 #define PAC_EMIT_REDUCE_H
 
