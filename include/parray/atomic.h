@@ -5,7 +5,8 @@
  * the host code of either. Each returns the value the object had before.
  *   add sub min max and or xor exch: (p, v); cas: (p, expected, desired)
  *   types: int, unsigned, long, unsigned long, long long, unsigned long long,
- *          float, double (and, in CUDA, __half and __nv_bfloat16 for add)
+ *          float, double (and, in CUDA, __half and __nv_bfloat16 for add;
+ *          in a kernel from sm_70 on)
  *   and, or, xor: the integer types only
  * Host threads: GCC/Clang __atomic builtins, sequentially consistent; float
  * and double (and min, max) by compare-and-swap loops. CUDA device code:

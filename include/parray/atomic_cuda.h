@@ -154,7 +154,8 @@ PARRAY__AT double parray_atomic_cas(double *p, double e, double d) { return parr
 
 #ifdef __CUDACC__
 /* 16-bit floating types: add on the device (sm_70 for __half, sm_80 for
- * __nv_bfloat16), else by compare-and-swap of the bits, summed in float */
+ * __nv_bfloat16), else by compare-and-swap of the bits, summed in float (in
+ * a kernel that needs sm_70: CUDA has no 16-bit compare-and-swap before) */
 template <class H> struct parray__half_plus {
   H v;
   __host__ __device__ H operator()(H o) const { return H(float(o) + float(v)); }
