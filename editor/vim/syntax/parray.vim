@@ -27,6 +27,8 @@ syn match parrayCopyTo /\<\%(to\|bound\)\>/ contained containedin=parrayCopyLine
 syn match parrayCopyTo /\<\%(at\|tma\)\ze\s*(/ contained containedin=parrayCopyLine
 " #detour K(a) wait {  /  nowait: the clause after the arguments
 syn match parrayDetourClause /\%(^\s*#\s*detour\>.*\)\@<=\<\%(no\)\=wait\>\ze\s*{\=\s*$/
+" #detour T reduce(+: s) scan(+: x) exscan(+: y) {: the clauses with (...)
+syn match parrayDetourClause /\%(^\s*#\s*detour\>.*\)\@<=\<\%(reduce\|scan\|exscan\)\ze\s*(/
 syn region parrayCopyLine matchgroup=parrayDirective start=/^\s*#\s*copy\>/ end=/$/ keepend
       \ contains=parrayCopyTo,parrayDollar,cNumber,cComment,cCommentL
 syn keyword parrayBuiltin INIT_GPU
