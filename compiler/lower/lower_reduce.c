@@ -11,6 +11,7 @@
  * 'return' in the body into a jump to the reductions, and fills the plan. */
 #include "lower_reduce.h"
 #include "lower_dollar.h"
+#include "lower_localtypes.h"
 
 #include "ctcanon.h"
 
@@ -111,6 +112,24 @@ static bool typedef_aggregate(lw *w, const char *canon) {
   return false;
 }
 
+/* a word of the type text t that names a type the enclosing function
+ * declared (NULL: none), into *n */
+static const char *local_word(lw *w, const char *t, size_t *n) {
+  for (const char *p = t; *p;) {
+    if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))) {
+      p++;
+      continue;
+    }
+    const char *b = p;
+    while (*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) p++;
+    if (lw_local_type_named(w, b, (size_t)(p - b))) {
+      *n = (size_t)(p - b);
+      return b;
+    }
+  }
+  return NULL;
+}
+
 /* the type as written, without the space its declaration leaves at the end */
 static const char *type_text(lw *w, const char *pre) {
   size_t n = strlen(pre);
@@ -130,6 +149,16 @@ static bool check_type(lw *w, lw_red *rd, loc at, region *r) {
   rd->p.decl = lw_field_decl(w, s, CAP_VALUE);
   ctenv env = lw_ctenv(w);
   const char *canon = ct_canonical(&env, rd->p.decl.pre, w->ar);
+  size_t ln;
+  if (local_word(w, rd->p.decl.pre, &ln)) { /* the copies live in a function of their own */
+    const char *lt = local_word(w, canon, &ln);
+    if (lt) {
+      diag_error(w->dg, at, "'%s' has the type '%.*s', which the enclosing function declares: the copies of a "
+                 "reduction live in the detour's own function; declare the type at file scope", nm, (int)ln, lt);
+      return false;
+    }
+    rd->p.decl.pre = arena_printf(w->ar, "%s ", canon); /* a local typedef of a type file scope knows */
+  }
   type_class tc = classify(canon);
   if (tc == TC_UNKNOWN && typedef_aggregate(w, canon)) tc = TC_AGGREGATE;
   plan_red_op op = rd->p.op;
