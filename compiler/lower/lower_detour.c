@@ -377,6 +377,13 @@ static void detour_cuda(lw *w, item *it, region *r, lw_record *out) {
   items *args = NULL;
   plan_detour p = {.kind = PK_CUDA, .type = T->name};
   if (!kernel_args(w, d, T, &ps, &args, &p)) return;
+  for (int i = 0; i < r->nreds; i++) /* the body names the copy and the parameter alike */
+    for (int k = 0; k < ps.ndecls; k++)
+      if (ps.decls[k].name && !strcmp(lw_text(w, ps.decls[k].name->loc), r->reds[i].p.name)) {
+        diag_error(w->dg, d->name, "'%s' is reduced by this #detour and is also a parameter of the kernel of '%s': "
+                   "rename one", r->reds[i].p.name, T->name);
+        return;
+      }
   r->cu = arena_alloc(w->ar, sizeof *r->cu);
   *r->cu = (lw_kernel){.params = ps, .walking = true};
   if (lw_caps(w)->tma) lw_tma_prescan(w, it->dir->block, r);
