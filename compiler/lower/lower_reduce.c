@@ -147,6 +147,10 @@ static bool check_type(lw *w, lw_red *rd, loc at, region *r) {
     return false;
   }
   rd->p.decl = lw_field_decl(w, s, CAP_VALUE);
+  if (has_word(rd->p.decl.pre, "const")) {
+    diag_error(w->dg, at, "'%s' is const: a reduction writes its result into the variable", nm);
+    return false;
+  }
   ctenv env = lw_ctenv(w);
   const char *canon = ct_canonical(&env, rd->p.decl.pre, w->ar);
   size_t ln;
