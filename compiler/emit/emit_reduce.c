@@ -46,11 +46,13 @@ static const char *acc_decl(emitter *e, const plan_reduce *r, const char *name) 
 }
 static const char *acc_type(emitter *e, const plan_reduce *r) { return r->acc ? r->acc : emit_decl(e, r->decl, ""); }
 
-static bool any_scan(const plan_detour *p) {
+/* whether some variable is a scan's (scan) or a reduction's (!scan) */
+static bool any_of(const plan_detour *p, bool scan) {
   for (int i = 0; i < p->nreds; i++)
-    if (p->reds[i].scan) return true;
+    if (!p->reds[i].scan == !scan) return true;
   return false;
 }
+static bool any_scan(const plan_detour *p) { return any_of(p, true); }
 
 void emit_red_fields(emitter *e, const plan_detour *p, sbuf *h) {
   for (int i = 0; i < p->nreds; i++) {
@@ -76,9 +78,7 @@ void emit_red_privates(emitter *e, const plan_detour *p, sbuf *h) {
 }
 
 void emit_red_store(emitter *e, const plan_detour *p, sbuf *h, const char *site) {
-  bool any = false;
-  for (int i = 0; i < p->nreds; i++) any |= !p->reds[i].scan;
-  if (!any) return;
+  if (!any_of(p, false)) return;
   sb_puts(h, "\n  goto " PLAN_REDUCE_END "; " PLAN_REDUCE_END ":;");
   for (int i = 0; i < p->nreds; i++) {
     const plan_reduce *r = &p->reds[i];
@@ -220,9 +220,7 @@ static const char *functor(emitter *e, const plan_reduce *r) {
 }
 
 void emit_red_kernel_end(emitter *e, const plan_detour *p, sbuf *h) {
-  bool any = false;
-  for (int i = 0; i < p->nreds; i++) any |= !p->reds[i].scan;
-  if (!any) return;
+  if (!any_of(p, false)) return;
   sb_puts(h, "\n  goto " PLAN_REDUCE_END "; " PLAN_REDUCE_END ":;");
   for (int i = 0; i < p->nreds; i++)
     if (!p->reds[i].scan)
