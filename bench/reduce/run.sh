@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # run.sh - bench/reduce: reduce(...) on each kind of thread array against
 # what users write today, in the same run on this machine:
-#   gpu   a cuda detour summing 1 GiB of floats (reduce_gpu.pc, two forms)
-#         and its prefix sum (exscan) against torch.sum and torch.cumsum
-#         (torch_reduce.py) and the copy bandwidth;
+#   gpu   a cuda detour summing 1 GiB of floats (reduce_gpu.pc, two forms,
+#         each in the fixed order and 'unordered') and its prefix sum
+#         (exscan, read directly and through parray/tile.cuh) against
+#         torch.sum and torch.cumsum (torch_reduce.py) and the copy
+#         bandwidth; then the same at 4 MiB, where launches count;
 #   pthd  a pthd detour summing doubles against OpenMP's reduction(+:);
 #   mpi   an mpi detour summing a distributed array against the same sum
 #         written by hand with MPI_Allreduce (mpi_peer.c).
@@ -14,7 +16,7 @@
 #                                                  pacc in BUILD_DIR/bin)
 # Settings (environment): OUT (the programs and their CSV; default reduce-out
 # in the current folder), PYTHON (with PyTorch; default python3), GPU_MIB
-# (1024), CPU_MIB (512), THREADS (the cores), NP (4), MPI_KIB (KiB per
+# (1024), GPU_SMALL_MIB (4), CPU_MIB (512), THREADS (the cores), NP (4), MPI_KIB (KiB per
 # process, 4096), REPS (GPU 50, CPU 30, MPI 200).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -37,10 +39,13 @@ for p in $parts; do
   gpu)
     "$PACC" -O2 "$here/reduce_gpu.pc" -o "$OUT/reduce_gpu" >"$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; exit 1; }
     nvidia-smi -L 2>/dev/null | head -1
-    "$OUT/reduce_gpu" "${GPU_MIB:-1024}" "${REPS:-50}" | tee "$OUT/reduce_gpu.csv" || rc=1
-    "${PYTHON:-python3}" "$here/torch_reduce.py" "${GPU_MIB:-1024}" "${REPS:-50}" | tee "$OUT/torch_reduce.csv" || rc=1
-    ratio "torch.sum/parray" "$OUT/torch_reduce.csv" "$OUT/reduce_gpu.csv"
-    ratio "torch.cumsum/parray" "$OUT/torch_reduce.csv" "$OUT/reduce_gpu.csv" cumsum ;;
+    for mib in "${GPU_MIB:-1024}" "${GPU_SMALL_MIB:-4}"; do
+      echo "== $mib MiB"
+      "$OUT/reduce_gpu" "$mib" "${REPS:-50}" | tee "$OUT/reduce_gpu.csv" || rc=1
+      "${PYTHON:-python3}" "$here/torch_reduce.py" "$mib" "${REPS:-50}" | tee "$OUT/torch_reduce.csv" || rc=1
+      ratio "torch.sum/parray" "$OUT/torch_reduce.csv" "$OUT/reduce_gpu.csv"
+      ratio "torch.cumsum/parray" "$OUT/torch_reduce.csv" "$OUT/reduce_gpu.csv" cumsum
+    done ;;
   pthd)
     nt=${THREADS:-$(nproc)}
     "$PACC" -O2 -fopenmp -DNT="$nt" "$here/reduce_pthd.pc" -o "$OUT/reduce_pthd" >"$OUT/build.log" 2>&1 ||

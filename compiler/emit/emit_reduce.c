@@ -224,7 +224,8 @@ void emit_red_kernel_end(emitter *e, const plan_detour *p, sbuf *h) {
   sb_puts(h, "\n  goto " PLAN_REDUCE_END "; " PLAN_REDUCE_END ":;");
   for (int i = 0; i < p->nreds; i++)
     if (!p->reds[i].scan)
-      sb_printf(h, " " RT_RED_BLOCK "(%s, %s, %s);", functor(e, &p->reds[i]), p->reds[i].name, partials(e, &p->reds[i]));
+      sb_printf(h, " %s(%s, %s, %s);", p->unordered ? RT_RED_UNORDERED : RT_RED_BLOCK, functor(e, &p->reds[i]),
+                p->reds[i].name, partials(e, &p->reds[i]));
 }
 
 void emit_red_launch_args(emitter *e, const plan_detour *p, sbuf *c, bool any) {
@@ -241,11 +242,13 @@ void emit_red_launch_args(emitter *e, const plan_detour *p, sbuf *c, bool any) {
 }
 
 /* the scratch: with scans a ticket counter first, then per variable its
- * blocks' partial results and room for the passes that fold them, or its
- * blocks' scan states; with scans zeroed before the launch */
+ * blocks' partial results and room for the passes that fold them (with
+ * 'unordered': one result, starting at the identity, and a lock word), or
+ * its blocks' scan states; with scans or 'unordered' zeroed before the
+ * launch */
 void emit_red_launch_begin(emitter *e, const plan_detour *p, const char *grid, const char *site, sbuf *c) {
   if (!p->nreds) return;
-  bool scans = any_scan(p);
+  bool scans = any_scan(p), zero = scans || p->unordered;
   sb_printf(c, "const dim3 parray__rg = %s; const " RT_SIZE_T " parray__nb = (" RT_SIZE_T ")parray__rg.x * "
             "parray__rg.y * parray__rg.z;\n  " RT_SIZE_T " parray__ro0 = %d", grid, scans ? 16 : 0);
   for (int i = 1; i <= p->nreds; i++) {
@@ -253,12 +256,21 @@ void emit_red_launch_begin(emitter *e, const plan_detour *p, const char *grid, c
     const char *t = acc_type(e, r);
     if (r->scan)
       sb_printf(c, ", parray__ro%d = parray__ro%d + (parray__nb * sizeof(%s) + 15) / 16 * 16", i, i - 1, state_type(e, r));
+    else if (p->unordered)
+      sb_printf(c, ", parray__ro%d = parray__ro%d + (sizeof(%s) + 15) / 16 * 16 + 16", i, i - 1, t);
     else
       sb_printf(c, ", parray__ro%d = parray__ro%d + (parray__nb * sizeof(%s) + 15) / 16 * 16 + ((parray__nb / 4096 + 1) "
                 "* sizeof(%s) + 15) / 16 * 16", i, i - 1, t, t);
   }
   sb_printf(c, ";\n  char *parray__rs = (char *)" RT_CUDA_REDUCE_SCRATCH "(parray__ro%d, %s);\n  ", p->nreds, site);
-  if (scans) sb_printf(c, RT_CUDA_REDUCE_ZERO "(parray__rs, parray__ro%d, %s);\n  ", p->nreds, site);
+  if (p->unordered && !scans) sb_puts(c, "(void)parray__nb; /* one result per variable, whatever the grid */\n  ");
+  if (zero) sb_printf(c, RT_CUDA_REDUCE_ZERO "(parray__rs, parray__ro%d, %s);\n  ", p->nreds, site);
+  for (int i = 0; p->unordered && i < p->nreds; i++) {
+    const plan_reduce *r = &p->reds[i];
+    if (!r->scan)
+      sb_printf(c, "{ %s; " RT_CUDA_REDUCE_FILL "(parray__rs + parray__ro%d, &parray__i, sizeof parray__i, %s); }\n  ",
+                acc_decl(e, r, arena_printf(e->ar, "parray__i = (%s)(%s)", acc_type(e, r), r->init)), i, site);
+  }
 }
 
 void emit_red_launch_end(emitter *e, const plan_detour *p, const char *site, sbuf *c) {
@@ -266,15 +278,16 @@ void emit_red_launch_end(emitter *e, const plan_detour *p, const char *site, sbu
     const plan_reduce *r = &p->reds[i];
     const char *t = acc_type(e, r);
     if (r->scan) { /* the last block's inclusive value: the variable's value and every copy */
-      sb_printf(c, "\n  { %s; " RT_CUDA_REDUCE_RESULT "(&parray__r, &((%s *)(parray__rs + parray__ro%d))[parray__nb - 1]."
-                "inc, sizeof parray__r, %s); %s = parray__r; }", acc_decl(e, r, "parray__r"), state_type(e, r), i, site,
-                r->var);
+      sb_printf(c, "\n  { %s; " RT_CUDA_REDUCE_RESULT "(&parray__r, " RT_SCAN_TOTAL "((%s *)(parray__rs + parray__ro%d) + "
+                "parray__nb - 1), sizeof parray__r, %s); %s = parray__r; }", acc_decl(e, r, "parray__r"), state_type(e, r),
+                i, site, r->var);
       continue;
     }
+    const char *from = p->unordered ? "parray__a"
+                       : arena_printf(e->ar, RT_RED_FINISH "(%s, parray__a, parray__nb, parray__a + (parray__nb * "
+                                      "sizeof(%s) + 15) / 16 * 16 / sizeof(%s), %s)", functor(e, r), t, t, site);
     sb_printf(c, "\n  { %s *parray__a = (%s *)(parray__rs + parray__ro%d); %s; " RT_CUDA_REDUCE_RESULT "(&parray__r, "
-              RT_RED_FINISH "(%s, parray__a, parray__nb, parray__a + (parray__nb * sizeof(%s) + 15) / 16 * 16 / sizeof(%s), "
-              "%s), sizeof parray__r, %s); %s = %s; }", t, t, i, acc_decl(e, r, "parray__r"), functor(e, r), t, t,
-              site, site, r->var,
+              "%s, sizeof parray__r, %s); %s = %s; }", t, t, i, acc_decl(e, r, "parray__r"), from, site, r->var,
               emit_red_combine(e, r, r->acc ? arena_printf(e->ar, "(%s)(%s)", r->acc, r->var) : r->var, "parray__r"));
   }
 }

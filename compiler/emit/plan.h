@@ -121,6 +121,7 @@ typedef struct plan_detour {
   plan_site site;
   plan_reduce *reds; /* its reduce(...) clauses' variables, in order */
   int nreds;
+  bool unordered; /* 'unordered': cuda blocks combine their reductions' results with atomics, in any order */
   /* pthd, mpi */
   ex *count;    /* the number of threads, as the enclosing code computes it */
   bool wide;    /* thread indices need 64 bits */

@@ -80,14 +80,17 @@
 #define RT_CUDA_TENSOR_MAP "parray_cuda_tensor_map"
 #define RT_CUDA_REDUCE_SCRATCH "parray_cuda_reduce_scratch"
 #define RT_CUDA_REDUCE_RESULT "parray_cuda_reduce_result"
+#define RT_CUDA_REDUCE_FILL "parray_cuda_reduce_fill"
 /* reduce clauses in kernels (parray/reduce.cuh): a block's reduction, the second pass, the operators */
 #define RT_RED_BLOCK "parray_red_block"
 #define RT_RED_FINISH "parray_red_finish"
+#define RT_RED_UNORDERED "parray_red_unordered"
 #define RT_RED_OP "parray_red_"
 #define RT_RED_FN "parray_red_fn"
 /* scan(...) in kernels (parray/reduce.cuh) */
 #define RT_SCAN_STATE "parray_scan_state"
 #define RT_SCAN_TICKET "parray_scan_ticket"
+#define RT_SCAN_TOTAL "parray_scan_total"
 #define RT_SCAN_BLOCK "parray_scan_block"
 #define RT_SCAN_POINT "parray_scan_point"
 #define RT_CUDA_REDUCE_ZERO "parray_cuda_reduce_zero"

@@ -87,6 +87,7 @@ struct region {
   int nreds;
   int nscans;         /* of which scan variables: the body has one #scan */
   int scans_seen;     /* the #scans walked */
+  bool unordered;     /* the clause 'unordered' */
   bool scan_bad;      /* one was reported (then no plan, and nothing more said) */
 };
 

@@ -250,6 +250,7 @@ static bool reduce_clause(lw *w, dir_clause *c, region *r, int scan) {
 
 bool lw_reduce_clauses(lw *w, directive *d, region *r) {
   bool ok = true;
+  const dir_clause *unordered = NULL;
   for (int i = 0; i < d->detour.nclauses; i++) {
     dir_clause *c = &d->detour.clauses[i];
     const char *s = w->src->text + c->kw.b;
@@ -259,18 +260,29 @@ bool lw_reduce_clauses(lw *w, directive *d, region *r) {
     int scan = str_eq(s, n, "scan") ? 1 : str_eq(s, n, "exscan") ? 2 : 0;
     if (c->word == CLAUSE_CALL && (scan || str_eq(s, n, "reduce"))) {
       ok &= reduce_clause(w, c, r, scan);
+    } else if (c->word == CLAUSE_WORD && str_eq(s, n, "unordered")) {
+      if (r->unordered) diag_error(w->dg, c->kw, "a second 'unordered' after #detour"), ok = false;
+      r->unordered = true;
+      unordered = c;
     } else if (c->word == CLAUSE_CALL || !wait_word) {
-      const char *near = str_edit_distance(s, n, "reduce", 6) <= 2 ? "reduce"
+      const char *near = c->word == CLAUSE_WORD && str_edit_distance(s, n, "unordered", 9) <= 2 ? "unordered"
+                         : str_edit_distance(s, n, "reduce", 6) <= 2 ? "reduce"
                          : str_edit_distance(s, n, "exscan", 6) <= 1 ? "exscan"
                          : str_edit_distance(s, n, "scan", 4) <= 1 ? "scan" : NULL;
       if (near)
-        diag_error(w->dg, c->kw, "unknown clause '%.*s%s' after #detour; did you mean '%s(...)'?", (int)n, s,
-                   c->word == CLAUSE_CALL ? "(...)" : "", near);
+        diag_error(w->dg, c->kw, "unknown clause '%.*s%s' after #detour; did you mean '%s%s'?", (int)n, s,
+                   c->word == CLAUSE_CALL ? "(...)" : "", near, near[0] == 'u' ? "" : "(...)");
       else
         diag_error(w->dg, c->kw, "unknown clause '%.*s%s' after #detour: the clauses are reduce(...), scan(...), "
-                   "exscan(...) and, on a cuda detour, 'wait' or 'nowait'", (int)n, s, c->word == CLAUSE_CALL ? "(...)" : "");
+                   "exscan(...), 'unordered' and, on a cuda detour, 'wait' or 'nowait'", (int)n, s,
+                   c->word == CLAUSE_CALL ? "(...)" : "");
       ok = false;
     }
+  }
+  if (ok && unordered && r->nreds == r->nscans) {
+    diag_error(w->dg, unordered->kw, "'unordered' after a #detour without reduce(...): it lets the blocks of a cuda "
+               "detour combine their reductions in any order (scans keep theirs)");
+    ok = false;
   }
   return ok;
 }
@@ -335,6 +347,7 @@ bool lw_reduce_plan(lw *w, region *r, plan_detour *p) {
     return false;
   }
   p->nreds = r->nreds;
+  p->unordered = r->unordered;
   p->reds = arena_alloc(w->ar, sizeof *p->reds * (size_t)(r->nreds ? r->nreds : 1));
   for (int i = 0; i < r->nreds; i++) p->reds[i] = r->reds[i].p;
   return true;

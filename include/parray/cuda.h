@@ -133,9 +133,15 @@ PARRAY_API void parray_cuda_shared_size(const void *fn, size_t bytes, const char
  * for the next reduction (the program ends, naming the detour, when there
  * is none). */
 PARRAY_API void *parray_cuda_reduce_scratch(size_t bytes, const char *file, int line, const char *what);
-/* With scan variables: bytes of that memory zeroed before the launch (the
- * blocks' ticket counter and scan states), in the launch's stream order. */
+/* With scan variables or 'unordered': bytes of that memory zeroed before
+ * the launch (the blocks' ticket counter and scan states, the locks of
+ * unordered results), in the launch's stream order. */
 PARRAY_API void parray_cuda_reduce_zero(void *p, size_t bytes, const char *file, int line, const char *what);
+/* With 'unordered': the bytes at src (host memory, free again on return)
+ * copied to p before the launch (a result's starting value), in the
+ * launch's stream order. */
+PARRAY_API void parray_cuda_reduce_fill(void *p, const void *src, size_t bytes, const char *file, int line,
+                                        const char *what);
 /* Its result: wait for the kernels launched (their errors name their
  * detours), then copy bytes of device memory at src to the host. */
 PARRAY_API void parray_cuda_reduce_result(void *dst, const void *src, size_t bytes, const char *file, int line,

@@ -5,7 +5,8 @@
  * results through shared memory), and the second pass that folds the
  * blocks' partial results in passes of a fixed shape. Fixed trees and
  * orders make the result the same, bit for bit, on every run with the same
- * grid. Included by
+ * grid. With 'unordered', each block's result is combined into one with an
+ * atomic instead, in any order. Scans: the look-back of blocks. Included by
  * parray/cuda.h under nvcc; generated kernels call it. */
 #ifndef PARRAY_REDUCE_CUH
 #define PARRAY_REDUCE_CUH
@@ -46,17 +47,24 @@ template <class T, T (*F)(T, T)> struct parray_red_fn {
   __device__ T operator()(T a, T b) const { return F(a, b); }
 };
 
-/* v of the lane `off` above this one, for a value of any type (moved as
- * 4-byte words); mask: the lanes of the warp that exist */
-template <class T> __device__ __forceinline__ T parray__red_down(T v, unsigned off, unsigned mask) {
+/* v of another lane, for a value of any type (moved as 4-byte words):
+ * How 0, the lane arg above this one (__shfl_down_sync); 1, the lane arg
+ * below (__shfl_up_sync); 2, lane arg (__shfl_sync); mask: the lanes of
+ * the warp that take part */
+template <int How, class T> __device__ __forceinline__ T parray__shfl(T v, unsigned arg, unsigned mask) {
   enum { W = (sizeof(T) + 3) / 4 };
   unsigned w[W];
   memset(w, 0, sizeof w);
   memcpy(w, &v, sizeof v);
-  for (int i = 0; i < W; i++) w[i] = __shfl_down_sync(mask, w[i], off);
+  for (int i = 0; i < W; i++)
+    w[i] = How == 0 ? __shfl_down_sync(mask, w[i], arg) : How == 1 ? __shfl_up_sync(mask, w[i], arg)
+                                                           : __shfl_sync(mask, w[i], (int)arg);
   T r;
   memcpy(&r, w, sizeof r);
   return r;
+}
+template <class T> __device__ __forceinline__ T parray__red_down(T v, unsigned off, unsigned mask) {
+  return parray__shfl<0>(v, off, mask);
 }
 
 /* v reduced over the n lanes 0..n-1 of this warp (n <= 32); lane 0 has it */
@@ -130,16 +138,152 @@ template <class Op, class T> static T *parray_red_finish(Op op, T *a, size_t n, 
   return a;
 }
 
+/* *p read from memory another block wrote, past this multiprocessor's cache */
+template <class T> __device__ __forceinline__ T parray__load_shared_state(const T *p) {
+  T r;
+  unsigned char b[sizeof(T)];
+  const volatile unsigned char *q = reinterpret_cast<const volatile unsigned char *>(p);
+  for (unsigned i = 0; i < sizeof(T); i++) b[i] = q[i];
+  memcpy(&r, b, sizeof r);
+  return r;
+}
+
+/* ---- 'unordered': one atomic per block -------------------------------------------- */
+
+/* *slot combined with v atomically, in whatever order the blocks come: the
+ * slot is 16-byte aligned, holds the value first and, 16-byte aligned after
+ * it, a lock word (zeroed before the launch). CUDA's own atomics where it
+ * has one for the operator and type; otherwise a compare-and-swap loop
+ * over the 8 bytes that hold a value of at most 8 bytes; otherwise the
+ * slot's lock around the combination. */
+template <class Op, class T> __device__ void parray__red_atomic_word(Op op, T *slot, T v) {
+  unsigned long long *q = reinterpret_cast<unsigned long long *>(slot);
+  unsigned long long ob = *reinterpret_cast<volatile unsigned long long *>(q);
+  for (;;) {
+    T o;
+    memcpy(&o, &ob, sizeof o);
+    const T nv = op(o, v);
+    unsigned long long nb = ob;
+    memcpy(&nb, &nv, sizeof nv);
+    const unsigned long long seen = atomicCAS(q, ob, nb);
+    if (seen == ob) return;
+    ob = seen;
+  }
+}
+template <class Op, class T> __device__ void parray__red_atomic_locked(Op op, T *slot, T v) {
+  unsigned *lock = reinterpret_cast<unsigned *>(reinterpret_cast<char *>(slot) + (sizeof(T) + 15) / 16 * 16);
+  while (atomicCAS(lock, 0u, 1u) != 0u) {
+  }
+  __threadfence();
+  T o = parray__load_shared_state(slot);
+  o = op(o, v);
+  volatile unsigned char *d = reinterpret_cast<volatile unsigned char *>(slot);
+  const unsigned char *b = reinterpret_cast<const unsigned char *>(&o);
+  for (unsigned i = 0; i < sizeof(T); i++) d[i] = b[i];
+  __threadfence();
+  atomicExch(lock, 0u);
+}
+template <bool Word> struct parray__red_atomic_by {
+  template <class Op, class T> __device__ static void go(Op op, T *slot, T v) { parray__red_atomic_word(op, slot, v); }
+};
+template <> struct parray__red_atomic_by<false> {
+  template <class Op, class T> __device__ static void go(Op op, T *slot, T v) { parray__red_atomic_locked(op, slot, v); }
+};
+template <class Op, class T> __device__ __forceinline__ void parray__red_atomic(Op op, T *slot, T v) {
+  parray__red_atomic_by<(sizeof(T) <= 8)>::go(op, slot, v);
+}
+/* CUDA's own: OP's functor, CUDA's atomic, the type and the type it takes */
+#define PARRAY__RED_NATIVE(OP, FN, T, U)                                                                              \
+  __device__ __forceinline__ void parray__red_atomic(OP, T *slot, T v) { FN(reinterpret_cast<U *>(slot), (U)v); }
+PARRAY__RED_NATIVE(parray_red_add, atomicAdd, float, float)
+PARRAY__RED_NATIVE(parray_red_add, atomicAdd, double, double)
+PARRAY__RED_NATIVE(parray_red_add, atomicAdd, int, int)
+PARRAY__RED_NATIVE(parray_red_add, atomicAdd, unsigned, unsigned)
+PARRAY__RED_NATIVE(parray_red_add, atomicAdd, long long, unsigned long long)
+PARRAY__RED_NATIVE(parray_red_add, atomicAdd, unsigned long long, unsigned long long)
+PARRAY__RED_NATIVE(parray_red_min, atomicMin, int, int)
+PARRAY__RED_NATIVE(parray_red_min, atomicMin, unsigned, unsigned)
+PARRAY__RED_NATIVE(parray_red_min, atomicMin, long long, long long)
+PARRAY__RED_NATIVE(parray_red_min, atomicMin, unsigned long long, unsigned long long)
+PARRAY__RED_NATIVE(parray_red_max, atomicMax, int, int)
+PARRAY__RED_NATIVE(parray_red_max, atomicMax, unsigned, unsigned)
+PARRAY__RED_NATIVE(parray_red_max, atomicMax, long long, long long)
+PARRAY__RED_NATIVE(parray_red_max, atomicMax, unsigned long long, unsigned long long)
+PARRAY__RED_NATIVE(parray_red_band, atomicAnd, int, int)
+PARRAY__RED_NATIVE(parray_red_band, atomicAnd, unsigned, unsigned)
+PARRAY__RED_NATIVE(parray_red_band, atomicAnd, unsigned long long, unsigned long long)
+PARRAY__RED_NATIVE(parray_red_bor, atomicOr, int, int)
+PARRAY__RED_NATIVE(parray_red_bor, atomicOr, unsigned, unsigned)
+PARRAY__RED_NATIVE(parray_red_bor, atomicOr, unsigned long long, unsigned long long)
+PARRAY__RED_NATIVE(parray_red_bxor, atomicXor, int, int)
+PARRAY__RED_NATIVE(parray_red_bxor, atomicXor, unsigned, unsigned)
+PARRAY__RED_NATIVE(parray_red_bxor, atomicXor, unsigned long long, unsigned long long)
+#undef PARRAY__RED_NATIVE
+
+/* the end of a body with reduce(...) and 'unordered': this block's private
+ * copies v reduced in its fixed tree, then combined into *slot by thread 0 */
+template <class Op, class T> __device__ void parray_red_unordered(Op op, T v, T *slot) {
+  const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const unsigned nt = blockDim.x * blockDim.y * blockDim.z;
+  v = parray__red_threads(op, v, t, nt);
+  if (t == 0) parray__red_atomic(op, slot, v);
+}
+
 /* ---- scan(...) and exscan(...): the body's #scan ---------------------------- */
 
 /* What a block of a kernel with scan variables tells the blocks after it:
- * flag 1, the total of its threads' copies (agg); flag 2, also the
- * variable's value combined with every copy up to its own (inc). Zeroed
- * before the launch. */
-template <class T> struct parray_scan_state {
+ * flag 1, the total of its threads' copies; flag 2, the variable's value
+ * combined with every copy up to its own (inclusive). Zeroed before the
+ * launch. A value of at most 4 bytes travels with its flag in one 8-byte
+ * word, written and read whole (flag in the high half), so that a block
+ * looking back reads both in one load; a larger one is written before its
+ * flag, with a fence between. */
+template <class T, bool Word = (sizeof(T) <= 4)> struct parray_scan_state {
   unsigned flag;
   T agg, inc;
 };
+template <class T> struct parray_scan_state<T, true> {
+  unsigned long long word;
+};
+
+/* where the inclusive value of the state at s is (s in device memory; the
+ * host copies the variable's total from the last block's) */
+template <class T> __host__ __device__ const void *parray_scan_total(const parray_scan_state<T, false> *s) {
+  return &s->inc;
+}
+template <class T> __host__ __device__ const void *parray_scan_total(const parray_scan_state<T, true> *s) {
+  return &s->word; /* the low half, first on the little-endian GPU */
+}
+
+/* this block's state becomes flag (1 or 2) with the value v */
+template <class T> __device__ __forceinline__ void parray__scan_post(parray_scan_state<T, false> *s, unsigned flag, T v) {
+  memcpy(flag == 1 ? &s->agg : &s->inc, &v, sizeof v);
+  __threadfence();
+  *reinterpret_cast<volatile unsigned *>(&s->flag) = flag;
+}
+template <class T> __device__ __forceinline__ void parray__scan_post(parray_scan_state<T, true> *s, unsigned flag, T v) {
+  unsigned bits = 0;
+  memcpy(&bits, &v, sizeof v);
+  *reinterpret_cast<volatile unsigned long long *>(&s->word) = (unsigned long long)flag << 32 | bits;
+}
+
+/* the state at s once its block has posted one: its flag, and its value in *v */
+template <class T> __device__ __forceinline__ unsigned parray__scan_wait(const parray_scan_state<T, false> *s, T *v) {
+  unsigned f;
+  while ((f = *reinterpret_cast<const volatile unsigned *>(&s->flag)) == 0) {
+  }
+  __threadfence();
+  *v = parray__load_shared_state(f == 2 ? &s->inc : &s->agg);
+  return f;
+}
+template <class T> __device__ __forceinline__ unsigned parray__scan_wait(const parray_scan_state<T, true> *s, T *v) {
+  unsigned long long w;
+  while (((w = *reinterpret_cast<const volatile unsigned long long *>(&s->word)) >> 32) == 0) {
+  }
+  const unsigned bits = (unsigned)w;
+  memcpy(v, &bits, sizeof *v);
+  return (unsigned)(w >> 32);
+}
 
 /* this block's place in the order in which the blocks started (ticket: a
  * counter zeroed before the launch): a block waits only for blocks that
@@ -154,29 +298,11 @@ __device__ __forceinline__ uint3 parray_scan_block(unsigned vb) {
   return make_uint3(vb % gridDim.x, vb / gridDim.x % gridDim.y, vb / (gridDim.x * gridDim.y));
 }
 
-/* *p read from memory another block wrote, past this multiprocessor's cache */
-template <class T> __device__ __forceinline__ T parray__load_shared_state(const T *p) {
-  T r;
-  unsigned char b[sizeof(T)];
-  const volatile unsigned char *q = reinterpret_cast<const volatile unsigned char *>(p);
-  for (unsigned i = 0; i < sizeof(T); i++) b[i] = q[i];
-  memcpy(&r, b, sizeof r);
-  return r;
-}
-
 /* v scanned inclusively over the n lanes 0..n-1 of this warp, in lane order */
 template <class Op, class T> __device__ __forceinline__ T parray__scan_warp(Op op, T v, unsigned lane, unsigned n) {
   const unsigned mask = n >= 32 ? 0xffffffffu : (1u << n) - 1u;
   for (unsigned off = 1; off < 32; off <<= 1) {
-    T u;
-    {
-      enum { W = (sizeof(T) + 3) / 4 };
-      unsigned w[W];
-      memset(w, 0, sizeof w);
-      memcpy(w, &v, sizeof v);
-      for (int i = 0; i < W; i++) w[i] = __shfl_up_sync(mask, w[i], off);
-      memcpy(&u, w, sizeof u);
-    }
+    T u = parray__shfl<1>(v, off, mask);
     if (lane >= off) v = op(u, v);
   }
   return v;
@@ -189,13 +315,8 @@ template <class Op, class T> __device__ T parray__look_back(Op op, parray_scan_s
   T run;
   bool have = false;
   for (unsigned j = vb - 1;; j--) {
-    volatile parray_scan_state<T> *p = st + j;
-    unsigned f;
-    while ((f = p->flag) == 0) {
-    }
-    __threadfence();
-    const parray_scan_state<T> *q = const_cast<const parray_scan_state<T> *>(p);
-    T x = parray__load_shared_state(f == 2 ? &q->inc : &q->agg);
+    T x;
+    const unsigned f = parray__scan_wait(st + j, &x);
     run = have ? op(x, run) : x;
     have = true;
     if (f == 2) return run;
@@ -214,14 +335,7 @@ __device__ T parray__look_back_warp(Op op, parray_scan_state<T> *st, unsigned vb
     const long j = base - (long)lane;
     unsigned f = 2; /* before block 0: nothing to wait for */
     T x;
-    if (j >= 0) {
-      volatile parray_scan_state<T> *p = st + j;
-      while ((f = p->flag) == 0) {
-      }
-      __threadfence();
-      const parray_scan_state<T> *q = const_cast<const parray_scan_state<T> *>(p);
-      x = parray__load_shared_state(f == 2 ? &q->inc : &q->agg);
-    }
+    if (j >= 0) f = parray__scan_wait(st + j, &x);
     const unsigned incl = __ballot_sync(0xffffffffu, f == 2 && j >= 0);
     const unsigned stop = incl ? (unsigned)(__ffs(incl) - 1) : 31u; /* the nearest inclusive lane, or all */
     const unsigned last = base < 31 ? (unsigned)base : 31u; /* lanes 0..last hold blocks */
@@ -231,14 +345,7 @@ __device__ T parray__look_back_warp(Op op, parray_scan_state<T> *st, unsigned vb
       T older = parray__red_down(x, off, 0xffffffffu);
       if (lane % (2 * off) == 0 && lane + off <= upto) x = op(older, x);
     }
-    { /* lane 0's, everywhere */
-      enum { W = (sizeof(T) + 3) / 4 };
-      unsigned w[W];
-      memset(w, 0, sizeof w);
-      memcpy(w, &x, sizeof x);
-      for (int i = 0; i < W; i++) w[i] = __shfl_sync(0xffffffffu, w[i], 0);
-      memcpy(&x, w, sizeof x);
-    }
+    x = parray__shfl<2>(x, 0, 0xffffffffu); /* lane 0's, everywhere */
     run = have ? op(x, run) : x;
     have = true;
     if (incl || base < 32) return run;
@@ -275,21 +382,14 @@ __device__ T parray_scan_point(Op op, T v, T start, parray_scan_state<T> *st, un
   if (warp == 0) { /* the block's prefix: start, or what the blocks before it add up to */
     T agg, prefix;
     memcpy(&agg, &part[nw - 1], sizeof agg);
-    volatile parray_scan_state<T> *me = st + vb;
     if (vb == 0) {
       prefix = start;
     } else {
-      if (lane == 0) {
-        const_cast<parray_scan_state<T> *>(me)->agg = agg;
-        __threadfence();
-        me->flag = 1;
-      }
+      if (lane == 0) parray__scan_post(st + vb, 1, agg);
       prefix = nt >= 32 ? parray__look_back_warp(op, st, vb, lane) : parray__look_back(op, st, vb);
     }
     if (lane == 0) {
-      const_cast<parray_scan_state<T> *>(me)->inc = op(prefix, agg);
-      __threadfence();
-      me->flag = 2;
+      parray__scan_post(st + vb, 2, op(prefix, agg));
       memcpy(&part[32], &prefix, sizeof prefix);
     }
   }
@@ -298,17 +398,8 @@ __device__ T parray_scan_point(Op op, T v, T start, parray_scan_state<T> *st, un
   memcpy(&prefix, &part[32], sizeof prefix);
   T r = op(prefix, v); /* inclusive */
   if (exclusive) { /* the thread before's inclusive value: shifted up one lane, across warps through part */
-    T before;
-    {
-      enum { W = (sizeof(T) + 3) / 4 };
-      unsigned w[W];
-      memset(w, 0, sizeof w);
-      memcpy(w, &v, sizeof v);
-      const unsigned n = warp + 1 < nw ? 32 : nt - warp * 32;
-      const unsigned mask = n >= 32 ? 0xffffffffu : (1u << n) - 1u;
-      for (int i = 0; i < W; i++) w[i] = __shfl_up_sync(mask, w[i], 1);
-      memcpy(&before, w, sizeof before);
-    }
+    const unsigned n = warp + 1 < nw ? 32 : nt - warp * 32;
+    T before = parray__shfl<1>(v, 1, n >= 32 ? 0xffffffffu : (1u << n) - 1u);
     if (lane == 0 && warp > 0) memcpy(&before, &part[warp - 1], sizeof before);
     r = t == 0 ? prefix : op(prefix, before);
   }

@@ -436,6 +436,12 @@ void parray_cuda_reduce_zero(void *p, size_t bytes, const char *file, int line, 
   check(cudaMemsetAsync(p, 0, bytes, 0), file, line, what, "cudaMemsetAsync (a scan's states)");
 }
 
+void parray_cuda_reduce_fill(void *p, const void *src, size_t bytes, const char *file, int line, const char *what) {
+  /* from pageable memory: the call returns once src is staged, so the caller's variable may go */
+  check(cudaMemcpyAsync(p, src, bytes, cudaMemcpyHostToDevice, 0), file, line, what,
+        "cudaMemcpyAsync (an unordered reduction's starting value)");
+}
+
 void parray_cuda_reduce_result(void *dst, const void *src, size_t bytes, const char *file, int line,
                                const char *what) {
   wait_device(file, line, what, "the reduction");

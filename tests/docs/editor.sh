@@ -138,6 +138,8 @@ assert kinds.search("{dmem float [4]}") and not kinds.search("paged_count"), "me
 dc = re.compile(g["repository"]["detour-clause"]["match"])
 m = dc.match("#detour T(a, b) nowait {")
 assert m and m.group(2) == "nowait" and not dc.match("#detour T(wait_flag) {") and not dc.match("#detour T(wait) {"), "detour clause"
+m = dc.match("#detour T(a) reduce(+: s) unordered {")
+assert m and m.group(2) == "unordered" and not dc.match("#detour T(unordered_x) {"), "detour clause unordered"
 cp = [re.compile(x["match"]) for x in g["repository"]["copy"]["patterns"] if "match" in x]
 words = [m.group(0) for p in cp for m in p.finditer("#copy A(at) at(i, j) to S(s) tma(bar)")]
 assert sorted(words) == ["at", "tma", "to"], ("copy clauses", words)

@@ -25,8 +25,9 @@ syn match parrayRef /#\h\w*/ contained
 syn match parrayCopyTo /\<\%(to\|bound\)\>/ contained containedin=parrayCopyLine
 " #copy A(a) at(i, j) to S(s) tma(bar): the clauses of a bulk tensor copy (before their '(')
 syn match parrayCopyTo /\<\%(at\|tma\)\ze\s*(/ contained containedin=parrayCopyLine
-" #detour K(a) wait {  /  nowait: the clause after the arguments
+" #detour K(a) wait {  /  nowait  /  reduce(+: s) unordered: the word clauses after the arguments
 syn match parrayDetourClause /\%(^\s*#\s*detour\>.*\)\@<=\<\%(no\)\=wait\>\ze\s*{\=\s*$/
+syn match parrayDetourClause /\%(^\s*#\s*detour\>.*)\s*.*\)\@<=\<unordered\>\ze\%(\s\+\%(no\)\=wait\)\=\s*{\=\s*$/
 " #detour T reduce(+: s) scan(+: x) exscan(+: y) {: the clauses with (...)
 syn match parrayDetourClause /\%(^\s*#\s*detour\>.*\)\@<=\<\%(reduce\|scan\|exscan\)\ze\s*(/
 syn region parrayCopyLine matchgroup=parrayDirective start=/^\s*#\s*copy\>/ end=/$/ keepend

@@ -40,6 +40,10 @@ cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind) {
   return st();
 }
 cudaError_t cudaMemcpy2D(void *, size_t, const void *, size_t, size_t, size_t, cudaMemcpyKind) { return st(); }
+cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind, cudaStream_t) {
+  if (!fake_sticky) memcpy(d, s, n);
+  return st();
+}
 cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t) {
   if (!fake_sticky) memset(d, v, n);
   return st();

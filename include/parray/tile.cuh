@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* parray/tile.cuh - coalesced reads and writes of runs of consecutive
+ * elements, one run per thread, for cuda detour bodies (docs/threads.md,
+ * "Scans"). A scan needs each thread's elements next to each other, so
+ * thread t reads x[t * P + j]; read that way, a warp's 32 threads touch 32
+ * places P elements apart at once. These helpers read the warp's 32 * P
+ * elements in rows of 32 neighbours instead, and pass them to their threads
+ * through shared memory (rows padded so that no two threads of a quarter
+ * warp meet in a bank). Included by parray/cuda.h under nvcc. */
+#ifndef PARRAY_TILE_CUH
+#define PARRAY_TILE_CUH
+
+/* the staging room of the warps of a block: NT / 32 warps of 32 * P
+ * elements, one padding element after every 8; shared by the reads and
+ * writes of the same shape */
+template <int NT, class T, int P> __device__ __forceinline__ T *parray__tile_room() {
+  static_assert(NT >= 32 && NT <= 1024 && NT % 32 == 0, "parray_tile: NT is the block's thread count, 32..1024");
+  static_assert(P >= 1, "parray_tile: at least one element per thread");
+  __shared__ __align__(16) unsigned char room[NT / 32 * (36 * P) * sizeof(T)];
+  return reinterpret_cast<T *>(room);
+}
+
+/* this thread's lane in its warp, the warp's lanes (n), and whether its warp has staging room */
+struct parray__tile_warp {
+  unsigned lane, n;
+  bool staged;
+};
+template <int NT> __device__ __forceinline__ parray__tile_warp parray__tile_where() {
+  const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const unsigned nt = blockDim.x * blockDim.y * blockDim.z, warp = t / 32;
+  parray__tile_warp w;
+  w.lane = t % 32;
+  w.n = warp + 1 < (nt + 31) / 32 ? 32 : nt - warp * 32;
+  w.staged = warp < (unsigned)(NT / 32);
+  return w;
+}
+
+/* v[j] = x[mine + j] for j < P (T() where mine + j >= n). The threads of a
+ * warp hold consecutive runs: lane L's mine is lane 0's plus L * P (as
+ * with mine = $tid$ * P). Every thread of the block's warps calls it (it
+ * synchronises the warp). NT: the block's thread count, which sizes the
+ * shared staging room (NT / 32 * 36 * P elements); warps beyond it read
+ * their runs directly, correct but slower. */
+template <int NT, class T, int P>
+__device__ void parray_tile_load(T (&v)[P], const T *x, long long mine, long long n) {
+  const parray__tile_warp w = parray__tile_where<NT>();
+  const unsigned mask = w.n >= 32 ? 0xffffffffu : (1u << w.n) - 1u;
+  if (!w.staged) {
+    for (int j = 0; j < P; j++) v[j] = mine + j < n ? x[mine + j] : T();
+    return;
+  }
+  const long long b0 = __shfl_sync(mask, mine, 0);
+  T *room = parray__tile_room<NT, T, P>() + (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32 *
+                                                 (36 * P);
+#pragma unroll
+  for (int r = 0; r < P; r++) { /* row r: the warp's elements r * n .. r * n + n - 1 */
+    const unsigned e = r * w.n + w.lane;
+    room[e + e / 8] = b0 + e < n ? x[b0 + e] : T();
+  }
+  __syncwarp(mask);
+#pragma unroll
+  for (int j = 0; j < P; j++) {
+    const unsigned e = w.lane * P + j;
+    v[j] = room[e + e / 8];
+  }
+  __syncwarp(mask); /* the room is free for the warp's next read or write */
+}
+
+/* y[mine + j] = v[j] for j < P where mine + j < n, written in rows of
+ * neighbours; the same conditions as parray_tile_load */
+template <int NT, class T, int P>
+__device__ void parray_tile_store(const T (&v)[P], T *y, long long mine, long long n) {
+  const parray__tile_warp w = parray__tile_where<NT>();
+  const unsigned mask = w.n >= 32 ? 0xffffffffu : (1u << w.n) - 1u;
+  if (!w.staged) {
+    for (int j = 0; j < P; j++)
+      if (mine + j < n) y[mine + j] = v[j];
+    return;
+  }
+  const long long b0 = __shfl_sync(mask, mine, 0);
+  T *room = parray__tile_room<NT, T, P>() + (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32 *
+                                                 (36 * P);
+#pragma unroll
+  for (int j = 0; j < P; j++) {
+    const unsigned e = w.lane * P + j;
+    room[e + e / 8] = v[j];
+  }
+  __syncwarp(mask);
+#pragma unroll
+  for (int r = 0; r < P; r++) {
+    const unsigned e = r * w.n + w.lane;
+    if (b0 + e < n) y[b0 + e] = room[e + e / 8];
+  }
+  __syncwarp(mask);
+}
+
+#endif
