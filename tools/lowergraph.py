@@ -9,7 +9,11 @@
 # over the objects of paccore: BUILD/compiler/CMakeFiles/paccore.dir/FOLDER/
 # *.o), or A.c (or A.h) includes B.h, the header of B.c. Prints the arrows,
 # their count and each circle (a strongly connected set of more than one
-# file); exit 1 when there is a circle, 2 when there is nothing to check.
+# file). With --printer FILE (compiler/lower: lower_print), also that no
+# other file of the folder calls the printer (pr_*) or the emitter's
+# printing functions (emit_* but those --emit-ok names): the planners
+# return records and the print pass alone prints them. Exit 1 when there is
+# a circle or such a call, 2 when there is nothing to check.
 import argparse
 import os
 import re
@@ -32,6 +36,19 @@ def nm(path):
         elif parts[1].isupper() or parts[1] == "u":
             defined.add(parts[0])
     return defined, undefined
+
+
+def printing_calls(objdir, printer, allowed):
+    """{file: [printing functions it calls]} for the files but printer."""
+    bad = {}
+    for f in sorted(os.listdir(objdir)):
+        if not f.endswith(".c.o") or f[:-4] == printer:
+            continue
+        _d, u = nm(os.path.join(objdir, f))
+        calls = sorted(s for s in u if (s.startswith("pr_") or s.startswith("emit_")) and s not in allowed)
+        if calls:
+            bad[f[:-4]] = calls
+    return bad
 
 
 def call_arrows(objdir):
@@ -75,6 +92,8 @@ def main():
     ap.add_argument("--folder", default="lower")
     ap.add_argument("--src", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--printer", help="the one file that may call the printer and the emitter's printing functions")
+    ap.add_argument("--emit-ok", action="append", default=[], help="an emit_ function any file may call")
     a = ap.parse_args()
     objdir = os.path.join(a.build, "compiler", "CMakeFiles", "paccore.dir", a.folder)
     srcdir = os.path.join(a.src, "compiler", a.folder)
@@ -95,7 +114,10 @@ def main():
     bad = circles(files, arrows)
     for c in bad:
         print(f"lowergraph: error: a circle among {', '.join(c)}")
-    return 1 if bad else 0
+    printing = printing_calls(objdir, a.printer, set(a.emit_ok)) if a.printer else {}
+    for f, calls in printing.items():
+        print(f"lowergraph: error: {f}.c prints ({', '.join(calls)}): only {a.printer}.c hands records to the printer")
+    return 1 if bad or printing else 0
 
 
 if __name__ == "__main__":

@@ -115,7 +115,8 @@ typedef struct plan_detour {
   plan_kind kind;
   const char *type;  /* the thread array type */
   const char *fname; /* the outlined function or kernel */
-  const char *body;  /* the lowered body, its braces included */
+  const char *body;  /* the lowered body, its braces included (set by the print pass: the text of
+                        its LR_DETOUR_BODY records) */
   plan_capture *caps;
   int ncaps;
   plan_site site;

@@ -17,10 +17,8 @@
  * lowering asks the target's capabilities (lw_caps), never its name; a
  * planner returns records (lower_record.h) or hands them on (lw_put), and
  * the print pass (lower_print.c) prints them through the emitter and the
- * printer. Two exceptions are left: the #detour planner outlines its body
- * through the printer itself (lower_detour.c), and lower_dollar.c asks the
- * emitter how a capture is written (emit_capture_ref). The emitter never
- * calls back. */
+ * printer. One exception is left: lower_dollar.c asks the emitter how a
+ * capture is written (emit_capture_ref). The emitter never calls back. */
 #ifndef PAC_LOWER_H
 #define PAC_LOWER_H
 
@@ -182,6 +180,9 @@ typedef struct lw_printing {
   void *observe_env;
   pr_outline *bodies; /* the bodies translated apart now, innermost last */
   int nbodies, capbodies;
+  /* the detour bodies printed whose LR_DETOUR has not come yet, innermost last */
+  struct lw_detour_text { const struct item *at; const char *text; } *dbodies;
+  int ndbodies, capdbodies;
 } lw_printing;
 
 /* #insert expansion (lower_prog.c): the subprograms, the limits (nesting,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* lower_detour.c - thread arrays (docs/threads.md): a #detour is checked,
- * its body walked into a buffer, the variables of the enclosing scopes that
+ * its body walked (the print pass prints it apart), the variables of the enclosing scopes that
  * the body uses found through the translator's scopes and captured (by
  * reference for pthd, by value for mpi and cuda; a pointer there is an
  * error that names it), and the result planned as a plan_detour that the
@@ -32,14 +32,17 @@ static const char *kind_word(region_kind k) {
 
 /* ---- the detour ----------------------------------------------------------------- */
 
-/* Walk the body with region r into a buffer; returns the body text, which
- * opens with the enclosing function's local types it uses unless a capture
- * has one of them: then *local_types (when given) gets them. */
-static char *walk_body(lw *w, item *it, region *r, cd_stmt *params, const char **local_types) {
+/* Walk the body with region r, its records between the two of the body
+ * (LR_DETOUR_BODY): the print pass prints it apart and gives the text to
+ * the detour's plan. The text opens with the enclosing function's local
+ * types it uses unless a capture has one of them: then *local_types (when
+ * given) gets them. */
+static void walk_body(lw *w, item *it, region *r, cd_stmt *params, const char **local_types) {
   item *blk = it->dir->block;
   lw_block_conditionals(w, &blk->grp->body, "the block of this #detour", it->dir->kw);
-  pr_outline o;
-  pr_outline_begin(&w->pr, &o, it->loc.b, blk->loc.b);
+  lw_record rec;
+  lw_record_body(&rec, LR_DETOUR_BODY, it, LP_OPEN, blk->loc.b, 0, NULL);
+  lw_put(w, &rec);
   region *saved = w->rg;
   w->rg = r;
   lw_scope_push(w);
@@ -53,17 +56,15 @@ static char *walk_body(lw *w, item *it, region *r, cd_stmt *params, const char *
   lw_walk_block(w, blk);
   lw_scope_pop(w);
   w->rg = saved;
-  char *text = pr_outline_end(&w->pr, &o, blk->loc.e, w->ar);
   /* the enclosing function's local types the body uses go with it */
   w->ltypes_used = NULL;
   char *types = lw_local_types_for(w, blk, r);
   bool local = false;
   for (int i = 0; i < r->ncaps; i++) local |= r->caps[i].local;
-  if (types && local && local_types) {
-    *local_types = types;
-    return text;
-  }
-  return types ? arena_printf(w->ar, "{ %s\n%s }", types, text) : text;
+  if (types && local && local_types) *local_types = types, types = NULL;
+  lw_record_body(&rec, LR_DETOUR_BODY, it, LP_CLOSE, blk->loc.b, blk->loc.e, NULL);
+  rec.u.body.types = types;
+  lw_put(w, &rec);
 }
 
 /* The region's captures, for the plan. With decls, every declaration comes
@@ -110,7 +111,7 @@ static void detour_host_threads(lw *w, item *it, region *r, lw_record *out) {
   directive *d = it->dir;
   ptype *T = r->thread;
   plan_detour p = {.kind = lw_kind_of(r), .type = T->name, .wide = ex_needs_wide(T->root->size)};
-  p.body = walk_body(w, it, r, NULL, &p.local_types);
+  walk_body(w, it, r, NULL, &p.local_types);
   p.typedefs_used = w->ltypes_used;
   p.fname = lw_fresh_name(w, r->kind == RG_PTHD ? "pthd" : "mpi", T->name, d->loc);
   p.site = lw_site(w, d->loc, arena_printf(w->ar, "#detour %s", T->name));
@@ -388,7 +389,7 @@ static void detour_cuda(lw *w, item *it, region *r, lw_record *out) {
   *r->cu = (lw_kernel){.params = ps, .walking = true};
   if (lw_caps(w)->tma) lw_tma_prescan(w, it->dir->block, r);
   lw_smem_prescan(w, it->dir->block, r);
-  p.body = walk_body(w, it, r, &ps, NULL);
+  walk_body(w, it, r, &ps, NULL);
   p.typedefs_used = w->ltypes_used;
   p.smem_bytes = r->cu->dsmem_bytes;
   r->cu->walking = false;

@@ -5,7 +5,8 @@
  * comment in front); a substitution replaces its source; a top-level item
  * starts where the walker says; the records of
  * program structure open and close the bodies translated apart (#global,
- * #insert, .pc includes) and #mainhost, and the program's entry goes
+ * #insert, .pc includes, a #detour's body, which its plan then takes) and
+ * #mainhost, and the program's entry goes
  * after everything (w->epilogue). The planners never call
  * the emitter or the printer for their records; this is the one place that
  * does. */
@@ -34,15 +35,37 @@ static void replace_dir(lw *w, item *it, const char *code) {
   sb_free(&b);
 }
 
+static void *grow(void *p, int *cap, size_t size) {
+  *cap = *cap ? 2 * *cap : 16;
+  p = realloc(p, size * (size_t)*cap);
+  if (!p) {
+    fputs("pac: out of memory\n", stderr);
+    abort();
+  }
+  return p;
+}
+
+/* the printed body of the detour at `at` (those of detours whose planner
+ * reported an error after their body are dropped on the way) */
+static const char *detour_body(lw *w, const item *at) {
+  lw_printing *p = &w->print;
+  while (p->ndbodies > 0)
+    if (p->dbodies[--p->ndbodies].at == at) return p->dbodies[p->ndbodies].text;
+  return "{}"; /* not reached: a detour's plan follows its body's records */
+}
+
 /* a plan through the target's emitter, its code in place of the directive */
 static void print_plan(lw *w, const lw_record *r) {
   const char *code = NULL;
+  plan_detour d;
   switch (r->kind) {
   case LR_COPY: code = emit_copy(&w->tg.em, &r->u.copy); break;
   case LR_ALLOC: code = emit_alloc(&w->tg.em, &r->u.alloc); break;
   case LR_DESTROY: code = emit_destroy(&w->tg.em, &r->u.destroy); break;
   case LR_DETOUR:
-    code = emit_detour(&w->tg.em, &r->u.detour.p);
+    d = r->u.detour.p;
+    d.body = detour_body(w, r->at);
+    code = emit_detour(&w->tg.em, &d);
     if (r->u.detour.wait_first)
       code = arena_printf(w->ar, "%s\n  %s", w->tg.em.ops->wait(&w->tg.em, &r->u.detour.wait_site, true), code);
     break;
@@ -73,19 +96,25 @@ static void print_mainhost(lw *w, const lw_record *r) {
  * around stands at the construct */
 static void open_apart(lw *w, const lw_record *r) {
   lw_printing *p = &w->print;
-  if (p->nbodies == p->capbodies) {
-    p->capbodies = p->capbodies ? 2 * p->capbodies : 16;
-    p->bodies = realloc(p->bodies, sizeof *p->bodies * (size_t)p->capbodies);
-    if (!p->bodies) {
-      fputs("pac: out of memory\n", stderr);
-      abort();
-    }
-  }
+  if (p->nbodies == p->capbodies) p->bodies = grow(p->bodies, &p->capbodies, sizeof *p->bodies);
   pr_outline_begin(&w->pr, &p->bodies[p->nbodies++], r->at->loc.b, r->u.body.from);
 }
 
 static char *close_apart(lw *w, const lw_record *r) {
   return pr_outline_end(&w->pr, &w->print.bodies[--w->print.nbodies], r->u.body.to, w->ar);
+}
+
+/* a detour's body: printed apart, kept for its plan (opened with the local types it takes along) */
+static void print_detour_body(lw *w, const lw_record *r) {
+  if (r->u.body.phase == LP_OPEN) {
+    open_apart(w, r);
+    return;
+  }
+  char *text = close_apart(w, r);
+  if (r->u.body.types) text = arena_printf(w->ar, "{ %s\n%s }", r->u.body.types, text);
+  lw_printing *p = &w->print;
+  if (p->ndbodies == p->capdbodies) p->dbodies = grow(p->dbodies, &p->capdbodies, sizeof *p->dbodies);
+  p->dbodies[p->ndbodies++] = (struct lw_detour_text){r->at, text};
 }
 
 /* a body translated apart; returns the bytes of its code at LP_CLOSE */
@@ -139,6 +168,7 @@ size_t lw_print_record(lw *w, const lw_record *r) {
   case LR_SUBPROG: pr_replace(&w->pr, r->at->loc.b, r->at->loc.e, ""); return 0;
   case LR_MAINHOST: print_mainhost(w, r); return 0;
   case LR_ENTRY: sb_puts(&w->epilogue, w->tg.em.ops->entry(&w->tg.em, r->u.entry)); return 0;
+  case LR_DETOUR_BODY: print_detour_body(w, r); return 0;
   case LR_GLOBAL:
   case LR_INSERT:
   case LR_INCLUDE: return print_body(w, r);

@@ -8,7 +8,8 @@
  * the print pass (lower_print.c) alone hands a record to the target's
  * emitter and the printer. A planner that reported an error returns
  * LR_NONE: nothing replaces the directive. A construct with a body that is
- * walked in between (#mainhost, #global, #insert, a .pc include) is two
+ * walked in between (#mainhost, #global, #insert, a .pc include, a
+ * #detour's body) is two
  * records, LP_OPEN before the body and LP_CLOSE after it; the body's own
  * records come between them. The last record of a program with #mainhost
  * is its entry (LR_ENTRY). */
@@ -30,6 +31,8 @@ typedef enum {
   LR_INSERT,   /* #insert: an instance of a subprogram, in a block of its own (LP_OPEN, LP_CLOSE) */
   LR_INCLUDE,  /* #include "x.pc": the file translated in line (LP_OPEN, LP_CLOSE) or once only (LP_WHOLE) */
   LR_ENTRY,    /* after the file: the program's entry (main) around #mainhost; at is NULL */
+  LR_DETOUR_BODY, /* a #detour's body, printed apart (LP_OPEN, LP_CLOSE); its LR_DETOUR, which follows
+                     unless the planner reported an error, takes that text as its plan's body */
 } lr_kind;
 
 /* the part of a construct with a body that a record is */
@@ -45,6 +48,8 @@ typedef struct lr_body {
   const char *name;  /* LR_INSERT: the subprogram; LR_INCLUDE: the file */
   int instance;      /* LR_INSERT: the instance's number (its private names end in it) */
   bool in_line;      /* LR_INCLUDE: at file scope, its items are top-level items of the output */
+  const char *types; /* LR_DETOUR_BODY, LP_CLOSE: the enclosing function's local types the body uses,
+                        to open it with (NULL: none, or the plan declares them) */
 } lr_body;
 
 typedef struct lw_record {

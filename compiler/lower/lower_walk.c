@@ -262,6 +262,8 @@ int lw_file(lw *w, items *file) {
   strmap_free(&w->fnames);
   free(w->print.bodies);
   w->print.bodies = NULL, w->print.nbodies = w->print.capbodies = 0;
+  free(w->print.dbodies);
+  w->print.dbodies = NULL, w->print.ndbodies = w->print.capdbodies = 0;
   cd_free(&w->cd);
   if (w->entry.nmpi_bodies && !w->has_mainhost)
     diag_error(w->dg, (loc){0, 0}, "a program with mpi detours needs #mainhost (process 0 drives the others)");

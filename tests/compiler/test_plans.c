@@ -403,6 +403,36 @@ static void test_entry(void) {
   structure = false;
 }
 
+/* a #detour's body: two records around the body's own (here a nested
+ * detour's body and plan), opening and closing at the body's braces; the
+ * plan follows its body's closing record, the inner before the outer */
+static void test_detour_body(void) {
+  const char *pc = "#parray {pthd [2]} T\n"
+                   "#parray {pthd [3]} U\n"
+                   "void f(int *x) {\n"
+                   "  #detour T {\n"
+                   "    #detour U { x[$tid$] = 1; }\n"
+                   "  }\n"
+                   "}\n";
+  structure = true;
+  CHECK(plan(pc, TARGET_C) == 0);
+  int k = 0;
+  while (k < nrec && recs[k].kind != LR_DETOUR_BODY) k++;
+  CHECK(k + 6 <= nrec);
+  if (k + 6 <= nrec) {
+    const snap *r = &recs[k];
+    CHECK(r[0].phase == LP_OPEN && r[0].at == D_DETOUR && r[0].b == at_of(pc, "{\n    #detour", 1));
+    CHECK(r[1].kind == LR_DETOUR_BODY && r[1].phase == LP_OPEN && r[1].b == at_of(pc, "{ x[", 1));
+    int c = 2;
+    while (c < 5 && r[c].kind != LR_DETOUR_BODY) c++; /* the $tid$'s substitution */
+    CHECK(r[c].kind == LR_DETOUR_BODY && r[c].phase == LP_CLOSE && r[c].e == at_of(pc, "}\n  }", 1) + 1);
+    CHECK(r[c + 1].kind == LR_DETOUR && r[c + 2].kind == LR_DETOUR_BODY && r[c + 2].phase == LP_CLOSE);
+    CHECK(r[c + 2].e == at_of(pc, "}\n}", 1) + 1);
+    CHECK(c + 3 < nrec - k && r[c + 3].kind == LR_DETOUR);
+  }
+  structure = false;
+}
+
 /* #subprog, and two #inserts of it: each instance opens and closes with
  * its number, a #global inside opens and closes around its declarations,
  * and between them the substitutions: the #global's name made private to
@@ -494,6 +524,7 @@ int main(void) {
   test_reduce();
   test_host_sync();
   test_mainhost();
+  test_detour_body();
   test_subprog_insert();
   test_include();
   test_entry();
