@@ -10,6 +10,9 @@
 #include "runtime_names.h"
 
 #include <ctype.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *lw_text(lw *w, loc l) { return arena_strndup(w->ar, w->src->text + l.b, l.e - l.b); }
@@ -190,4 +193,47 @@ const char *lw_fresh_name(lw *w, const char *what, const char *type, loc at) {
   for (int k = 2; strmap_get(&w->fnames, n, strlen(n)); k++) n = arena_printf(w->ar, "%s_%d", base, k);
   strmap_put(&w->fnames, n, strlen(n), (void *)1);
   return n;
+}
+
+/* ---- the file's records -------------------------------------------------------- */
+
+/* the bytes of r that its kind uses (the rest of the union is not kept) */
+static size_t record_bytes(const lw_record *r) {
+  size_t u = offsetof(lw_record, u);
+  switch (r->kind) {
+  case LR_COPY: return u + sizeof r->u.copy;
+  case LR_ALLOC: return u + sizeof r->u.alloc;
+  case LR_DESTROY: return u + sizeof r->u.destroy;
+  case LR_DETOUR: return u + sizeof r->u.detour;
+  case LR_SYNC: return u + sizeof r->u.sync;
+  case LR_WAIT: return u + sizeof r->u.wait;
+  case LR_SCAN: return u + sizeof r->u.scan;
+  case LR_SUBST: return u + sizeof r->u.subst;
+  case LR_TYPE: return u + sizeof r->u.type;
+  case LR_MAINHOST: return u + sizeof r->u.mainhost;
+  case LR_SUBPROG: return u + sizeof r->u.subprog;
+  case LR_ENTRY: return u + sizeof r->u.entry;
+  case LR_GLOBAL:
+  case LR_INSERT:
+  case LR_INCLUDE:
+  case LR_DETOUR_BODY: return u + sizeof r->u.body;
+  default: return u; /* LR_NONE, LR_TOPLEVEL */
+  }
+}
+
+void lw_put(lw *w, const lw_record *r) {
+  lw_printing *p = &w->print;
+  if (r->kind == LR_NONE) return;
+  if (p->nrecs == p->caprecs) {
+    p->caprecs = p->caprecs ? 2 * p->caprecs : 256;
+    p->recs = realloc(p->recs, sizeof *p->recs * (size_t)p->caprecs);
+    if (!p->recs) {
+      fputs("pac: out of memory\n", stderr);
+      abort();
+    }
+  }
+  size_t n = record_bytes(r);
+  lw_record *k = arena_alloc(w->ar, n);
+  memcpy(k, r, n);
+  p->recs[p->nrecs++] = k;
 }

@@ -15,9 +15,9 @@
  * (tools/lowergraph.py checks it): the walker alone calls the planners, and
  * a planner walks a body through w->walk_block / w->walk_items. The
  * lowering asks the target's capabilities (lw_caps), never its name; a
- * planner returns records (lower_record.h) or hands them on (lw_put), and
- * the print pass (lower_print.c) prints them through the emitter and the
- * printer. One exception is left: lower_dollar.c asks the emitter how a
+ * planner returns records (lower_record.h) or hands them on (lw_put) into
+ * the file's list, and after the walk the print pass (lower_print.c) prints
+ * them through the emitter and the printer. One exception is left: lower_dollar.c asks the emitter how a
  * capture is written (emit_capture_ref). The emitter never calls back. */
 #ifndef PAC_LOWER_H
 #define PAC_LOWER_H
@@ -168,13 +168,12 @@ typedef struct lw_target {
   emitter em;
 } lw_target;
 
-/* The print pass's state (lower_print.c): where the records go, who sees
- * them first, and the bodies being translated apart */
+/* The records of the file and the print pass's state (lower_print.c): who
+ * sees the records first, and the bodies being translated apart */
 typedef struct lw_printing {
-  /* where a planner's records go (lw_put): the print pass, set by lw_file;
-   * for a record that closes a body (LP_CLOSE), it returns the bytes of
-   * the body's code (the #insert limit counts them) */
-  size_t (*put)(struct lw *w, const struct lw_record *r);
+  /* the file's records in order (lw_put), printed after the walk (lw_print_all) */
+  struct lw_record **recs;
+  int nrecs, caprecs;
   /* shown every record before it is printed, when set (the tests of plans) */
   void (*observe)(void *env, const struct lw_record *r);
   void *observe_env;
@@ -191,6 +190,7 @@ typedef struct lw_printing {
 typedef struct lw_inserts {
   strmap subprogs;
   int64_t max_depth, max_bytes, bytes;
+  int64_t nested; /* the bytes of the instances closed inside the one expanding */
   bool over;
 } lw_inserts;
 
@@ -242,8 +242,8 @@ typedef struct lw {
 static inline const target_caps *lw_caps(const lw *w) { return &w->tg.em.ops->caps; }
 static inline void lw_walk_items(lw *w, items *list, bool file_scope) { w->walk_items(w, list, file_scope); }
 static inline void lw_walk_block(lw *w, item *group) { w->walk_block(w, group); }
-/* a planner's record, on to the print pass (see put) */
-static inline size_t lw_put(lw *w, const lw_record *r) { return w->print.put(w, r); }
+/* a planner's record, kept in the file's list for the print pass (lower.c) */
+void lw_put(lw *w, const struct lw_record *r);
 /* the innermost detour being walked (NULL: host code) */
 static inline region *lw_thread_region(lw *w) {
   for (region *r = w->rg; r; r = r->outer)

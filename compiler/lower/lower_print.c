@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* lower_print.c - the print pass: a record a planner returned
- * (lower_record.h) goes to the target's emitter and the printer. A plan's
+/* lower_print.c - the print pass: after the walk, the file's records
+ * (lower_record.h), in order, go to the target's emitter and the printer. A plan's
  * code replaces its directive in the output (with the directive as a
  * comment in front); a substitution replaces its source; a top-level item
  * starts where the walker says; the records of
@@ -117,13 +117,13 @@ static void print_detour_body(lw *w, const lw_record *r) {
   p->dbodies[p->ndbodies++] = (struct lw_detour_text){r->at, text};
 }
 
-/* a body translated apart; returns the bytes of its code at LP_CLOSE */
-static size_t print_body(lw *w, const lw_record *r) {
+/* a body translated apart */
+static void print_body(lw *w, const lw_record *r) {
   const lr_body *b = &r->u.body;
   item *at = r->at;
   if (r->kind == LR_INCLUDE && b->phase == LP_WHOLE) {
     pr_replace(&w->pr, at->loc.b, at->loc.e, arena_printf(w->ar, "/* %s: included already */", b->name));
-    return 0;
+    return;
   }
   if (r->kind == LR_INCLUDE && b->in_line) {
     /* its items are top-level items of their own, so that code hoisted
@@ -135,11 +135,11 @@ static size_t print_body(lw *w, const lw_record *r) {
       pr_src_to(&w->pr, b->to);
       pr_jump(&w->pr, at->loc.e);
     }
-    return 0;
+    return;
   }
   if (b->phase == LP_OPEN) {
     open_apart(w, r);
-    return 0;
+    return;
   }
   char *text = close_apart(w, r);
   switch (r->kind) {
@@ -155,23 +155,33 @@ static size_t print_body(lw *w, const lw_record *r) {
     pr_replace(&w->pr, at->loc.b, at->loc.e, arena_printf(w->ar, "/* %s */\n%s\n", lw_text(w, at->loc), text));
     break;
   }
-  return strlen(text);
 }
 
-size_t lw_print_record(lw *w, const lw_record *r) {
+static void print_record(lw *w, const lw_record *r) {
   if (w->print.observe) w->print.observe(w->print.observe_env, r);
   switch (r->kind) {
-  case LR_NONE: return 0;
-  case LR_TOPLEVEL: pr_toplevel(&w->pr, r->at->loc.b); return 0;
-  case LR_SUBST: pr_replace(&w->pr, r->u.subst.span.b, r->u.subst.span.e, r->u.subst.text); return 0;
-  case LR_TYPE: pr_replace(&w->pr, r->at->loc.b, r->at->loc.e, lw_comment(w, r->at->dir->loc)); return 0;
-  case LR_SUBPROG: pr_replace(&w->pr, r->at->loc.b, r->at->loc.e, ""); return 0;
-  case LR_MAINHOST: print_mainhost(w, r); return 0;
-  case LR_ENTRY: sb_puts(&w->epilogue, w->tg.em.ops->entry(&w->tg.em, r->u.entry)); return 0;
-  case LR_DETOUR_BODY: print_detour_body(w, r); return 0;
+  case LR_NONE: return;
+  case LR_TOPLEVEL: pr_toplevel(&w->pr, r->at->loc.b); return;
+  case LR_SUBST: pr_replace(&w->pr, r->u.subst.span.b, r->u.subst.span.e, r->u.subst.text); return;
+  case LR_TYPE: pr_replace(&w->pr, r->at->loc.b, r->at->loc.e, lw_comment(w, r->at->dir->loc)); return;
+  case LR_SUBPROG: pr_replace(&w->pr, r->at->loc.b, r->at->loc.e, ""); return;
+  case LR_MAINHOST: print_mainhost(w, r); return;
+  case LR_ENTRY: sb_puts(&w->epilogue, w->tg.em.ops->entry(&w->tg.em, r->u.entry)); return;
+  case LR_DETOUR_BODY: print_detour_body(w, r); return;
   case LR_GLOBAL:
   case LR_INSERT:
-  case LR_INCLUDE: return print_body(w, r);
-  default: print_plan(w, r); return 0;
+  case LR_INCLUDE: print_body(w, r); return;
+  default: print_plan(w, r); return;
   }
+}
+
+void lw_print_all(lw *w) {
+  lw_printing *p = &w->print;
+  for (int i = 0; i < p->nrecs; i++) print_record(w, p->recs[i]);
+  free(p->recs);
+  free(p->bodies);
+  free(p->dbodies);
+  p->recs = NULL, p->nrecs = p->caprecs = 0;
+  p->bodies = NULL, p->nbodies = p->capbodies = 0;
+  p->dbodies = NULL, p->ndbodies = p->capdbodies = 0;
 }

@@ -231,6 +231,35 @@ static void insert_limit(lw *w, directive *d, const char *what) {
   w->ins.over = true;
 }
 
+/* the instance's records: its body walked between its two records; its
+ * bytes count towards the limit: the body's source, about what its block,
+ * comment and line markers print (INSERT_FRAME_BYTES), and the instances
+ * expanded inside it */
+#define INSERT_FRAME_BYTES 64
+static void expand(lw *w, item *it, subprog *sp, const instance *in) {
+  directive *d = it->dir;
+  int64_t outer_nested = w->ins.nested;
+  w->ins.nested = 0;
+  lw_record r;
+  const char *spname = lw_text(w, d->name);
+  lw_record_body(&r, LR_INSERT, it, LP_OPEN, sp->d->loc.e, 0, spname);
+  r.u.body.instance = in->id;
+  lw_put(w, &r);
+  w->apart++;
+  lw_walk_items(w, &sp->d->subprog.body, false);
+  w->apart--;
+  lw_record_body(&r, LR_INSERT, it, LP_CLOSE, sp->d->loc.e, sp->d->subprog.end.b, spname);
+  r.u.body.instance = in->id;
+  lw_put(w, &r);
+  int64_t size = (int64_t)(sp->d->subprog.end.b - sp->d->loc.e) + INSERT_FRAME_BYTES + w->ins.nested;
+  w->ins.nested = outer_nested + size;
+  w->ins.bytes += size;
+  if (w->ins.bytes > w->ins.max_bytes && !w->ins.over)
+    insert_limit(w, d, arena_printf(w->ar, "the #insert expansions reach %lld bytes: the limit is %lld (raise it "
+                                           "with --max-insert-bytes=N)", (long long)w->ins.bytes,
+                                    (long long)w->ins.max_bytes));
+}
+
 void lw_insert(lw *w, item *it) {
   directive *d = it->dir;
   if (d->bad || w->ins.over) return;
@@ -282,23 +311,7 @@ void lw_insert(lw *w, item *it) {
   w->inst = in;
   diag_push_context(w->dg, d->loc, arena_printf(w->ar, "in instance of subprogram '%.*s' inserted here", (int)len, name));
 
-  /* expand the body into a buffer, following the body's source text */
-  lw_record r;
-  const char *spname = lw_text(w, d->name);
-  lw_record_body(&r, LR_INSERT, it, LP_OPEN, sp->d->loc.e, 0, spname);
-  r.u.body.instance = in->id;
-  lw_put(w, &r);
-  w->apart++;
-  lw_walk_items(w, &sp->d->subprog.body, false);
-  w->apart--;
-  lw_record_body(&r, LR_INSERT, it, LP_CLOSE, sp->d->loc.e, sp->d->subprog.end.b, spname);
-  r.u.body.instance = in->id;
-  w->ins.bytes += (int64_t)lw_put(w, &r);
-  if (w->ins.bytes > w->ins.max_bytes && !w->ins.over)
-    insert_limit(w, d, arena_printf(w->ar, "the #insert expansions reach %lld bytes: the limit is %lld (raise it "
-                                           "with --max-insert-bytes=N)", (long long)w->ins.bytes,
-                                    (long long)w->ins.max_bytes));
-
+  expand(w, it, sp, in);
   diag_pop_context(w->dg);
   w->inst = in->outer;
   lw_scope_pop(w);

@@ -249,7 +249,6 @@ static void walk_items(lw *w, items *list, bool file_scope) {
 int lw_file(lw *w, items *file) {
   lw_cd_init(w);
   w->walk_items = walk_items, w->walk_block = walk_block;
-  w->print.put = lw_print_record;
   w->cx.dg = w->dg; /* errors in constant arithmetic of sizes and indices */
   w->host = (region){.kind = RG_HOST, .id = 0};
   emit_init(&w->tg.em, w->tg.kind, w->tg.ranges, &w->pr, w->src, &w->ex, w->ar);
@@ -260,10 +259,6 @@ int lw_file(lw *w, items *file) {
   walk_items(w, file, true);
   strmap_free(&w->ins.subprogs);
   strmap_free(&w->fnames);
-  free(w->print.bodies);
-  w->print.bodies = NULL, w->print.nbodies = w->print.capbodies = 0;
-  free(w->print.dbodies);
-  w->print.dbodies = NULL, w->print.ndbodies = w->print.capdbodies = 0;
   cd_free(&w->cd);
   if (w->entry.nmpi_bodies && !w->has_mainhost)
     diag_error(w->dg, (loc){0, 0}, "a program with mpi detours needs #mainhost (process 0 drives the others)");
@@ -271,5 +266,6 @@ int lw_file(lw *w, items *file) {
     lw_record r = {.kind = LR_ENTRY, .u.entry = &w->entry};
     lw_put(w, &r);
   }
+  lw_print_all(w);
   return w->dg->errors ? 1 : 0;
 }
