@@ -142,10 +142,10 @@ static int decide_groups(tstate *t, ppc_result *r) {
   free(owned);
   free(defs);
   lw *w = &t->w;
-  w->pc.inc = malloc(sizeof *w->pc.inc * (size_t)(r->includes.n + 1));
+  w->in.pc.inc = malloc(sizeof *w->in.pc.inc * (size_t)(r->includes.n + 1));
   for (int i = 0; i < r->includes.n; i++)
-    w->pc.inc[i] = (struct pcinc){r->includes.v[i].at, r->includes.v[i].seg, r->includes.v[i].first};
-  w->pc.ninc = r->includes.n;
+    w->in.pc.inc[i] = (struct pcinc){r->includes.v[i].at, r->includes.v[i].seg, r->includes.v[i].first};
+  w->in.pc.ninc = r->includes.n;
   return rc;
 }
 
@@ -285,10 +285,10 @@ static int parse_all(tstate *t) {
   /* a missing include is reported but does not stop the translation; an
    * unbalanced or wrong #if stops it before the headers are read */
   int rc = decide_groups(t, &groups);
-  w->pc.seg_items = arena_alloc(&t->ar, sizeof *w->pc.seg_items * (size_t)t->src.nsegs);
+  w->in.pc.seg_items = arena_alloc(&t->ar, sizeof *w->in.pc.seg_items * (size_t)t->src.nsegs);
   parse_notes notes = {.dead = groups.dead.v, .ndead = groups.dead.n};
   for (int k = 0; k < t->src.nsegs; k++)
-    rc |= parse_range(&t->src, t->src.segs[k].base, t->src.segs[k].len, &t->dg, &t->ar, false, &w->pc.seg_items[k],
+    rc |= parse_range(&t->src, t->src.segs[k].base, t->src.segs[k].len, &t->dg, &t->ar, false, &w->in.pc.seg_items[k],
                       &notes);
   hdr_init(&t->hdr, &t->ar);
   sbuf pp;
@@ -307,7 +307,7 @@ static int parse_all(tstate *t) {
 /* Set up the lowering's state and lower the main file. */
 static int lower_all(tstate *t) {
   lw *w = &t->w;
-  w->src = &t->src, w->dg = &t->dg, w->ar = &t->ar, w->hdr = &t->hdr, w->tg.kind = t->target;
+  w->in.src = &t->src, w->in.dg = &t->dg, w->in.ar = &t->ar, w->in.hdr = &t->hdr, w->tg.kind = t->target;
   w->tg.ranges = !t->opt.no_nvtx;
   w->print.observe = t->io->observe, w->print.observe_env = t->io->observe_env;
   w->ins.max_depth = t->opt.max_insert_depth > 0 ? t->opt.max_insert_depth : PAC_MAX_INSERT_DEPTH;
@@ -318,7 +318,7 @@ static int lower_all(tstate *t) {
   sc_init(&w->sc, &t->ar);
   pr_init(&w->pr, &t->src, t->opt.lines);
   strmap_init(&w->all_types);
-  items file = w->pc.seg_items[0];
+  items file = w->in.pc.seg_items[0];
   return lw_file(w, &file);
 }
 
@@ -571,7 +571,7 @@ static void free_state(tstate *t) {
   lw *w = &t->w;
   strmap_free(&w->all_types);
   sb_free(&w->epilogue);
-  free(w->pc.inc);
+  free(w->in.pc.inc);
   for (int i = 0; i < t->owned_names.n; i++) free(t->owned_names.v[i]);
   vec_free(t->owned_names);
   pr_free(&w->pr);

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *lw_text(lw *w, loc l) { return arena_strndup(w->ar, w->src->text + l.b, l.e - l.b); }
+const char *lw_text(lw *w, loc l) { return arena_strndup(w->in.ar, w->in.src->text + l.b, l.e - l.b); }
 
 static bool is_punct(const item *it, int p) { return it && it->kind == IT_TOK && it->tk == T_PUNCT && it->punct == p; }
 
@@ -30,7 +30,7 @@ bool lw_is_typedef(lw *w, const char *name, size_t len) {
   /* a subprogram's value parameter whose argument is a type name (not parenthesized) */
   const char *v = w->inst ? strmap_get(&w->inst->vals, name, len) : NULL;
   if (v) return *v != '(';
-  return w->hdr && strmap_get(&w->hdr->typedefs, name, len) != NULL;
+  return w->in.hdr && strmap_get(&w->in.hdr->typedefs, name, len) != NULL;
 }
 
 bool lw_is_type_name(lw *w, const char *s, size_t n) { return lw_is_type_word(w, s, n) || lw_is_typedef(w, s, n); }
@@ -45,23 +45,23 @@ bool lw_is_type_word(lw *w, const char *s, size_t n) {
 }
 
 void lw_cd_init(lw *w) {
-  w->cd = (cdctx){.text = w->src->text, .ar = w->ar, .prog = lw_semaprog(w)};
+  w->cd = (cdctx){.text = w->in.src->text, .ar = w->in.ar, .prog = lw_semaprog(w)};
   cd_init(&w->cd);
 }
 
 dnode *lw_resolve(lw *w, loc name, bool report) {
-  return ty_resolve(&w->ty, w->src->text + name.b, name.e - name.b, name, report);
+  return ty_resolve(&w->ty, w->in.src->text + name.b, name.e - name.b, name, report);
 }
 
 int lw_split_args(lw *w, items *args, items **out) {
   int n = 0, cap = 4;
-  items *v = arena_alloc(w->ar, sizeof *v * (size_t)cap);
+  items *v = arena_alloc(w->in.ar, sizeof *v * (size_t)cap);
   items cur = items_empty();
   for (item *it = args->first, *next; it; it = next) {
     next = it->next;
     if (is_punct(it, ',')) {
       if (n == cap) {
-        items *nv = arena_alloc(w->ar, sizeof *nv * (size_t)cap * 2);
+        items *nv = arena_alloc(w->in.ar, sizeof *nv * (size_t)cap * 2);
         memcpy(nv, v, sizeof *v * (size_t)n);
         v = nv, cap *= 2;
       }
@@ -70,13 +70,13 @@ int lw_split_args(lw *w, items *args, items **out) {
       continue;
     }
     /* items_add relinks; keep the original chain intact by copying */
-    item *c = arena_alloc(w->ar, sizeof *c);
+    item *c = arena_alloc(w->in.ar, sizeof *c);
     *c = *it;
     cur = items_add(cur, c);
   }
   if (cur.n || n) {
     if (n == cap) {
-      items *nv = arena_alloc(w->ar, sizeof *nv * (size_t)cap * 2);
+      items *nv = arena_alloc(w->in.ar, sizeof *nv * (size_t)cap * 2);
       memcpy(nv, v, sizeof *v * (size_t)n);
       v = nv;
     }
@@ -97,7 +97,7 @@ char *lw_comment(lw *w, loc l) {
   sb_puts(&b, "/* ");
   bool sp = false;
   for (uint32_t i = l.b; i < l.e; i++) {
-    char c = w->src->text[i];
+    char c = w->in.src->text[i];
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
       sp = true;
       continue;
@@ -108,7 +108,7 @@ char *lw_comment(lw *w, loc l) {
     sb_putc(&b, c);
   }
   sb_puts(&b, " */");
-  char *s = arena_strdup(w->ar, b.s);
+  char *s = arena_strdup(w->in.ar, b.s);
   sb_free(&b);
   return s;
 }
@@ -116,7 +116,7 @@ char *lw_comment(lw *w, loc l) {
 const char *lw_dir_text(lw *w, item *it) {
   /* the directive as written, on one line */
   const char *t = lw_text(w, it->dir->loc);
-  char *c = arena_strdup(w->ar, t);
+  char *c = arena_strdup(w->in.ar, t);
   for (char *p = c; *p; p++)
     if (*p == '\n' || *p == '\t' || *p == '\r') *p = ' ';
   return c;
@@ -132,21 +132,21 @@ dnode *lw_data_type(lw *w, loc name) {
   dnode *n = lw_resolve(w, name, true);
   if (!n) return NULL;
   if (n->type->thread != TK_DATA) {
-    diag_error(w->dg, name, "'%s' is a thread array type, not a data type", n->path);
+    diag_error(w->in.dg, name, "'%s' is a thread array type, not a data type", n->path);
     return NULL;
   }
   return n;
 }
 
 ctenv lw_ctenv(lw *w) {
-  return (ctenv){.sc = &w->sc, .src = w->src->text, .prog = lw_semaprog(w)};
+  return (ctenv){.sc = &w->sc, .src = w->in.src->text, .prog = lw_semaprog(w)};
 }
 
 int64_t lw_elem_bytes(lw *w, const char *elem) {
   int64_t es = lw_elem_size(elem);
   if (es) return es;
   ctenv e = lw_ctenv(w);
-  return lw_elem_size(ct_canonical(&e, elem, w->ar));
+  return lw_elem_size(ct_canonical(&e, elem, w->in.ar));
 }
 
 int64_t lw_elem_size(const char *elem) {
@@ -180,7 +180,7 @@ int lw_dev_service(lw *w) {
   plan_entry *en = &w->entry;
   for (int i = 0; i < en->nmpi_bodies; i++)
     if (!strcmp(en->mpi_bodies[i], RT_MPI_DEV_SERVICE)) return i;
-  const char **nb = arena_alloc(w->ar, sizeof *nb * (size_t)(en->nmpi_bodies + 1));
+  const char **nb = arena_alloc(w->in.ar, sizeof *nb * (size_t)(en->nmpi_bodies + 1));
   if (en->nmpi_bodies) memcpy(nb, en->mpi_bodies, sizeof *nb * (size_t)en->nmpi_bodies);
   nb[en->nmpi_bodies] = RT_MPI_DEV_SERVICE;
   en->mpi_bodies = nb;
@@ -188,9 +188,9 @@ int lw_dev_service(lw *w) {
 }
 /* A fresh file-scope name "parray__<what>_<TYPE>_L<line>" (suffixed if taken). */
 const char *lw_fresh_name(lw *w, const char *what, const char *type, loc at) {
-  const char *base = arena_printf(w->ar, GEN_FRESH_FMT, what, type, src_line(w->src, at.b));
+  const char *base = arena_printf(w->in.ar, GEN_FRESH_FMT, what, type, src_line(w->in.src, at.b));
   const char *n = base;
-  for (int k = 2; strmap_get(&w->fnames, n, strlen(n)); k++) n = arena_printf(w->ar, "%s_%d", base, k);
+  for (int k = 2; strmap_get(&w->fnames, n, strlen(n)); k++) n = arena_printf(w->in.ar, "%s_%d", base, k);
   strmap_put(&w->fnames, n, strlen(n), (void *)1);
   return n;
 }
@@ -233,7 +233,7 @@ void lw_put(lw *w, const lw_record *r) {
     }
   }
   size_t n = record_bytes(r);
-  lw_record *k = arena_alloc(w->ar, n);
+  lw_record *k = arena_alloc(w->in.ar, n);
   memcpy(k, r, n);
   p->recs[p->nrecs++] = k;
 }

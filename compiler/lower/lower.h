@@ -194,13 +194,22 @@ typedef struct lw_inserts {
   bool over;
 } lw_inserts;
 
-typedef struct lw {
-  /* given by the translation */
+/* What the translation gives the lowering: the file, where its errors go,
+ * the arena everything it decides lives in, what the headers declared, and
+ * the .pc files it includes */
+typedef struct lw_input {
   srcfile *src;
   diag *dg;
   arena *ar;
   hdrinfo *hdr;
   lw_pcfiles pc;
+} lw_input;
+
+/* The lowering's state, in parts: its inputs (in), the semantic layer, the
+ * output (the printer, the target and the file's records), #insert
+ * expansion, and the walk's position */
+typedef struct lw {
+  lw_input in;
   /* the semantic layer */
   arena scratch;  /* token vectors of expressions being read (lw_ltoks) */
   exctx ex;

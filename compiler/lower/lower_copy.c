@@ -24,7 +24,7 @@
  * of the source in the linear index i */
 static void loop_bound_digits(lw *w, dnode *ns, ex *i, plan_copy *p) {
   exctx *x = &w->ex;
-  ex **n = arena_alloc(w->ar, sizeof *n * (size_t)p->nbound * 2), **wt = n + p->nbound;
+  ex **n = arena_alloc(w->in.ar, sizeof *n * (size_t)p->nbound * 2), **wt = n + p->nbound;
   lw_top_dims(ns, n, wt, x);
   for (int k = 0; k < p->nbound; k++) {
     ex *q = ex_div(x, i, wt[k]);
@@ -39,16 +39,18 @@ static bool copy_bounds(lw *w, directive *d, dnode *ns, plan_copy *p) {
   items *a;
   int n = d->copy.bound.args.n ? lw_split_args(w, &d->copy.bound.args, &a) : 0;
   if (n != nt) {
-    diag_error(w->dg, d->copy.bound.args.n ? d->copy.bound.argsloc : d->copy.bound.kw, "bound(...) needs one bound per top-level dimension "
-               "of '%s': %d, not %d", ns->path, nt, n);
+    diag_error(w->in.dg, d->copy.bound.args.n ? d->copy.bound.argsloc : d->copy.bound.kw,
+               "bound(...) needs one bound per top-level dimension "
+               "of '%s': %d, not %d",
+               ns->path, nt, n);
     return false;
   }
   p->nbound = n;
-  p->bound = arena_alloc(w->ar, sizeof *p->bound * (size_t)n);
-  p->bound_digit = arena_alloc(w->ar, sizeof *p->bound_digit * (size_t)n);
+  p->bound = arena_alloc(w->in.ar, sizeof *p->bound * (size_t)n);
+  p->bound_digit = arena_alloc(w->in.ar, sizeof *p->bound_digit * (size_t)n);
   for (int k = 0; k < n; k++) {
     if (!a[k].n) {
-      diag_error(w->dg, d->copy.bound.argsloc, "empty bound in bound(...)");
+      diag_error(w->in.dg, d->copy.bound.argsloc, "empty bound in bound(...)");
       return false;
     }
     ltok *t;
@@ -58,7 +60,7 @@ static bool copy_bounds(lw *w, directive *d, dnode *ns, plan_copy *p) {
     loc at = se >= 0 ? t[se].loc : d->copy.bound.argsloc;
     arena_restore(&w->scratch, m);
     if (se >= 0) {
-      diag_error(w->dg, at, "a bound cannot have side effects (the generated code evaluates it for every element)");
+      diag_error(w->in.dg, at, "a bound cannot have side effects (the generated code evaluates it for every element)");
       return false;
     }
     p->bound[k] = lw_list_text(w, &a[k]);
@@ -130,10 +132,11 @@ static bool plan_modes(lw *w, dnode *ns, dnode *nd, plan_copy *p) {
   }
   if (nm < 1) return false;
   exctx *x = &w->ex;
-  ex **atom = arena_alloc(w->ar, sizeof *atom * (size_t)nm);
+  ex **atom = arena_alloc(w->in.ar, sizeof *atom * (size_t)nm);
   for (int m = 0; m < nm; m++) {
     int64_t c;
-    atom[m] = ex_atom(x, arena_printf(w->ar, PLAN_MODE_INDEX "%d", m), 0, ex_is_const(shape[m], &c) ? c - 1 : EX_INF);
+    atom[m] =
+        ex_atom(x, arena_printf(w->in.ar, PLAN_MODE_INDEX "%d", m), 0, ex_is_const(shape[m], &c) ? c - 1 : EX_INF);
   }
   if (p->nbound && !mode_dims(w, ns, shape, nm, atom, p)) return false;
   ex *so = ex_const(x, 0), *dof = ex_const(x, 0);
@@ -142,7 +145,7 @@ static bool plan_modes(lw *w, dnode *ns, dnode *nd, plan_copy *p) {
     dof = ex_add(x, dof, ex_mul(x, atom[m], st[m * k + 1]));
   }
   p->method = CP_VECTOR, p->nmodes = nm;
-  p->shape = arena_alloc(w->ar, sizeof *p->shape * (size_t)nm);
+  p->shape = arena_alloc(w->in.ar, sizeof *p->shape * (size_t)nm);
   for (int m = 0; m < nm; m++) p->shape[m] = lw_localize(w, shape[m], w->rg->at);
   p->src.off = lw_localize(w, so, w->rg->at), p->dst.off = lw_localize(w, dof, w->rg->at);
   for (int j = 0; j < p->nbound; j++) p->bound_digit[j] = lw_localize(w, p->bound_digit[j], w->rg->at);
@@ -172,7 +175,7 @@ static bool plan_split(lw *w, plan_copy *p, layout *const *ls) {
     ex *shape[32], *st[32 * 2];
     int nm = lay_refine(&w->ty, ls + 2 * k, 2, shape, st, 32);
     if (nm < 0) return false;
-    ex **v = arena_alloc(w->ar, sizeof *v * (size_t)(nm ? nm : 1) * 3);
+    ex **v = arena_alloc(w->in.ar, sizeof *v * (size_t)(nm ? nm : 1) * 3);
     side[k]->nmodes = nm, side[k]->shape = v, side[k]->stride = v + nm, side[k]->proc_stride = v + 2 * nm;
     for (int m = 0; m < nm; m++) {
       v[m] = lw_localize(w, shape[m], w->rg->at);
@@ -206,7 +209,7 @@ static const char *dist_name(lw *w, item *id) {
   if (n < 3 || r[0] != '(' || r[n - 1] != ')') return NULL;
   for (size_t i = 1; i + 1 < n; i++)
     if (!(isalnum((unsigned char)r[i]) || r[i] == '_') || (i == 1 && isdigit((unsigned char)r[i]))) return NULL;
-  return arena_printf(w->ar, "%.*s", (int)(n - 2), r + 1);
+  return arena_printf(w->in.ar, "%.*s", (int)(n - 2), r + 1);
 }
 
 /* The sides of a distributed #copy: a distributed array by its variable, a
@@ -223,7 +226,7 @@ static bool dist_sides(lw *w, directive *d, plan_copy *p, dnode *const *side_n, 
       const char *name = rest ? dist_name(w, id) : NULL;
       sym *s = name ? sc_find(&w->sc, name, strlen(name)) : NULL;
       if (!s || !s->created || !s->created->type->mpi_ref) {
-        diag_error(w->dg, side_a[k]->n ? side_a[k]->first->loc : d->loc,
+        diag_error(w->in.dg, side_a[k]->n ? side_a[k]->first->loc : d->loc,
                    "'%s' is distributed: the #copy argument must be a variable given to its #create, or that "
                    "variable + an offset into every block", side_n[k]->path);
         return false;
@@ -232,7 +235,7 @@ static bool dist_sides(lw *w, directive *d, plan_copy *p, dnode *const *side_n, 
       if (rest != side_a[k]->first) side[k]->base = lw_items_text(w, rest, side_a[k]->last);
     } else {
       if (side[k]->mem == MK_DMEM && !lw_caps(w)->device_mem) {
-        diag_error(w->dg, d->loc, "#copy involving dmem (GPU) memory needs the CUDA target");
+        diag_error(w->in.dg, d->loc, "#copy involving dmem (GPU) memory needs the CUDA target");
         return false;
       }
       side[k]->ptr = lw_list_text(w, side_a[k]);
@@ -263,25 +266,26 @@ static bool dist_side(lw *w, dnode *n) {
 static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, items *da, lw_record *out) {
   directive *d = it->dir;
   if (w->rg->kind != RG_HOST) {
-    diag_error(w->dg, d->kw, "#copy of a distributed array is collective: it belongs in the host code of process 0");
+    diag_error(w->in.dg, d->kw, "#copy of a distributed array is collective: it belongs in the host code of process 0");
     return;
   }
   plan_copy p = {.method = CP_DIST, .elem = ns->type->elem};
   dnode *side_n[2] = {nd, ns};
   items *side_a[2] = {da, sa};
   if (!dist_sides(w, d, &p, side_n, side_a)) return;
-  layout *ls[4] = {ty_layout(&w->ty, nd), ty_proc_layout(&w->ty, nd), ty_layout(&w->ty, ns), ty_proc_layout(&w->ty, ns)};
+  layout *ls[4] = {ty_layout(&w->ty, nd), ty_proc_layout(&w->ty, nd), ty_layout(&w->ty, ns),
+                   ty_proc_layout(&w->ty, ns)};
   ex *shape[32], *st[32 * 4];
   bool flat = ls[0] && ls[1] && ls[2] && ls[3];
   int nm = flat ? lay_refine(&w->ty, ls, 4, shape, st, 32) : -1;
   if (nm < 0) {
     /* the sides' splits do not nest: planned at run time */
     if (!flat) {
-      diag_error(w->dg, d->loc, "#copy of a distributed array through offsets that are not a flat layout");
+      diag_error(w->in.dg, d->loc, "#copy of a distributed array through offsets that are not a flat layout");
       return;
     }
     if (!plan_split(w, &p, ls)) {
-      diag_error(w->dg, d->loc, "#copy between these distributions needs a split of dimensions that cannot be "
+      diag_error(w->in.dg, d->loc, "#copy between these distributions needs a split of dimensions that cannot be "
                  "proved at compile time");
       return;
     }
@@ -291,7 +295,7 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
     return;
   }
   w->entry.uses_mpi = true;
-  ex **v = arena_alloc(w->ar, sizeof *v * (size_t)(nm ? nm : 1) * 5);
+  ex **v = arena_alloc(w->in.ar, sizeof *v * (size_t)(nm ? nm : 1) * 5);
   p.nmodes = nm, p.shape = v;
   p.dst.stride = v + nm, p.dst.proc_stride = v + 2 * nm, p.src.stride = v + 3 * nm, p.src.proc_stride = v + 4 * nm;
   for (int m = 0; m < nm; m++) {
@@ -307,16 +311,16 @@ static void copy_distributed(lw *w, item *it, dnode *ns, items *sa, dnode *nd, i
 static bool copy_fits(lw *w, dnode *n, items *arg, const char *verb) {
   loc vl;
   if (!lw_single_ident(arg, &vl)) return true;
-  sym *s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);
+  sym *s = sc_find(&w->sc, w->in.src->text + vl.b, vl.e - vl.b);
   if (!s || !s->created || s->created == n) return true;
   int64_t need, have;
   if (!ex_is_const(ty_footprint(&w->ty, n), &need) || !ex_is_const(ty_footprint(&w->ty, s->created), &have))
     return true;
   if (need <= have) return true;
-  diag_error(w->dg, vl, "#copy %s %lld elements of '%.*s' through '%s', but it was created as '%s' with room for %lld",
-             verb, (long long)need, (int)(vl.e - vl.b), w->src->text + vl.b, n->path, s->created->path,
-             (long long)have);
-  diag_note(w->dg, s->created_at, "created here");
+  diag_error(w->in.dg, vl,
+             "#copy %s %lld elements of '%.*s' through '%s', but it was created as '%s' with room for %lld", verb,
+             (long long)need, (int)(vl.e - vl.b), w->in.src->text + vl.b, n->path, s->created->path, (long long)have);
+  diag_note(w->in.dg, s->created_at, "created here");
   return false;
 }
 
@@ -325,16 +329,18 @@ static bool copy_fits(lw *w, dnode *n, items *arg, const char *verb) {
 static void copy_fits_at_run_time(lw *w, dnode *n, items *arg, const char *verb, plan_copy *p) {
   loc vl;
   if (!lw_single_ident(arg, &vl) || w->rg->kind == RG_CUDA) return;
-  sym *s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);
+  sym *s = sc_find(&w->sc, w->in.src->text + vl.b, vl.e - vl.b);
   if (!s || !s->created || s->created == n) return;
   ex *need = ty_footprint(&w->ty, n), *have = ty_footprint(&w->ty, s->created);
   int64_t k1, k2;
   if (ex_is_const(need, &k1) && ex_is_const(have, &k2)) return; /* checked by copy_fits */
   plan_fit *f = &p->fit[p->nfit++];
   f->need = lw_localize(w, need, w->rg->at), f->have = lw_localize(w, have, w->rg->at);
-  f->msg = arena_printf(w->ar, "#copy %s %%lld elements of '%.*s' through '%s', but it was created as '%s' (line %d) "
-                        "with room for %%lld", verb, (int)(vl.e - vl.b), w->src->text + vl.b, n->path,
-                        s->created->path, src_line(w->src, s->created_at.b));
+  f->msg = arena_printf(w->in.ar,
+                        "#copy %s %%lld elements of '%.*s' through '%s', but it was created as '%s' (line %d) "
+                        "with room for %%lld",
+                        verb, (int)(vl.e - vl.b), w->in.src->text + vl.b, n->path, s->created->path,
+                        src_line(w->in.src, s->created_at.b));
 }
 
 /* the element types and sizes of the two sides agree (false after reporting) */
@@ -342,7 +348,7 @@ static bool copy_sides_agree(lw *w, directive *d, dnode *ns, dnode *nd, items *s
   if (!lw_copy_elems_agree(w, d, ns, nd)) return false;
   int64_t s1, s2;
   if (ex_is_const(ns->size, &s1) && ex_is_const(nd->size, &s2) && s1 != s2) {
-    diag_error(w->dg, loc_span(d->name, d->copy.dst), "#copy size mismatch: '%s' has %lld elements, '%s' has %lld",
+    diag_error(w->in.dg, loc_span(d->name, d->copy.dst), "#copy size mismatch: '%s' has %lld elements, '%s' has %lld",
                ns->path, (long long)s1, nd->path, (long long)s2);
     return false;
   }
@@ -362,14 +368,14 @@ static bool plan_host_copy(lw *w, directive *d, dnode *ns, dnode *nd, plan_copy 
   int nj = (ls && ld) ? lay_refine2(&w->ty, ls, ld, shape, st, 32) : -1;
   if (nj < 0) {
     if (p->device) {
-      diag_error(w->dg, d->loc, "#copy between these device layouts needs a split of dimensions that cannot be "
+      diag_error(w->in.dg, d->loc, "#copy between these device layouts needs a split of dimensions that cannot be "
                  "proved at compile time");
       return false;
     }
     plan_loop(w, ns, nd, false, p);
     return true;
   }
-  ex **v = arena_alloc(w->ar, sizeof *v * (size_t)(nj ? nj : 1) * 3);
+  ex **v = arena_alloc(w->in.ar, sizeof *v * (size_t)(nj ? nj : 1) * 3);
   p->method = CP_STRIDED, p->nmodes = nj, p->shape = v, p->dst.stride = v + nj, p->src.stride = v + 2 * nj;
   for (int k = 0; k < nj; k++) {
     p->shape[k] = lw_localize(w, shape[k], w->rg->at);
@@ -386,11 +392,12 @@ void lw_copy(lw *w, item *it, lw_record *out) {
   if (!ns || !nd) return;
   items *sa, *da;
   if (lw_split_args(w, &d->args, &sa) != 1 || sa[0].n == 0) {
-    diag_error(w->dg, d->argsloc.e > d->argsloc.b ? d->argsloc : d->loc, "#copy needs one source pointer");
+    diag_error(w->in.dg, d->argsloc.e > d->argsloc.b ? d->argsloc : d->loc, "#copy needs one source pointer");
     return;
   }
   if (lw_split_args(w, &d->copy.dargs, &da) != 1 || da[0].n == 0) {
-    diag_error(w->dg, d->copy.dargsloc.e > d->copy.dargsloc.b ? d->copy.dargsloc : d->loc, "#copy needs one destination pointer");
+    diag_error(w->in.dg, d->copy.dargsloc.e > d->copy.dargsloc.b ? d->copy.dargsloc : d->loc,
+               "#copy needs one destination pointer");
     return;
   }
   if (d->copy.tma.has || d->copy.at.has) { /* a bulk tensor copy (lower_tma.c) */
@@ -401,7 +408,8 @@ void lw_copy(lw *w, item *it, lw_record *out) {
   bool device = ns->type->mem == MK_DMEM || nd->type->mem == MK_DMEM;
   bool per_thread = w->rg->kind == RG_CUDA || (w->rg->kind != RG_HOST && !device);
   if (d->copy.bound.has && (!per_thread || ns->type->mpi_ref || nd->type->mpi_ref)) {
-    diag_error(w->dg, d->copy.bound.kw, "bound(...) applies to a thread's own #copy inside a detour (not a host copy "
+    diag_error(w->in.dg, d->copy.bound.kw,
+               "bound(...) applies to a thread's own #copy inside a detour (not a host copy "
                "or one involving device or distributed memory from a pthd or mpi body)");
     return;
   }
@@ -431,7 +439,7 @@ void lw_copy(lw *w, item *it, lw_record *out) {
   } else { /* host code, a pthd or mpi body included: device memory through the CUDA runtime */
     p.device = device;
     if (p.device && !lw_caps(w)->device_mem) {
-      diag_error(w->dg, d->loc, "#copy involving dmem (GPU) memory needs the CUDA target");
+      diag_error(w->in.dg, d->loc, "#copy involving dmem (GPU) memory needs the CUDA target");
       return;
     }
     if (!plan_host_copy(w, d, ns, nd, &p)) return;

@@ -50,7 +50,7 @@ static void walk_body(lw *w, item *it, region *r, cd_stmt *params, const char **
   if (params)
     for (int i = 0; i < params->ndecls; i++) {
       cd_decl *d = &params->decls[i];
-      sym *s = sc_add(&w->sc, SYM_VAR, w->src->text + d->name->loc.b, d->name->loc.e - d->name->loc.b);
+      sym *s = sc_add(&w->sc, SYM_VAR, w->in.src->text + d->name->loc.b, d->name->loc.e - d->name->loc.b);
       s->decl = *d, s->has_decl = true, s->is_param = true, s->is_pointer = d->is_pointer, s->region = r->id;
     }
   lw_walk_block(w, blk);
@@ -72,7 +72,7 @@ static void walk_body(lw *w, item *it, region *r, cd_stmt *params, const char **
  * values; without, each value follows its declaration. (Declarations and
  * values may capture in the enclosing detour too: this is their order.) */
 static plan_capture *plan_captures(lw *w, region *r, bool decls, ex **localize) {
-  plan_capture *pc = arena_alloc(w->ar, sizeof *pc * (size_t)(r->ncaps ? r->ncaps : 1));
+  plan_capture *pc = arena_alloc(w->in.ar, sizeof *pc * (size_t)(r->ncaps ? r->ncaps : 1));
   for (int i = 0; i < r->ncaps; i++) {
     capture *c = &r->caps[i];
     pc[i] = (plan_capture){.mode = c->mode, .field = c->field, .bytes = c->bytes};
@@ -101,7 +101,7 @@ static void thread_position(lw *w, region *r, bool cuda, plan_detour *p) {
                  : ex_atom(&w->ex, PLAN_THREAD_INDEX, 0, ex_is_const(root->size, &sz) ? sz - 1 : EX_INF);
   if (cuda) p->tid = tid;
   p->npos = root->nkids;
-  p->pos = arena_alloc(w->ar, sizeof *p->pos * (size_t)(root->nkids ? root->nkids : 1));
+  p->pos = arena_alloc(w->in.ar, sizeof *p->pos * (size_t)(root->nkids ? root->nkids : 1));
   for (int k = 0; k < root->nkids; k++)
     p->pos[k] = cuda ? tgt_cuda_tid_from(&w->ty, T, root->kids[k], lw_block_index(r))
                      : ty_tid_digit(&w->ty, root->kids[k], tid);
@@ -114,7 +114,7 @@ static void detour_host_threads(lw *w, item *it, region *r, lw_record *out) {
   walk_body(w, it, r, NULL, &p.local_types);
   p.typedefs_used = w->ltypes_used;
   p.fname = lw_fresh_name(w, r->kind == RG_PTHD ? "pthd" : "mpi", T->name, d->loc);
-  p.site = lw_site(w, d->loc, arena_printf(w->ar, "#detour %s", T->name));
+  p.site = lw_site(w, d->loc, arena_printf(w->in.ar, "#detour %s", T->name));
   /* the enclosing code starts the threads: inside another detour, it captures the sizes' variables */
   p.count = T->root->size;
   p.caps = plan_captures(w, r, true, &p.count);
@@ -124,7 +124,7 @@ static void detour_host_threads(lw *w, item *it, region *r, lw_record *out) {
   if (r->kind == RG_MPI) {
     plan_entry *en = &w->entry;
     p.mpi_body = en->nmpi_bodies++;
-    const char **nb = arena_alloc(w->ar, sizeof *nb * (size_t)en->nmpi_bodies);
+    const char **nb = arena_alloc(w->in.ar, sizeof *nb * (size_t)en->nmpi_bodies);
     if (p.mpi_body) memcpy(nb, en->mpi_bodies, sizeof *nb * (size_t)p.mpi_body);
     nb[p.mpi_body] = p.fname;
     en->mpi_bodies = nb;
@@ -135,9 +135,9 @@ static void detour_host_threads(lw *w, item *it, region *r, lw_record *out) {
 }
 
 static item *params_group(lw *w, ptype *T) {
-  item *g = arena_alloc(w->ar, sizeof *g);
+  item *g = arena_alloc(w->in.ar, sizeof *g);
   g->kind = IT_GROUP;
-  g->grp = arena_alloc(w->ar, sizeof *g->grp);
+  g->grp = arena_alloc(w->in.ar, sizeof *g->grp);
   g->grp->open = '(';
   g->grp->body = T->cuda_params;
   g->loc = T->cuda_params_loc;
@@ -149,9 +149,9 @@ static void launch_bounds(lw *w, ptype *T, directive *d, plan_detour *p) {
   int64_t bthreads;
   bool bconst = ex_is_const(T->root->kids[1]->size, &bthreads);
   if (T->min_blocks && !bconst) {
-    diag_error(w->dg, T->min_blocks_loc, "min_blocks needs the block size of '%s' to be a compile-time constant",
+    diag_error(w->in.dg, T->min_blocks_loc, "min_blocks needs the block size of '%s' to be a compile-time constant",
                T->name);
-    diag_note(w->dg, d->name, "in the kernel of this #detour");
+    diag_note(w->in.dg, d->name, "in the kernel of this #detour");
     return;
   }
   if (bconst) p->block_threads = bthreads;
@@ -164,17 +164,18 @@ static bool kernel_args(lw *w, directive *d, ptype *T, cd_stmt *ps, items **args
   int nargs = d->has_args ? lw_split_args(w, &d->args, args) : 0;
   if (nargs == 1 && (*args)[0].n == 0) nargs = 0;
   if (nargs != ps->ndecls) {
-    diag_error(w->dg, d->has_args ? d->argsloc : d->name, "#detour %s passes %d argument%s; the kernel of '%s' takes %d",
-               T->name, nargs, nargs == 1 ? "" : "s", T->name, ps->ndecls);
+    diag_error(w->in.dg, d->has_args ? d->argsloc : d->name,
+               "#detour %s passes %d argument%s; the kernel of '%s' takes %d", T->name, nargs, nargs == 1 ? "" : "s",
+               T->name, ps->ndecls);
     return false;
   }
   /* the parameters' own names are declarations, never substituted */
-  item **names = arena_alloc(w->ar, sizeof *names * (size_t)(ps->ndecls ? ps->ndecls : 1));
+  item **names = arena_alloc(w->in.ar, sizeof *names * (size_t)(ps->ndecls ? ps->ndecls : 1));
   for (int i = 0; i < ps->ndecls; i++) names[i] = ps->decls[i].name;
   lw_subst keep = {.keep = names, .nkeep = ps->ndecls};
   p->params = lw_items_subst(w, T->cuda_params.first, T->cuda_params.last, &keep);
   p->nargs = nargs;
-  p->args = arena_alloc(w->ar, sizeof *p->args * (size_t)(nargs ? nargs : 1));
+  p->args = arena_alloc(w->in.ar, sizeof *p->args * (size_t)(nargs ? nargs : 1));
   for (int i = 0; i < nargs; i++) p->args[i].arg = lw_list_text(w, &(*args)[i]);
   return true;
 }
@@ -185,7 +186,7 @@ static void coop_params(lw *w, cd_stmt *ps, plan_detour *p) {
     lw_subst sub = {.sub = ps->decls[i].name, .sub_text = ""};
     char *decl = lw_items_subst(w, ps->decls[i].decl_first, ps->decls[i].decl_last, &sub);
     int at = sub.sub_pos < 0 ? (int)strlen(decl) : sub.sub_pos;
-    p->args[i].decl = (plan_decl){arena_strndup(w->ar, decl, (size_t)at), decl + at};
+    p->args[i].decl = (plan_decl){arena_strndup(w->in.ar, decl, (size_t)at), decl + at};
     p->args[i].spec = lw_items_text(w, ps->decls[i].spec_first, ps->decls[i].spec_last);
   }
 }
@@ -198,7 +199,7 @@ static void coop_params(lw *w, cd_stmt *ps, plan_detour *p) {
 static void home_checks(lw *w, cd_stmt *ps, items *args, plan_detour *p) {
   for (int i = 0; i < ps->ndecls; i++) {
     cd_decl *d = &ps->decls[i];
-    p->args[i].name = d->name ? lw_text(w, d->name->loc) : arena_printf(w->ar, "#%d", i + 1);
+    p->args[i].name = d->name ? lw_text(w, d->name->loc) : arena_printf(w->in.ar, "#%d", i + 1);
     p->args[i].home = d->is_pointer || d->is_array || d->array_suffix;
     if (!p->args[i].home || p->grid_sync) continue;
     ltok *t;
@@ -220,12 +221,12 @@ static dir_clause *word_clause(lw *w, directive *d, bool report) {
   for (int i = 0; i < d->detour.nclauses; i++) {
     dir_clause *c = &d->detour.clauses[i];
     if (c->word != CLAUSE_WORD) continue;
-    const char *s = w->src->text + c->kw.b;
+    const char *s = w->in.src->text + c->kw.b;
     size_t n = c->kw.e - c->kw.b;
     bool near = str_edit_distance(s, n, "nowait", 6) <= 2 || str_edit_distance(s, n, "wait", 4) <= 2;
     if (!near && !str_eq(s, n, "wait") && !str_eq(s, n, "nowait")) continue; /* reported with the other clauses */
     if (found) {
-      if (report) diag_error(w->dg, c->kw, "a second 'wait' or 'nowait' after #detour");
+      if (report) diag_error(w->in.dg, c->kw, "a second 'wait' or 'nowait' after #detour");
       return found;
     }
     found = c;
@@ -237,12 +238,12 @@ static dir_clause *word_clause(lw *w, directive *d, bool report) {
 static clause_kind detour_clause(lw *w, directive *d) {
   dir_clause *c = word_clause(w, d, false);
   if (!c) return CL_NONE;
-  const char *s = w->src->text + c->kw.b;
+  const char *s = w->in.src->text + c->kw.b;
   size_t n = c->kw.e - c->kw.b;
   if (str_eq(s, n, "wait")) return CL_WAIT;
   if (str_eq(s, n, "nowait")) return CL_NOWAIT;
   const char *near = str_edit_distance(s, n, "nowait", 6) <= 2 ? "nowait" : "wait";
-  diag_error(w->dg, c->kw, "unknown clause '%.*s' after #detour; did you mean '%s'?", (int)n, s, near);
+  diag_error(w->in.dg, c->kw, "unknown clause '%.*s' after #detour; did you mean '%s'?", (int)n, s, near);
   return CL_BAD;
 }
 
@@ -292,7 +293,7 @@ static bool arith_spec(lw *w, const char *s, size_t n) {
 
 static bool arith_decl(lw *w, const cd_decl *d) {
   if (d->is_pointer || d->is_array || d->array_suffix || !d->spec_first) return false;
-  return arith_spec(w, w->src->text + d->spec_first->loc.b, d->spec_last->loc.e - d->spec_first->loc.b);
+  return arith_spec(w, w->in.src->text + d->spec_first->loc.b, d->spec_last->loc.e - d->spec_first->loc.b);
 }
 
 /* Nothing the host does after the launch can observe the kernel before the
@@ -319,14 +320,17 @@ static bool launch_waits(lw *w, directive *d, clause_kind cl, cd_stmt *ps, items
   if (cl == CL_WAIT) return true;
   if (r->nreds) { /* the host reads the result */
     if (cl == CL_NOWAIT)
-      diag_error(w->dg, word_clause(w, d, false)->kw, "'nowait' on a cuda detour with reduce(...): the host waits for the "
+      diag_error(w->in.dg, word_clause(w, d, false)->kw,
+                 "'nowait' on a cuda detour with reduce(...): the host waits for the "
                  "reduced values");
     return true;
   }
   if (lw_thread_region(w)) {
     if (cl == CL_NOWAIT)
-      diag_error(w->dg, word_clause(w, d, false)->kw, "'nowait' on a cuda detour inside a %s detour: a launch from the threads "
-                 "of a thread array always waits", kind_word(lw_thread_region(w)->kind));
+      diag_error(w->in.dg, word_clause(w, d, false)->kw,
+                 "'nowait' on a cuda detour inside a %s detour: a launch from the threads "
+                 "of a thread array always waits",
+                 kind_word(lw_thread_region(w)->kind));
     return true;
   }
   return cl != CL_NOWAIT && !unobservable(w, ps, args, r);
@@ -348,7 +352,7 @@ static bool tensor_maps(lw *w, directive *d, region *r, items *args, plan_detour
     loc at = se >= 0 ? t[se].loc : d->loc;
     arena_restore(&w->scratch, mk);
     if (se >= 0) {
-      diag_error(w->dg, at, "this argument is the tensor of a tma #copy in the body: the host reads it again to "
+      diag_error(w->in.dg, at, "this argument is the tensor of a tma #copy in the body: the host reads it again to "
                  "build the tensor map, so it cannot have side effects");
       return false;
     }
@@ -362,12 +366,13 @@ static void detour_cuda(lw *w, item *it, region *r, lw_record *out) {
   directive *d = it->dir;
   ptype *T = r->thread;
   if (!lw_caps(w)->kernels) {
-    diag_error(w->dg, d->name, "'%s' is a cuda thread array: this file needs the CUDA target (--emit=cuda)", T->name);
+    diag_error(w->in.dg, d->name, "'%s' is a cuda thread array: this file needs the CUDA target (--emit=cuda)",
+               T->name);
     return;
   }
   for (region *o = w->rg; o; o = o->outer)
     if (o->kind == RG_CUDA) {
-      diag_error(w->dg, d->kw, "a cuda detour inside a cuda detour: kernels cannot launch kernels here");
+      diag_error(w->in.dg, d->kw, "a cuda detour inside a cuda detour: kernels cannot launch kernels here");
       return;
     }
   if (T->bad) return; /* reported at its declaration */
@@ -381,11 +386,11 @@ static void detour_cuda(lw *w, item *it, region *r, lw_record *out) {
   for (int i = 0; i < r->nreds; i++) /* the body names the copy and the parameter alike */
     for (int k = 0; k < ps.ndecls; k++)
       if (ps.decls[k].name && !strcmp(lw_text(w, ps.decls[k].name->loc), r->reds[i].p.name)) {
-        diag_error(w->dg, d->name, "'%s' is reduced by this #detour and is also a parameter of the kernel of '%s': "
+        diag_error(w->in.dg, d->name, "'%s' is reduced by this #detour and is also a parameter of the kernel of '%s': "
                    "rename one", r->reds[i].p.name, T->name);
         return;
       }
-  r->cu = arena_alloc(w->ar, sizeof *r->cu);
+  r->cu = arena_alloc(w->in.ar, sizeof *r->cu);
   *r->cu = (lw_kernel){.params = ps, .walking = true};
   if (lw_caps(w)->tma) lw_tma_prescan(w, it->dir->block, r);
   lw_smem_prescan(w, it->dir->block, r);
@@ -405,10 +410,10 @@ static void detour_cuda(lw *w, item *it, region *r, lw_record *out) {
   launch_bounds(w, T, d, &p);
   p.caps = plan_captures(w, r, false, NULL);
   p.ncaps = r->ncaps;
-  p.site = lw_site(w, d->loc, arena_printf(w->ar, "#detour %s", T->name));
+  p.site = lw_site(w, d->loc, arena_printf(w->in.ar, "#detour %s", T->name));
   p.grid_sync = r->uses_sync;
   if (p.grid_sync && r->nreds) {
-    diag_error(w->dg, d->kw, "reduce(...) on a cuda detour with a grid-wide #sync_0 is not supported: reduce in a "
+    diag_error(w->in.dg, d->kw, "reduce(...) on a cuda detour with a grid-wide #sync_0 is not supported: reduce in a "
                "detour of its own");
     return;
   }
@@ -428,30 +433,31 @@ void lw_detour(lw *w, item *it, lw_record *out) {
   ptype *T = n->type;
   if (T->bad) return;
   if (T->thread == TK_DATA) {
-    diag_error(w->dg, d->name, "#detour needs a thread array type; '%s' is a data type", n->path);
+    diag_error(w->in.dg, d->name, "#detour needs a thread array type; '%s' is a data type", n->path);
     return;
   }
   if (n != T->root) {
-    diag_error(w->dg, d->name, "#detour runs a whole thread array: use '%s', not its dimension '%s'", T->name, n->path);
+    diag_error(w->in.dg, d->name, "#detour runs a whole thread array: use '%s', not its dimension '%s'", T->name,
+               n->path);
     return;
   }
-  region *r = arena_alloc(w->ar, sizeof *r);
+  region *r = arena_alloc(w->in.ar, sizeof *r);
   r->kind = T->thread == TK_PTHD ? RG_PTHD : T->thread == TK_MPI ? RG_MPI : RG_CUDA;
   r->thread = T, r->id = ++w->next_id, r->outer = w->rg, r->at = d->loc;
   dir_clause *word = word_clause(w, d, true);
   if (r->kind != RG_CUDA && word) {
-    diag_error(w->dg, word->kw, "'%.*s' after a %s detour: only the launch of a cuda detour may wait or not "
+    diag_error(w->in.dg, word->kw, "'%.*s' after a %s detour: only the launch of a cuda detour may wait or not "
                "('wait', 'nowait'); a %s detour ends when its threads do", (int)(word->kw.e - word->kw.b),
-               w->src->text + word->kw.b, kind_word(r->kind), kind_word(r->kind));
+               w->in.src->text + word->kw.b, kind_word(r->kind), kind_word(r->kind));
     return;
   }
   if (r->kind != RG_CUDA && d->has_args && d->args.n) {
-    diag_error(w->dg, d->argsloc, "a %s detour takes no arguments: the body uses the variables around it",
+    diag_error(w->in.dg, d->argsloc, "a %s detour takes no arguments: the body uses the variables around it",
                kind_word(r->kind));
     return;
   }
   if (r->kind == RG_MPI && lw_thread_region(w)) {
-    diag_error(w->dg, d->kw, "an mpi detour must be started from the host code of process 0, not from inside "
+    diag_error(w->in.dg, d->kw, "an mpi detour must be started from the host code of process 0, not from inside "
                "another detour");
     return;
   }
@@ -468,17 +474,17 @@ void lw_detour(lw *w, item *it, lw_record *out) {
 void lw_sync(lw *w, item *it, lw_record *out) {
   directive *d = it->dir;
   region *r = lw_thread_region(w);
-  if (!r && lw_caps(w)->stream_ordered && !memchr(w->src->text + d->kw.b, '_', d->kw.e - d->kw.b)) {
+  if (!r && lw_caps(w)->stream_ordered && !memchr(w->in.src->text + d->kw.b, '_', d->kw.e - d->kw.b)) {
     /* host code of a CUDA program: wait for the device */
     lw_record_wait(out, it, lw_site(w, d->loc, "#sync"), false);
     return;
   }
   if (!r) {
-    diag_error(w->dg, d->kw, "#sync outside a detour: it is a barrier over the threads of a thread array%s",
+    diag_error(w->in.dg, d->kw, "#sync outside a detour: it is a barrier over the threads of a thread array%s",
                lw_caps(w)->stream_ordered ? " (in host code, plain #sync waits for the GPU)" : "");
     return;
   }
-  const char *kw = w->src->text + d->kw.b;
+  const char *kw = w->in.src->text + d->kw.b;
   size_t kl = d->kw.e - d->kw.b;
   const char *path = memchr(kw, '_', kl);
   int pl = path ? (int)(kw + kl - path) : 0;
@@ -489,12 +495,14 @@ void lw_sync(lw *w, item *it, lw_record *out) {
       s = SYNC_GRID;
       r->uses_sync = true; /* grid-wide: cooperative launch */
     } else if (path && !str_eq(path, (size_t)pl, "_1")) {
-      diag_error(w->dg, d->kw, "'#sync%.*s': a cuda thread array has barriers over the block (#sync, #sync_1) and the "
-                 "grid (#sync_0) only", pl, path);
+      diag_error(w->in.dg, d->kw,
+                 "'#sync%.*s': a cuda thread array has barriers over the block (#sync, #sync_1) and the "
+                 "grid (#sync_0) only",
+                 pl, path);
       return;
     }
   } else if (path) {
-    diag_error(w->dg, d->kw, "'#sync%.*s': barriers over part of a thread array exist only for cuda thread arrays "
+    diag_error(w->in.dg, d->kw, "'#sync%.*s': barriers over part of a thread array exist only for cuda thread arrays "
                "(#sync_0, #sync_1)", pl, path);
     return;
   } else {

@@ -21,7 +21,7 @@ static bool group_is(const item *it, char open) { return it && it->kind == IT_GR
 static bool word_in(lw *w, const item *it, const char *const *words) {
   if (!tok_is(it, T_IDENT)) return false;
   for (const char *const *p = words; *p; p++)
-    if (str_eq(w->src->text + it->loc.b, it->loc.e - it->loc.b, *p)) return true;
+    if (str_eq(w->in.src->text + it->loc.b, it->loc.e - it->loc.b, *p)) return true;
   return false;
 }
 
@@ -35,7 +35,7 @@ static bool unevaluated_op(lw *w, const item *it) {
 static bool is_cast(lw *w, const item *g) {
   const item *f = g->grp->body.first;
   if (!tok_is(f, T_IDENT)) return false;
-  const char *s = w->src->text + f->loc.b;
+  const char *s = w->in.src->text + f->loc.b;
   size_t n = f->loc.e - f->loc.b;
   return lw_is_type_word(w, s, n) || lw_is_typedef(w, s, n);
 }
@@ -60,7 +60,7 @@ static bool ends_operand(lw *w, const item *it) {
 /* the variable the identifier `it` names here, when every path makes it
  * the memory of a dmem #create (NULL otherwise) */
 static sym *dmem_var(lw *w, const item *it) {
-  sym *s = sc_find(&w->sc, w->src->text + it->loc.b, it->loc.e - it->loc.b);
+  sym *s = sc_find(&w->sc, w->in.src->text + it->loc.b, it->loc.e - it->loc.b);
   return s && s->kind == SYM_VAR && s->created && lw_kinds_of(w, s) == 1u << MK_DMEM ? s : NULL;
 }
 
@@ -84,10 +84,10 @@ static void check_use(lw *w, item *it, item *prev, item *prev2, item *next) {
   bool indexed = group_is(next, '[') || punct_is(next, P_ARROW);
   if (indexed && punct_is(prev, '&') && unary_prev) return; /* &r[k]: an address */
   if (!indexed && !(punct_is(prev, '*') && unary_prev)) return;
-  diag_error(w->dg, it->loc, "'%.*s' is in device memory (a %sdmem array): read it in a cuda detour or #copy it to "
-             "host memory", (int)(it->loc.e - it->loc.b), w->src->text + it->loc.b,
+  diag_error(w->in.dg, it->loc, "'%.*s' is in device memory (a %sdmem array): read it in a cuda detour or #copy it to "
+             "host memory", (int)(it->loc.e - it->loc.b), w->in.src->text + it->loc.b,
              s->created->type->mpi_ref ? "distributed " : "");
-  diag_note(w->dg, s->created_at, "created here");
+  diag_note(w->in.dg, s->created_at, "created here");
 }
 
 /* A write to the variable `it` names (v = ..., v += ...), or its address
@@ -102,7 +102,7 @@ static void note_write(lw *w, item *it, item *prev, item *prev2, item *next) {
   bool address = punct_is(prev, '&') && !ends_operand(w, prev2) && !group_is(next, '[') && !punct_is(next, P_ARROW) &&
                  !punct_is(next, '.');
   if (!assigned && !address && !stepped) return;
-  sym *s = sc_find(&w->sc, w->src->text + it->loc.b, it->loc.e - it->loc.b);
+  sym *s = sc_find(&w->sc, w->in.src->text + it->loc.b, it->loc.e - it->loc.b);
   if (!s || s->kind != SYM_VAR) return;
   s->writes++;
   if (address) s->addr_taken = true;

@@ -37,7 +37,8 @@ static const char *localize_atom(void *env, const char *text) {
   sb_init(&b);
   const char *done = text;
   for (int i = 0; i < n; i++) {
-    if (t[i].kind != T_IDENT || (i > 0 && t[i - 1].kind == T_PUNCT && (t[i - 1].punct == '.' || t[i - 1].punct == P_ARROW)))
+    if (t[i].kind != T_IDENT ||
+        (i > 0 && t[i - 1].kind == T_PUNCT && (t[i - 1].punct == '.' || t[i - 1].punct == P_ARROW)))
       continue;
     sym *s = sc_find(&w->sc, t[i].s, t[i].len);
     if (!s || s->kind != SYM_VAR || s->depth == 0 || s->depth >= w->rg->depth) continue;
@@ -48,7 +49,7 @@ static const char *localize_atom(void *env, const char *text) {
   const char *r = NULL;
   if (done != text) {
     sb_puts(&b, done);
-    r = arena_strdup(w->ar, b.s);
+    r = arena_strdup(w->in.ar, b.s);
   }
   sb_free(&b);
   return r;
@@ -90,7 +91,7 @@ static void flatten(lw *w, items *list, ltok **v, int *n, int *cap, lw_names nam
         int k = cx_tokenize(&w->cx, rep, &toks);
         for (int i = 0; i < k; i++) toks[i].loc = it->loc, push_tok(w, v, n, cap, toks[i]);
       } else {
-        push_tok(w, v, n, cap, (ltok){.kind = it->tk, .punct = it->punct, .s = w->src->text + it->loc.b,
+        push_tok(w, v, n, cap, (ltok){.kind = it->tk, .punct = it->punct, .s = w->in.src->text + it->loc.b,
                                       .len = it->loc.e - it->loc.b, .loc = it->loc});
       }
       break;
@@ -98,10 +99,10 @@ static void flatten(lw *w, items *list, ltok **v, int *n, int *cap, lw_names nam
     case IT_GROUP: {
       char close = it->grp->open == '(' ? ')' : it->grp->open == '[' ? ']' : '}';
       push_tok(w, v, n, cap, (ltok){.kind = T_PUNCT, .punct = (uint16_t)it->grp->open,
-                                    .s = w->src->text + it->loc.b, .len = 1, .loc = it->loc});
+                                    .s = w->in.src->text + it->loc.b, .len = 1, .loc = it->loc});
       flatten(w, &it->grp->body, v, n, cap, names);
       push_tok(w, v, n, cap, (ltok){.kind = T_PUNCT, .punct = (uint16_t)close,
-                                    .s = w->src->text + it->grp->close.b, .len = 1, .loc = it->grp->close});
+                                    .s = w->in.src->text + it->grp->close.b, .len = 1, .loc = it->grp->close});
       break;
     }
     case IT_DOLLAR: {
@@ -111,7 +112,7 @@ static void flatten(lw *w, items *list, ltok **v, int *n, int *cap, lw_names nam
       break;
     }
     default:
-      diag_error(w->dg, it->loc, "unexpected construct inside an expression");
+      diag_error(w->in.dg, it->loc, "unexpected construct inside an expression");
       break;
     }
     prev = it;
@@ -131,19 +132,19 @@ ex *lw_size_expr(lw *w, items *expr, loc where, const char *what) {
   arena_mark m = arena_save(&w->scratch);
   int n = lw_ltoks(w, expr, &t, LW_CAPTURE);
   int se = n ? cx_side_effect(&w->cx, t, n) : -1;
-  if (n == 0) diag_error(w->dg, where, "empty %s", what);
-  else if (se >= 0) diag_error(w->dg, t[se].loc, "a %s cannot have side effects", what);
+  if (n == 0) diag_error(w->in.dg, where, "empty %s", what);
+  else if (se >= 0) diag_error(w->in.dg, t[se].loc, "a %s cannot have side effects", what);
   ex *e = n && se < 0 ? cx_parse(&w->cx, t, n) : NULL;
   arena_restore(&w->scratch, m);
   if (!e) return NULL;
   int64_t v;
   if (ex_has_failed_fold(e)) {
-    diag_error(w->dg, where, "integer overflow in this %s: a constant part does not fit in 64 bits", what);
+    diag_error(w->in.dg, where, "integer overflow in this %s: a constant part does not fit in 64 bits", what);
     return NULL;
   }
   if (ex_is_const(e, &v)) {
     if (v <= 0) {
-      diag_error(w->dg, where, "%s must be positive (it is %lld)", what, (long long)v);
+      diag_error(w->in.dg, where, "%s must be positive (it is %lld)", what, (long long)v);
       return NULL;
     }
     return e;
@@ -153,16 +154,16 @@ ex *lw_size_expr(lw *w, items *expr, loc where, const char *what) {
 
 /* Build the index tree of $T[...]...$ for node n. */
 static bool build_index(lw *w, dnode *n, index_t *idx, int nidx, ty_index **out, lw_names names) {
-  ty_index *v = arena_alloc(w->ar, sizeof *v * (size_t)(nidx ? nidx : 1));
+  ty_index *v = arena_alloc(w->in.ar, sizeof *v * (size_t)(nidx ? nidx : 1));
   bool linear = nidx == 1 && !idx->sub;
   if (!linear && nidx != n->nkids) {
     loc at = loc_span(idx->loc, idx->loc);
     for (index_t *x = idx; x; x = x->next) at = loc_span(at, x->loc);
     if (n->nkids == 0)
-      diag_error(w->dg, at, "index has more brackets than the dimension tree has levels: '%s' has no "
+      diag_error(w->in.dg, at, "index has more brackets than the dimension tree has levels: '%s' has no "
                  "sub-dimensions", n->path);
     else
-      diag_error(w->dg, at, "'%s' has %d dimension%s but %d ind%s given", n->path, n->nkids,
+      diag_error(w->in.dg, at, "'%s' has %d dimension%s but %d ind%s given", n->path, n->nkids,
                  n->nkids == 1 ? "" : "s", nidx, nidx == 1 ? "ex is" : "ices are");
     return false;
   }
@@ -182,7 +183,7 @@ static bool build_index(lw *w, dnode *n, index_t *idx, int nidx, ty_index **out,
     int nt = lw_ltoks(w, &x->expr, &t, names);
     int se = cx_side_effect(&w->cx, t, nt);
     if (se >= 0) {
-      diag_error(w->dg, t[se].loc, "an index cannot have side effects (the generated code may evaluate it "
+      diag_error(w->in.dg, t[se].loc, "an index cannot have side effects (the generated code may evaluate it "
                  "more than once)");
       arena_restore(&w->scratch, m);
       return false;
@@ -190,14 +191,14 @@ static bool build_index(lw *w, dnode *n, index_t *idx, int nidx, ty_index **out,
     ex *e = cx_parse(&w->cx, t, nt);
     arena_restore(&w->scratch, m);
     if (!e) {
-      if (nt == 0) diag_error(w->dg, x->loc, "empty index");
+      if (nt == 0) diag_error(w->in.dg, x->loc, "empty index");
       return false; /* an error in its constant arithmetic was reported */
     }
     int64_t cv, sz;
     bool ksz = ex_is_const(c->size, &sz);
     if (ex_is_const(e, &cv)) {
       if (cv < 0 || (ksz && cv >= sz)) {
-        diag_error(w->dg, x->loc, "index %lld is out of range for '%s' (size %lld)", (long long)cv, c->path,
+        diag_error(w->in.dg, x->loc, "index %lld is out of range for '%s' (size %lld)", (long long)cv, c->path,
                    (long long)sz);
         return false;
       }
@@ -233,7 +234,7 @@ ex *lw_dollar(lw *w, dollar *d, lw_names names) {
 
 static ex *dollar_here(lw *w, dollar *d, lw_names names) {
   exctx *x = &w->ex;
-  const char *name = w->src->text + d->name.b;
+  const char *name = w->in.src->text + d->name.b;
   size_t nl = d->name.e - d->name.b;
   switch (d->kind) {
   case DL_TID: {
@@ -242,7 +243,7 @@ static ex *dollar_here(lw *w, dollar *d, lw_names names) {
       lw_tid(w, d, &e);
       return e;
     }
-    diag_error(w->dg, d->name, "'$%.*s$' is not a Parray expression: an array type needs an index, as in "
+    diag_error(w->in.dg, d->name, "'$%.*s$' is not a Parray expression: an array type needs an index, as in "
                "'$%.*s[i]$'", (int)nl, name, (int)nl, name);
     return NULL;
   }
@@ -253,7 +254,7 @@ static ex *dollar_here(lw *w, dollar *d, lw_names names) {
     if (str_eq(name, nl, "cnt")) {
       int c = ty_contiguous(&w->ty, n);
       if (c < 0)
-        diag_warning(w->dg, d->loc, "contiguity of '%s' depends on sizes unknown at compile time; "
+        diag_warning(w->in.dg, d->loc, "contiguity of '%s' depends on sizes unknown at compile time; "
                      "$cnt$ is 0", n->path);
       return ex_const(x, c == 1);
     }
@@ -262,7 +263,7 @@ static ex *dollar_here(lw *w, dollar *d, lw_names names) {
       if (parse_digits(name + 3, nl - 3, digits, &nd)) {
         for (int k = 0; k < nd; k++) {
           if (digits[k] >= n->nkids) {
-            diag_error(w->dg, d->name, "'%.*s' goes past the dimension tree of '%s'", (int)nl, name, n->path);
+            diag_error(w->in.dg, d->name, "'%.*s' goes past the dimension tree of '%s'", (int)nl, name, n->path);
             return NULL;
           }
           n = n->kids[digits[k]];
@@ -270,21 +271,21 @@ static ex *dollar_here(lw *w, dollar *d, lw_names names) {
         return n->size;
       }
     }
-    diag_error(w->dg, d->name, "unknown Parray function '%.*s' (expected dim, dim_P, size or cnt)", (int)nl, name);
+    diag_error(w->in.dg, d->name, "unknown Parray function '%.*s' (expected dim, dim_P, size or cnt)", (int)nl, name);
     return NULL;
   }
   case DL_ACCESS: {
     dnode *n = lw_resolve(w, d->name, true);
     if (!n) return NULL;
     if (n->type && n->type->thread != TK_DATA) {
-      diag_error(w->dg, d->name, "'%s' is a thread array type: use $tid$ / $tid_P$ for thread indices", n->path);
+      diag_error(w->in.dg, d->name, "'%s' is a thread array type: use $tid$ / $tid_P$ for thread indices", n->path);
       return NULL;
     }
     ty_index *idx;
     if (!build_index(w, n, d->idx, d->nidx, &idx, names)) return NULL;
     ex *off = ty_offset_index(&w->ty, n, idx, d->nidx, d->loc);
     if (off && ex_has_failed_fold(off)) {
-      diag_error(w->dg, d->loc, "integer overflow in this offset: a constant part does not fit in 64 bits");
+      diag_error(w->in.dg, d->loc, "integer overflow in this offset: a constant part does not fit in 64 bits");
       return NULL;
     }
     return off;
@@ -295,13 +296,13 @@ static ex *dollar_here(lw *w, dollar *d, lw_names names) {
 
 char *lw_dollar_text(lw *w, dollar *d, lw_names names) {
   ex *e = lw_dollar(w, d, names);
-  if (!e) return arena_strdup(w->ar, "0");
+  if (!e) return arena_strdup(w->in.ar, "0");
   bool wide = ex_needs_wide(e);
   char *s = ex_str(&w->ex, e, wide);
   int64_t v;
   if (ex_is_const(e, &v) || (e->k == EX_ATOM && e->simple && !wide)) return s;
   size_t n = strlen(s);
-  char *p = arena_alloc(w->ar, n + 3);
+  char *p = arena_alloc(w->in.ar, n + 3);
   p[0] = '(';
   memcpy(p + 1, s, n);
   p[n + 1] = ')';
@@ -314,7 +315,7 @@ static bool is_punct(const item *it, int p) { return it && it->kind == IT_TOK &&
 /* ---- identifier replacement ------------------------------------------------ */
 
 const char *lw_ident_replacement(lw *w, item *it, lw_names names) {
-  const char *name = w->src->text + it->loc.b;
+  const char *name = w->in.src->text + it->loc.b;
   size_t len = it->loc.e - it->loc.b;
   for (instance *in = w->inst; in; in = in->outer) {
     const char *r = strmap_get(&in->renames, name, len);
@@ -342,7 +343,7 @@ const char *lw_ident_replacement(lw *w, item *it, lw_names names) {
   /* __func__ in a body that moves to a function of its own: the name of the
    * function it was written in */
   if (w->rg->kind != RG_HOST && w->fn_name && str_eq(name, len, "__func__") && !sc_find(&w->sc, name, len))
-    return arena_printf(w->ar, "\"%s\"", w->fn_name);
+    return arena_printf(w->in.ar, "\"%s\"", w->fn_name);
   if (w->rg->kind != RG_HOST && names == LW_CAPTURE) {
     sym *s = sc_find(&w->sc, name, len);
     if (s && s->kind == SYM_VAR && s->depth > 0 && s->depth < w->rg->depth)
@@ -381,7 +382,7 @@ static void render_item(render *r, item *it) {
   else if (it->kind == IT_DOLLAR) rep = lw_dollar_text(w, it->dol, names);
   else if (is_ident(it) && !after_member_op(r->prev)) rep = lw_ident_replacement(w, it, names);
   else if (it->kind == IT_DIR) {
-    diag_error(w->dg, it->dir->kw, "a directive cannot appear inside an expression");
+    diag_error(w->in.dg, it->dir->kw, "a directive cannot appear inside an expression");
     rep = "";
   }
   if (it->kind == IT_GROUP && !rep) {
@@ -391,7 +392,7 @@ static void render_item(render *r, item *it) {
     return;
   }
   if (rep) {
-    sb_write(&r->out, w->src->text + r->cur, it->loc.b - r->cur);
+    sb_write(&r->out, w->in.src->text + r->cur, it->loc.b - r->cur);
     sb_puts(&r->out, rep);
     r->cur = it->loc.e;
     if (s && it == s->sub) s->sub_pos = (int)r->out.len;
@@ -403,7 +404,7 @@ char *lw_items_text(lw *w, item *first, item *last) { return lw_items_subst(w, f
 
 char *lw_items_subst(lw *w, item *first, item *last, lw_subst *s) {
   if (s) s->sub_pos = -1;
-  if (!first) return arena_strdup(w->ar, "");
+  if (!first) return arena_strdup(w->in.ar, "");
   render r = {.w = w, .cur = first->loc.b, .s = s};
   char buf[1024];
   sb_init_in(&r.out, buf, sizeof buf);
@@ -412,8 +413,8 @@ char *lw_items_subst(lw *w, item *first, item *last, lw_subst *s) {
     if (it == last) break;
   }
   uint32_t end = last ? last->loc.e : first->loc.e;
-  if (end > r.cur) sb_write(&r.out, w->src->text + r.cur, end - r.cur);
-  char *text = arena_strdup(w->ar, r.out.s ? r.out.s : "");
+  if (end > r.cur) sb_write(&r.out, w->in.src->text + r.cur, end - r.cur);
+  char *text = arena_strdup(w->in.ar, r.out.s ? r.out.s : "");
   sb_free(&r.out);
   return text;
 }
@@ -423,10 +424,10 @@ char *lw_list_text(lw *w, items *list) { return lw_items_text(w, list->first, li
 /* ---- declarations of captured variables ---------------------------------- */
 
 static bool storage_word(const char *s, size_t n) {
-  static const char *const ws[] = {"typedef", "extern", "static", "auto", "register", "_Thread_local", "__thread", "constexpr",
-                                   "thread_local", "inline", "__inline", "__inline__", "_Noreturn",
-                                   "__forceinline__", "__device__", "__host__", "__global__", "__shared__",
-                                   "__constant__", "__managed__", NULL};
+  static const char *const ws[] = {
+      "typedef",    "extern",       "static",     "auto",       "register",     "_Thread_local", "__thread",
+      "constexpr",  "thread_local", "inline",     "__inline",   "__inline__",   "_Noreturn",     "__forceinline__",
+      "__device__", "__host__",     "__global__", "__shared__", "__constant__", "__managed__",   NULL};
   for (const char *const *p = ws; *p; p++)
     if (str_eq(s, n, *p)) return true;
   return false;
@@ -439,25 +440,27 @@ plan_decl lw_field_decl(lw *w, sym *s, cap_mode mode) {
     /* declared by the lowering: a pattern with '@' for the name */
     spec = s->type_spec;
     const char *at = strchr(s->type_decl, '@');
-    if (!at) return (plan_decl){arena_printf(w->ar, "%s ", spec), ""};
-    pre = arena_strndup(w->ar, s->type_decl, (size_t)(at - s->type_decl)), post = at + 1;
+    if (!at) return (plan_decl){arena_printf(w->in.ar, "%s ", spec), ""};
+    pre = arena_strndup(w->in.ar, s->type_decl, (size_t)(at - s->type_decl)), post = at + 1;
   } else {
     sbuf b;
     sb_init(&b);
     for (item *it = s->decl.spec_first; it; it = it->next) {
-      if (!(it->kind == IT_TOK && it->tk == T_IDENT && storage_word(w->src->text + it->loc.b, it->loc.e - it->loc.b))) {
+      if (!(it->kind == IT_TOK && it->tk == T_IDENT &&
+            storage_word(w->in.src->text + it->loc.b, it->loc.e - it->loc.b))) {
         if (b.len) sb_putc(&b, ' ');
         sb_puts(&b, lw_items_text(w, it, it));
       }
       if (it == s->decl.spec_last) break;
     }
-    spec = arena_strdup(w->ar, b.s ? b.s : "int");
+    spec = arena_strdup(w->in.ar, b.s ? b.s : "int");
     sb_free(&b);
     bool param_array = s->is_param && s->decl.array_suffix;
-    lw_subst sub = {.sub = s->decl.name, .sub_text = param_array ? "*" : "", .skip = param_array ? s->decl.array_suffix : NULL};
+    lw_subst sub = {
+        .sub = s->decl.name, .sub_text = param_array ? "*" : "", .skip = param_array ? s->decl.array_suffix : NULL};
     char *decl = lw_items_subst(w, s->decl.decl_first, s->decl.decl_last, &sub);
-    if (sub.sub_pos < 0) return (plan_decl){arena_printf(w->ar, "%s ", spec), ""};
-    pre = arena_strndup(w->ar, decl, (size_t)sub.sub_pos), post = decl + sub.sub_pos;
+    if (sub.sub_pos < 0) return (plan_decl){arena_printf(w->in.ar, "%s ", spec), ""};
+    pre = arena_strndup(w->in.ar, decl, (size_t)sub.sub_pos), post = decl + sub.sub_pos;
   }
   /* apply the mode to the declarator */
   if (mode == CAP_DECAY) {
@@ -471,15 +474,15 @@ plan_decl lw_field_decl(lw *w, sym *s, cap_mode mode) {
         if (*e == '[') depth++;
         else if (*e == ']' && --depth == 0) break;
       }
-      return (plan_decl){arena_printf(w->ar, "%s %s(*", spec, pre), arena_printf(w->ar, ")%s", *e ? e + 1 : "")};
+      return (plan_decl){arena_printf(w->in.ar, "%s %s(*", spec, pre), arena_printf(w->in.ar, ")%s", *e ? e + 1 : "")};
     }
   }
   if (mode == CAP_PTR || mode == CAP_DECAY)
-    return (plan_decl){arena_printf(w->ar, "%s %s(*", spec, pre), arena_printf(w->ar, ")%s", post)};
-  return (plan_decl){arena_printf(w->ar, "%s %s", spec, pre), post};
+    return (plan_decl){arena_printf(w->in.ar, "%s %s(*", spec, pre), arena_printf(w->in.ar, ")%s", post)};
+  return (plan_decl){arena_printf(w->in.ar, "%s %s", spec, pre), post};
 }
 
-static const char *sym_name(lw *w, sym *s) { return arena_strndup(w->ar, s->name, s->len); }
+static const char *sym_name(lw *w, sym *s) { return arena_strndup(w->in.ar, s->name, s->len); }
 
 /* how the body refers to a capture: the emitter names what it defines */
 static const char *capture_use(lw *w, region *r, capture *c) {
@@ -502,7 +505,8 @@ static const char *vla_use(lw *w, region *r, sym *s, const char *ref) {
       continue;
     }
     for (item *t = it->grp->body.first; t; t = t->next) {
-      sym *v = t->kind == IT_TOK && t->tk == T_IDENT ? sc_find(&w->sc, w->src->text + t->loc.b, t->loc.e - t->loc.b) : NULL;
+      sym *v = t->kind == IT_TOK && t->tk == T_IDENT ? sc_find(&w->sc, w->in.src->text + t->loc.b, t->loc.e - t->loc.b)
+                                                     : NULL;
       if (v && v->kind == SYM_VAR) variable = true;
       if (t->kind != IT_TOK) variable = true;
     }
@@ -518,7 +522,7 @@ static const char *vla_use(lw *w, region *r, sym *s, const char *ref) {
       sb_puts(&sp, lw_items_text(w, it, it));
       if (it == s->decl.spec_last) break;
     }
-    r2 = arena_printf(w->ar, "((%s (*)%s)%s)", sp.s ? sp.s : "int", b.s, ref);
+    r2 = arena_printf(w->in.ar, "((%s (*)%s)%s)", sp.s ? sp.s : "int", b.s, ref);
     sb_free(&sp);
   }
   sb_free(&b);
@@ -533,7 +537,7 @@ static const char *deduced_type(lw *w, const sym *s) {
   const char *how = NULL;
   for (item *it = s->decl.spec_first; it; it = it->next) {
     if (it->kind == IT_TOK && it->tk == T_IDENT) {
-      const char *t = w->src->text + it->loc.b;
+      const char *t = w->in.src->text + it->loc.b;
       size_t n = it->loc.e - it->loc.b;
       if (str_eq(t, n, "auto") || str_eq(t, n, "__auto_type")) how = how ? how : "auto";
       else if (str_eq(t, n, "decltype")) how = "decltype";
@@ -552,14 +556,14 @@ static cap_mode capture_mode(lw *w, region *r, sym *s, loc use, const char *nm) 
    * (pthd: typeof travels through typeof_use) */
   const char *how = s->kind == SYM_VAR ? deduced_type(w, s) : NULL;
   if (how && (r->kind != RG_PTHD || strcmp(how, "typeof") != 0)) {
-    diag_error(w->dg, use, "'%s' is declared with %s: a detour's body moves to a function of its own, where the "
+    diag_error(w->in.dg, use, "'%s' is declared with %s: a detour's body moves to a function of its own, where the "
                "captured variables' types must be written out; declare '%s' with its type", nm, how, nm);
-    diag_note(w->dg, s->decl.name->loc, "declared here");
+    diag_note(w->in.dg, s->decl.name->loc, "declared here");
     return CAP_ERROR;
   }
   if (r->kind == RG_PTHD) {
     if (s->decl.is_register && s->has_decl) {
-      diag_error(w->dg, use, "'%s' is a register variable: a pthd detour shares variables by reference and cannot "
+      diag_error(w->in.dg, use, "'%s' is a register variable: a pthd detour shares variables by reference and cannot "
                  "take its address", nm);
       return CAP_ERROR;
     }
@@ -568,14 +572,14 @@ static cap_mode capture_mode(lw *w, region *r, sym *s, loc use, const char *nm) 
   if (r->kind == RG_MPI) {
     if (s->created && s->created->type->mpi_ref) return CAP_HANDLE;
     if (s->is_pointer || s->is_array) {
-      diag_error(w->dg, use, "'%s' is a host %s captured by an mpi detour; processes do not share memory: move the "
+      diag_error(w->in.dg, use, "'%s' is a host %s captured by an mpi detour; processes do not share memory: move the "
                  "data with #copy to a distributed array", nm, s->is_array ? "array" : "pointer");
       return CAP_ERROR;
     }
     return CAP_VALUE;
   }
   if (s->is_pointer || s->is_array) {
-    diag_error(w->dg, use, "host variable '%s' is used in the body of a cuda detour but is not a parameter of "
+    diag_error(w->in.dg, use, "host variable '%s' is used in the body of a cuda detour but is not a parameter of "
                "'%s'; pass it through the detour's parameters", nm, r->thread->name);
     return CAP_ERROR;
   }
@@ -587,7 +591,8 @@ static cap_mode capture_mode(lw *w, region *r, sym *s, loc use, const char *nm) 
 static bool local_typed(lw *w, const sym *s) {
   if (!s->has_decl || !s->decl.spec_first) return false;
   for (item *it = s->decl.spec_first; it; it = it->next) {
-    if (it->kind == IT_TOK && it->tk == T_IDENT && lw_local_type_named(w, w->src->text + it->loc.b, it->loc.e - it->loc.b))
+    if (it->kind == IT_TOK && it->tk == T_IDENT &&
+        lw_local_type_named(w, w->in.src->text + it->loc.b, it->loc.e - it->loc.b))
       return true;
     if (it == s->decl.spec_last) break;
   }
@@ -607,14 +612,15 @@ static const char *typeof_use(lw *w, sym *s, const char *ref) {
   sbuf sp;
   sb_init(&sp);
   for (item *it = s->decl.spec_first; it; it = it->next) {
-    bool storage = it->kind == IT_TOK && it->tk == T_IDENT && storage_word(w->src->text + it->loc.b, it->loc.e - it->loc.b);
+    bool storage =
+        it->kind == IT_TOK && it->tk == T_IDENT && storage_word(w->in.src->text + it->loc.b, it->loc.e - it->loc.b);
     if (!storage) {
       if (sp.len) sb_putc(&sp, ' ');
       sb_puts(&sp, lw_items_text(w, it, it));
     }
     if (it == s->decl.spec_last) break;
   }
-  const char *r = arena_printf(w->ar, "(*(%s *)%s)", sp.s ? sp.s : "int", ref);
+  const char *r = arena_printf(w->in.ar, "(*(%s *)%s)", sp.s ? sp.s : "int", ref);
   sb_free(&sp);
   return r;
 }
@@ -631,7 +637,7 @@ const char *lw_capture_ref(lw *w, region *r, sym *s, loc use) {
   if (c.mode == CAP_VALUE && r->kind == RG_CUDA && local_typed(w, s)) c.bytes = true;
   if (r->ncaps == r->capcaps) {
     r->capcaps = r->capcaps ? r->capcaps * 2 : 8;
-    capture *nc = arena_alloc(w->ar, sizeof *nc * (size_t)r->capcaps);
+    capture *nc = arena_alloc(w->in.ar, sizeof *nc * (size_t)r->capcaps);
     if (r->ncaps) memcpy(nc, r->caps, sizeof *nc * (size_t)r->ncaps);
     r->caps = nc;
   }
@@ -643,11 +649,11 @@ const char *lw_capture_ref(lw *w, region *r, sym *s, loc use) {
   else if (c.mode == CAP_PTR && r->kind == RG_PTHD) via = typeof_use(w, s, raw);
   if (!via && (c.mode == CAP_PTR || c.mode == CAP_DECAY) && r->kind == RG_PTHD && local_typed(w, s)) {
     plan_decl t = lw_field_decl(w, s, c.mode); /* its type is the field's declarator without the name */
-    via = arena_printf(w->ar, c.mode == CAP_PTR ? "(*(%s%s)%s)" : "((%s%s)%s)", t.pre, t.post, raw);
+    via = arena_printf(w->in.ar, c.mode == CAP_PTR ? "(*(%s%s)%s)" : "((%s%s)%s)", t.pre, t.post, raw);
   }
   if (c.bytes) { /* the body declares the type again: its bytes read as that type */
     plan_decl t = lw_field_decl(w, s, CAP_VALUE);
-    via = arena_printf(w->ar, "(*(%s%s*)%s.b)", t.pre, t.post, c.field);
+    via = arena_printf(w->in.ar, "(*(%s%s*)%s.b)", t.pre, t.post, c.field);
   }
   if (via) r->caps[at].use = via;
   return capture_use(w, r, &r->caps[at]);
@@ -660,7 +666,8 @@ const char *lw_capture_init(lw *w, region *r, capture *c) {
   sym *s = c->s;
   if (o->kind != RG_HOST && s->depth < o->depth) {
     /* captured by the enclosing detour too */
-    if (c->mode == CAP_HANDLE) diag_error(w->dg, r->at, "a distributed array cannot be passed through nested detours");
+    if (c->mode == CAP_HANDLE)
+      diag_error(w->in.dg, r->at, "a distributed array cannot be passed through nested detours");
     else return lw_capture_ref(w, o, s, r->at);
   }
   return sym_name(w, s);
@@ -672,25 +679,25 @@ void lw_tid(lw *w, dollar *d, ex **out) {
   *out = NULL;
   region *r = lw_thread_region(w);
   if (!r) {
-    diag_error(w->dg, d->loc, "$%.*s$ used outside a detour: it is the index of a thread in a thread array",
-               (int)(d->name.e - d->name.b), w->src->text + d->name.b);
+    diag_error(w->in.dg, d->loc, "$%.*s$ used outside a detour: it is the index of a thread in a thread array",
+               (int)(d->name.e - d->name.b), w->in.src->text + d->name.b);
     return;
   }
   dnode *p = r->thread->root;
-  const char *s = w->src->text + d->name.b + 3;
-  const char *e = w->src->text + d->name.e;
+  const char *s = w->in.src->text + d->name.b + 3;
+  const char *e = w->in.src->text + d->name.e;
   while (s < e) {
     if (*s != '_' || s + 1 >= e || s[1] < '0' || s[1] > '9') {
-      diag_error(w->dg, d->name, "'%.*s' is not a thread index: use $tid$ or $tid_P$ with P a path such as 0 or 1_0",
-                 (int)(d->name.e - d->name.b), w->src->text + d->name.b);
+      diag_error(w->in.dg, d->name, "'%.*s' is not a thread index: use $tid$ or $tid_P$ with P a path such as 0 or 1_0",
+                 (int)(d->name.e - d->name.b), w->in.src->text + d->name.b);
       return;
     }
     const char *ds = ++s;
     while (s < e && *s >= '0' && *s <= '9') s++;
     int k = ty_path_index(ds, (size_t)(s - ds));
     if (k >= p->nkids) {
-      diag_error(w->dg, d->name, "'%.*s' goes past the dimension tree of thread array '%s'",
-                 (int)(d->name.e - d->name.b), w->src->text + d->name.b, r->thread->name);
+      diag_error(w->in.dg, d->name, "'%.*s' goes past the dimension tree of thread array '%s'",
+                 (int)(d->name.e - d->name.b), w->in.src->text + d->name.b, r->thread->name);
       return;
     }
     p = p->kids[k];

@@ -42,7 +42,7 @@ static lw_kframe *top(lw *w, sym *s) {
 static void note_touch(lw *w, sym *s) {
   if (w->kb.ntouch == w->kb.captouch) {
     int n = w->kb.captouch ? 2 * w->kb.captouch : 64;
-    sym **t = arena_alloc(w->ar, sizeof *t * (size_t)n);
+    sym **t = arena_alloc(w->in.ar, sizeof *t * (size_t)n);
     if (w->kb.ntouch) memcpy(t, w->kb.touch, sizeof *t * (size_t)w->kb.ntouch);
     w->kb.touch = t, w->kb.captouch = n;
   }
@@ -54,7 +54,7 @@ static lw_kframe *here(lw *w, sym *s) {
   lw_kframe *t = top(w, s);
   int d = w->sc.depth;
   if (t && t->depth == d) return t;
-  lw_kframe *f = arena_alloc(w->ar, sizeof *f);
+  lw_kframe *f = arena_alloc(w->in.ar, sizeof *f);
   memset(f, 0, sizeof *f);
   f->depth = d, f->block = d < w->kb.cap ? w->kb.id[d] : -1;
   f->set = t ? t->set : LW_KIND_UNKNOWN;
@@ -86,10 +86,10 @@ void lw_scope_push(lw *w) {
   if (d >= w->kb.cap) {
     int n = w->kb.cap ? 2 * w->kb.cap : 32;
     while (n <= d) n *= 2;
-    int *id = arena_alloc(w->ar, sizeof *id * (size_t)n), *mark = arena_alloc(w->ar, sizeof *mark * (size_t)n);
-    int *kind = arena_alloc(w->ar, sizeof *kind * (size_t)n);
-    const char **key = arena_alloc(w->ar, sizeof *key * (size_t)n);
-    struct cond_rec **kid = arena_alloc(w->ar, sizeof *kid * (size_t)n);
+    int *id = arena_alloc(w->in.ar, sizeof *id * (size_t)n), *mark = arena_alloc(w->in.ar, sizeof *mark * (size_t)n);
+    int *kind = arena_alloc(w->in.ar, sizeof *kind * (size_t)n);
+    const char **key = arena_alloc(w->in.ar, sizeof *key * (size_t)n);
+    struct cond_rec **kid = arena_alloc(w->in.ar, sizeof *kid * (size_t)n);
     memset(id, -1, sizeof *id * (size_t)n);
     memset(kind, 0, sizeof *kind * (size_t)n);
     memset(key, 0, sizeof *key * (size_t)n);
@@ -110,7 +110,7 @@ void lw_scope_push(lw *w) {
 static void add_pending(lw *w, sym *s, lw_kframe *f) {
   if (w->kb.npending == w->kb.cappending) {
     int n = w->kb.cappending ? 2 * w->kb.cappending : 16;
-    lw_kpending *p = arena_alloc(w->ar, sizeof *p * (size_t)n);
+    lw_kpending *p = arena_alloc(w->in.ar, sizeof *p * (size_t)n);
     if (w->kb.npending) memcpy(p, w->kb.pending, sizeof *p * (size_t)w->kb.npending);
     w->kb.pending = p, w->kb.cappending = n;
   }
@@ -169,7 +169,7 @@ static bool cond_tokens(lw *w, const items *list, sbuf *b, cond_rec *r) {
           punct(it, '*') || punct(it, '.') || punct(it, P_ARROW) || punct(it, '&'))
         return false;
       if (it->tk == T_IDENT) {
-        sym *s = sc_find(&w->sc, w->src->text + it->loc.b, it->loc.e - it->loc.b);
+        sym *s = sc_find(&w->sc, w->in.src->text + it->loc.b, it->loc.e - it->loc.b);
         if (!s || (s->kind != SYM_ENUMC && (s->kind != SYM_VAR || s->depth <= 0 || s->addr_taken || s->is_array)))
           return false;
         if (s->kind == SYM_VAR) {
@@ -177,7 +177,7 @@ static bool cond_tokens(lw *w, const items *list, sbuf *b, cond_rec *r) {
           r->ids[r->nid] = s, r->writes[r->nid++] = s->writes;
         }
       }
-      sb_printf(b, "%.*s ", (int)(it->loc.e - it->loc.b), w->src->text + it->loc.b);
+      sb_printf(b, "%.*s ", (int)(it->loc.e - it->loc.b), w->in.src->text + it->loc.b);
     } else {
       return false; /* $...$, a directive */
     }
@@ -192,22 +192,22 @@ static const char *cond_key(lw *w, const item *group, cond_rec *r) {
   sb_init_in(&b, b_buf, sizeof b_buf);
   memset(r, 0, sizeof *r);
   bool ok = cond_tokens(w, &group->grp->body, &b, r) && b.len < 2048;
-  const char *k = ok ? arena_strdup(w->ar, b.s) : NULL;
+  const char *k = ok ? arena_strdup(w->in.ar, b.s) : NULL;
   sb_free(&b);
   return k;
 }
 
 static cond_rec *rec_begin(lw *w, const char *key, int nvars) {
   if (!key) return NULL;
-  cond_rec *r = arena_alloc(w->ar, sizeof *r);
+  cond_rec *r = arena_alloc(w->in.ar, sizeof *r);
   memset(r, 0, sizeof *r);
   r->key = key;
   r->fn_depth = w->fn_depth, r->fn_block = w->fn_depth < w->kb.cap ? w->kb.id[w->fn_depth] : -1;
   r->capvar = nvars > 0 ? nvars : 1;
-  r->vars = arena_alloc(w->ar, sizeof *r->vars * (size_t)r->capvar);
-  r->kver = arena_alloc(w->ar, sizeof *r->kver * (size_t)r->capvar);
-  r->side[0] = arena_alloc(w->ar, sizeof *r->side[0] * (size_t)r->capvar);
-  r->side[1] = arena_alloc(w->ar, sizeof *r->side[1] * (size_t)r->capvar);
+  r->vars = arena_alloc(w->in.ar, sizeof *r->vars * (size_t)r->capvar);
+  r->kver = arena_alloc(w->in.ar, sizeof *r->kver * (size_t)r->capvar);
+  r->side[0] = arena_alloc(w->in.ar, sizeof *r->side[0] * (size_t)r->capvar);
+  r->side[1] = arena_alloc(w->in.ar, sizeof *r->side[1] * (size_t)r->capvar);
   return r;
 }
 
@@ -231,7 +231,7 @@ static void rec_end(lw *w, cond_rec *r) {
   for (int i = 0; i < r->nvar; i++) r->kver[i] = r->vars[i]->kver;
   if (w->kb.nconds == w->kb.capconds) {
     int n = w->kb.capconds ? 2 * w->kb.capconds : 16;
-    cond_rec *c = arena_alloc(w->ar, sizeof *c * (size_t)n);
+    cond_rec *c = arena_alloc(w->in.ar, sizeof *c * (size_t)n);
     if (w->kb.nconds) memcpy(c, w->kb.conds, sizeof *c * (size_t)w->kb.nconds);
     w->kb.conds = c, w->kb.capconds = n;
   }
@@ -338,13 +338,13 @@ void lw_scope_pop(lw *w) {
 static bool conditional(lw *w, const item *prev, const item *prev2) {
   static const char *const heads[] = {"if", "while", "for", "switch", NULL};
   if (prev && prev->kind == IT_TOK && prev->tk == T_IDENT &&
-      (str_eq(w->src->text + prev->loc.b, prev->loc.e - prev->loc.b, "else") ||
-       str_eq(w->src->text + prev->loc.b, prev->loc.e - prev->loc.b, "do")))
+      (str_eq(w->in.src->text + prev->loc.b, prev->loc.e - prev->loc.b, "else") ||
+       str_eq(w->in.src->text + prev->loc.b, prev->loc.e - prev->loc.b, "do")))
     return true;
   if (prev && prev->kind == IT_GROUP && prev->grp->open == '(' && prev2 && prev2->kind == IT_TOK &&
       prev2->tk == T_IDENT)
     for (const char *const *h = heads; *h; h++)
-      if (str_eq(w->src->text + prev2->loc.b, prev2->loc.e - prev2->loc.b, *h)) return true;
+      if (str_eq(w->in.src->text + prev2->loc.b, prev2->loc.e - prev2->loc.b, *h)) return true;
   return w->kb.in_switch_block;
 }
 
@@ -386,14 +386,14 @@ dnode *lw_kinds_node(lw *w, sym *s, int kind, loc *at) {
 /* ---- loop bodies: what later iterations bring back to the top ----------------- */
 
 static bool word(lw *w, const item *it, const char *s) {
-  return it && it->kind == IT_TOK && it->tk == T_IDENT && str_eq(w->src->text + it->loc.b, it->loc.e - it->loc.b, s);
+  return it && it->kind == IT_TOK && it->tk == T_IDENT && str_eq(w->in.src->text + it->loc.b, it->loc.e - it->loc.b, s);
 }
 
 /* a name written to (v = ..., v op= ...) or whose address is taken (&v) */
 static sym *written(lw *w, const item *it, const item *prev) {
   if (!it || it->kind != IT_TOK || it->tk != T_IDENT || punct(prev, '.') || punct(prev, P_ARROW)) return NULL;
   if (!punct(it->next, '=') && !punct(it->next, P_ASSIGNOP) && !punct(prev, '&')) return NULL;
-  sym *s = sc_find(&w->sc, w->src->text + it->loc.b, it->loc.e - it->loc.b);
+  sym *s = sc_find(&w->sc, w->in.src->text + it->loc.b, it->loc.e - it->loc.b);
   return s && s->kind == SYM_VAR ? s : NULL;
 }
 
@@ -415,7 +415,7 @@ static void prescan(lw *w, items *list) {
     if (lw_split_args(w, &d->args, &args) < 1) continue;
     loc vl;
     if (!lw_single_ident(&args[0], &vl)) continue;
-    sym *s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);
+    sym *s = sc_find(&w->sc, w->in.src->text + vl.b, vl.e - vl.b);
     if (!s || s->kind != SYM_VAR) continue;
     lw_kframe *f = here(w, s);
     dnode *n = d->kind == D_CREATE ? lw_resolve(w, d->name, false) : NULL;
@@ -436,7 +436,7 @@ void lw_kinds_block(lw *w, item *group, const item *prev, const item *prev2) {
     if (w->kb.npending) lw_kinds_settle(w);
     w->kb.kind[d] = KB_THEN;
     w->kb.if_cond = conditional(w, w->kb.prev3, w->kb.prev4);
-    cond_rec *ids = arena_alloc(w->ar, sizeof *ids);
+    cond_rec *ids = arena_alloc(w->in.ar, sizeof *ids);
     w->kb.key[d] = cond_key(w, prev, ids);
     w->kb.key_ids[d] = ids;
     ids->found = w->kb.key[d] ? rec_find(w, w->kb.key[d], ids) : NULL;

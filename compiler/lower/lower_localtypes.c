@@ -33,7 +33,7 @@ void lw_local_type_note(lw *w, const cd_stmt *st, item *first) {
   if (!td && !(body && st->ndecls == 0)) return;
   if (w->nltypes == w->capltypes) {
     int n = w->capltypes ? 2 * w->capltypes : 16;
-    lw_ltype *v = arena_alloc(w->ar, sizeof *v * (size_t)n);
+    lw_ltype *v = arena_alloc(w->in.ar, sizeof *v * (size_t)n);
     if (w->nltypes) memcpy(v, w->ltypes, sizeof *v * (size_t)w->nltypes);
     w->ltypes = v, w->capltypes = n;
   }
@@ -53,7 +53,7 @@ typedef struct idset {
 static void add_idents(lw *w, idset *s, item *first, item *last) {
   for (item *it = first; it; it = it->next) {
     if (it->kind == IT_GROUP) add_idents(w, s, it->grp->body.first, NULL);
-    else if (is_ident(it)) strmap_put(&s->m, w->src->text + it->loc.b, it->loc.e - it->loc.b, (void *)1);
+    else if (is_ident(it)) strmap_put(&s->m, w->in.src->text + it->loc.b, it->loc.e - it->loc.b, (void *)1);
     if (it == last) break;
   }
 }
@@ -61,7 +61,7 @@ static void add_idents(lw *w, idset *s, item *first, item *last) {
 static bool uses(lw *w, const idset *s, item *first, item *last) {
   for (item *it = first; it; it = it->next) {
     if (it->kind == IT_GROUP && uses(w, s, it->grp->body.first, NULL)) return true;
-    if (is_ident(it) && strmap_get(&s->m, w->src->text + it->loc.b, it->loc.e - it->loc.b)) return true;
+    if (is_ident(it) && strmap_get(&s->m, w->in.src->text + it->loc.b, it->loc.e - it->loc.b)) return true;
     if (it == last) break;
   }
   return false;
@@ -75,12 +75,12 @@ bool lw_local_type_named(lw *w, const char *name, size_t n) {
     if (!live(w, t)) continue;
     for (int k = 0; k < t->nnames; k++)
       if (t->names[k] && t->names[k]->loc.e - t->names[k]->loc.b == n &&
-          !memcmp(w->src->text + t->names[k]->loc.b, name, n))
+          !memcmp(w->in.src->text + t->names[k]->loc.b, name, n))
         return true;
     for (item *it = t->first; it && it != t->last; it = it->next) /* struct TAG { ... } */
       if (is_ident(it) && is_ident(it->next) && it->next->loc.e - it->next->loc.b == n &&
-          !memcmp(w->src->text + it->next->loc.b, name, n)) {
-        const char *k = w->src->text + it->loc.b;
+          !memcmp(w->in.src->text + it->next->loc.b, name, n)) {
+        const char *k = w->in.src->text + it->loc.b;
         size_t kn = it->loc.e - it->loc.b;
         if (str_eq(k, kn, "struct") || str_eq(k, kn, "union") || str_eq(k, kn, "enum")) return true;
       }
@@ -96,7 +96,7 @@ char *lw_local_types_for(lw *w, item *body, const region *r) {
   for (int i = 0; r && i < r->ncaps; i++) /* the types of captures cast in the body, or declared in it */
     if ((r->caps[i].use || r->caps[i].local) && r->caps[i].s->has_decl && r->caps[i].s->decl.spec_first)
       add_idents(w, &used, r->caps[i].s->decl.spec_first, r->caps[i].s->decl.spec_last);
-  bool *need = arena_alloc(w->ar, sizeof *need * (size_t)w->nltypes);
+  bool *need = arena_alloc(w->in.ar, sizeof *need * (size_t)w->nltypes);
   int any = 0;
   for (int i = w->nltypes - 1; i >= 0; i--) { /* later ones may use earlier ones */
     lw_ltype *t = &w->ltypes[i];
@@ -104,7 +104,7 @@ char *lw_local_types_for(lw *w, item *body, const region *r) {
     if (!live(w, t)) continue;
     if (t->is_typedef) {
       for (int k = 0; k < t->nnames && !need[i]; k++)
-        need[i] = t->names[k] && strmap_get(&used.m, w->src->text + t->names[k]->loc.b,
+        need[i] = t->names[k] && strmap_get(&used.m, w->in.src->text + t->names[k]->loc.b,
                                             t->names[k]->loc.e - t->names[k]->loc.b);
     } else {
       need[i] = uses(w, &used, t->first, t->last);
@@ -123,8 +123,8 @@ char *lw_local_types_for(lw *w, item *body, const region *r) {
     for (int k = 0; k < w->ltypes[i].nnames; k++)
       if (w->ltypes[i].names[k]) sb_printf(&u, "(void)sizeof(%s); ", lw_text(w, w->ltypes[i].names[k]->loc));
   }
-  char *text = arena_strdup(w->ar, b.s);
-  w->ltypes_used = u.s ? arena_strdup(w->ar, u.s) : NULL;
+  char *text = arena_strdup(w->in.ar, b.s);
+  w->ltypes_used = u.s ? arena_strdup(w->in.ar, u.s) : NULL;
   sb_free(&b);
   sb_free(&u);
   return text;

@@ -19,7 +19,7 @@ static void run_time_dims(lw *w, dnode *n, plan_bytes *b, sbuf *names) {
   if (n->nkids == 0) {
     int64_t v;
     if (!n->size || ex_is_const(n->size, &v) || b->ndims == 16) return;
-    if (!b->dims) b->dims = arena_alloc(w->ar, 16 * sizeof *b->dims);
+    if (!b->dims) b->dims = arena_alloc(w->in.ar, 16 * sizeof *b->dims);
     b->dims[b->ndims++] = lw_localize(w, n->size, w->rg->at);
     sb_printf(names, "%s%s", names->len ? " " : "", n->path);
     return;
@@ -38,21 +38,21 @@ static bool create_bytes(lw *w, dnode *n, loc at, plan_bytes *out) {
   *out = (plan_bytes){.elems = fp, .elem = elem};
   if (ex_is_const(fp, &v) && es) {
     if (v > INT64_MAX / es) {
-      diag_error(w->dg, at, "'%s' cannot be allocated: %lld elements of %lld bytes are more than the largest "
+      diag_error(w->in.dg, at, "'%s' cannot be allocated: %lld elements of %lld bytes are more than the largest "
                  "object (%lld bytes)", n->path, (long long)v, (long long)es, (long long)INT64_MAX);
       return false;
     }
     return true;
   }
   if (!ex_is_const(fp, NULL) && ex_atom_free(fp)) {
-    diag_error(w->dg, at, "'%s' cannot be allocated: its footprint does not fit in 64 bits", n->path);
+    diag_error(w->in.dg, at, "'%s' cannot be allocated: its footprint does not fit in 64 bits", n->path);
     return false;
   }
   out->checked = true;
   sbuf names;
   sb_init(&names);
   run_time_dims(w, n, out, &names);
-  out->dim_names = arena_strdup(w->ar, names.s ? names.s : "");
+  out->dim_names = arena_strdup(w->in.ar, names.s ? names.s : "");
   sb_free(&names);
   return true;
 }
@@ -69,11 +69,12 @@ static void create_distributed(lw *w, item *it, dnode *n, items *arg, lw_record 
   directive *d = it->dir;
   loc vl;
   if (!lw_single_ident(arg, &vl)) {
-    diag_error(w->dg, arg->n ? arg->first->loc : d->loc, "a distributed array is created into a variable: give a name");
+    diag_error(w->in.dg, arg->n ? arg->first->loc : d->loc,
+               "a distributed array is created into a variable: give a name");
     return;
   }
   if (w->rg->kind != RG_HOST) {
-    diag_error(w->dg, d->kw, "#create of the distributed type '%s' is collective: it belongs in the host code of "
+    diag_error(w->in.dg, d->kw, "#create of the distributed type '%s' is collective: it belongs in the host code of "
                "process 0, not inside a detour", n->path);
     return;
   }
@@ -81,7 +82,7 @@ static void create_distributed(lw *w, item *it, dnode *n, items *arg, lw_record 
   sym *s = sc_find(&w->sc, name, strlen(name));
   bool fresh = !s || s->kind != SYM_VAR;
   if (!fresh && s->depth > 0 && !(s->created && s->created->type->mpi_ref)) {
-    diag_error(w->dg, vl, "'%s' is already declared here: a distributed #create declares its own variable", name);
+    diag_error(w->in.dg, vl, "'%s' is already declared here: a distributed #create declares its own variable", name);
     return;
   }
   w->entry.uses_mpi = true;
@@ -98,7 +99,7 @@ static void create_distributed(lw *w, item *it, dnode *n, items *arg, lw_record 
   s->created = n, s->created_at = d->loc;
   lw_kinds_create(w, s, n, d->loc);
   if (p.mem == MK_DMEM && !lw_caps(w)->dist_device) { /* reported once: its uses are not errors again */
-    diag_error(w->dg, d->name, "'%s' is distributed dmem (GPU) memory, which needs the CUDA target (--emit=cuda)",
+    diag_error(w->in.dg, d->name, "'%s' is distributed dmem (GPU) memory, which needs the CUDA target (--emit=cuda)",
                n->path);
     return;
   }
@@ -123,7 +124,7 @@ static void smem_slots(lw *w, item *it, region *r) {
         ne <= 0 || (es = lw_elem_bytes(w, n->type->elem)) <= 0 || ne > INT64_MAX / 4 / es)
       continue;
     int64_t off = (r->cu->dsmem_bytes + DYNAMIC_SMEM_ALIGN - 1) / DYNAMIC_SMEM_ALIGN * DYNAMIC_SMEM_ALIGN;
-    r->cu->dsmem = arena_grow1(w->ar, r->cu->dsmem, (size_t)r->cu->ndsmem, sizeof *r->cu->dsmem);
+    r->cu->dsmem = arena_grow1(w->in.ar, r->cu->dsmem, (size_t)r->cu->ndsmem, sizeof *r->cu->dsmem);
     r->cu->dsmem[r->cu->ndsmem++] = (struct lw_smem_slot){it->dir, off};
     /* no overflow: off and ne * es are both below INT64_MAX / 4 + 128 */
     r->cu->dsmem_bytes = off + ne * es < INT64_MAX / 4 ? off + ne * es : INT64_MAX / 4;
@@ -151,25 +152,25 @@ static void create_array(lw *w, item *it, dnode *n, items *arg, plan_alloc *p, l
   directive *d = it->dir;
   const char *mem = ty_mem_name(p->mem);
   if (p->mem == MK_SMEM && !in_cuda_region(w)) {
-    diag_error(w->dg, d->name, "'%s' is %s memory, which exists only inside a cuda detour", n->path, mem);
+    diag_error(w->in.dg, d->name, "'%s' is %s memory, which exists only inside a cuda detour", n->path, mem);
     return;
   }
   if (!ex_is_const(ty_footprint(&w->ty, n), &p->nelems)) {
-    diag_error(w->dg, d->name, "the footprint of %s array '%s' must be a compile-time constant", mem, n->path);
+    diag_error(w->in.dg, d->name, "the footprint of %s array '%s' must be a compile-time constant", mem, n->path);
     return;
   }
   loc vl;
   if (!lw_single_ident(arg, &vl)) {
-    diag_error(w->dg, arg->first->loc, "#create of %s memory declares an array: give a plain name", mem);
+    diag_error(w->in.dg, arg->first->loc, "#create of %s memory declares an array: give a plain name", mem);
     return;
   }
   p->kind = AL_ARRAY, p->target = lw_text(w, vl), p->declare = true;
-  p->align = p->mem == MK_SMEM && lw_tma_dest(w->rg, w->src->text + vl.b, vl.e - vl.b) ? 128 : 16;
+  p->align = p->mem == MK_SMEM && lw_tma_dest(w->rg, w->in.src->text + vl.b, vl.e - vl.b) ? 128 : 16;
   const struct lw_smem_slot *slot = p->mem == MK_SMEM ? smem_slot(w, d) : NULL;
   if (slot) p->dynamic = true, p->offset = slot->off;
-  lw_declare_var(w, w->src->text + vl.b, vl.e - vl.b, p->elem, arena_printf(w->ar, "@[%lld]", (long long)p->nelems),
-                 false);
-  sym *s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);
+  lw_declare_var(w, w->in.src->text + vl.b, vl.e - vl.b, p->elem,
+                 arena_printf(w->in.ar, "@[%lld]", (long long)p->nelems), false);
+  sym *s = sc_find(&w->sc, w->in.src->text + vl.b, vl.e - vl.b);
   s->is_array = true, s->created = n, s->created_at = d->loc;
   lw_kinds_create(w, s, n, d->loc);
   lw_record_alloc(out, it, p);
@@ -193,20 +194,20 @@ void lw_create(lw *w, item *it, lw_record *out) {
   dnode *n = mem_directive(w, d, &args);
   if (!n) return;
   if (!args || args[0].n == 0) {
-    diag_error(w->dg, d->argsloc.e > d->argsloc.b ? d->argsloc : d->loc,
+    diag_error(w->in.dg, d->argsloc.e > d->argsloc.b ? d->argsloc : d->loc,
                "#create takes one variable: '#create %s(x)'", n->path);
     return;
   }
   plan_alloc p = {.mem = n->type->mem, .elem = n->type->elem, .site = lw_site(w, d->loc, lw_dir_text(w, it))};
   loc vl;
   bool ident = lw_single_ident(&args[0], &vl);
-  sym *existing = ident ? sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b) : NULL;
+  sym *existing = ident ? sc_find(&w->sc, w->in.src->text + vl.b, vl.e - vl.b) : NULL;
   bool array = p.mem == MK_SMEM || p.mem == MK_RMEM;
   p.declare = ident && (array || !existing || existing->kind != SYM_VAR);
   /* a name being declared is written as is (never a capture of an outer variable) */
   p.target = p.declare ? lw_text(w, vl) : lw_list_text(w, &args[0]);
   if (in_cuda_region(w) && !array) {
-    diag_error(w->dg, d->name, "'%s' is %s memory, which cannot be allocated inside a cuda detour (only smem and "
+    diag_error(w->in.dg, d->name, "'%s' is %s memory, which cannot be allocated inside a cuda detour (only smem and "
                "rmem can)", n->path, ty_mem_name(p.mem));
     return;
   }
@@ -222,15 +223,15 @@ void lw_create(lw *w, item *it, lw_record *out) {
   p.kind = on_device(w, p.mem) ? AL_DEVICE : AL_HOST;
   if (p.kind == AL_DEVICE) {
     if (!lw_caps(w)->device_mem) {
-      diag_error(w->dg, d->name, "'%s' is dmem (GPU) memory, which needs the CUDA target", n->path);
+      diag_error(w->in.dg, d->name, "'%s' is dmem (GPU) memory, which needs the CUDA target", n->path);
       return;
     }
     w->entry.uses_cuda = true;
   }
   sym *s = existing;
   if (p.declare) {
-    lw_declare_var(w, w->src->text + vl.b, vl.e - vl.b, p.elem, "*@", true);
-    s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);
+    lw_declare_var(w, w->in.src->text + vl.b, vl.e - vl.b, p.elem, "*@", true);
+    s = sc_find(&w->sc, w->in.src->text + vl.b, vl.e - vl.b);
   }
   if (s) s->created = n, s->created_at = d->loc;
   lw_kinds_create(w, s, n, d->loc);
@@ -244,14 +245,14 @@ void lw_destroy(lw *w, item *it, lw_record *out) {
   if (!n) return;
   loc vl;
   if (!args || !lw_single_ident(&args[0], &vl)) {
-    diag_error(w->dg, d->argsloc.e > d->argsloc.b ? d->argsloc : d->loc,
+    diag_error(w->in.dg, d->argsloc.e > d->argsloc.b ? d->argsloc : d->loc,
                "#destroy takes the variable given to #create: '#destroy %s(x)'", n->path);
     return;
   }
-  sym *s = sc_find(&w->sc, w->src->text + vl.b, vl.e - vl.b);
+  sym *s = sc_find(&w->sc, w->in.src->text + vl.b, vl.e - vl.b);
   if (!s || !s->created) {
-    diag_error(w->dg, vl, "#destroy of '%.*s', which was never created with #create", (int)(vl.e - vl.b),
-               w->src->text + vl.b);
+    diag_error(w->in.dg, vl, "#destroy of '%.*s', which was never created with #create", (int)(vl.e - vl.b),
+               w->in.src->text + vl.b);
     return;
   }
   /* every kind a #create may have given it on the way here must be this one */
@@ -261,10 +262,10 @@ void lw_destroy(lw *w, item *it, lw_record *out) {
     loc at;
     dnode *c = k != mem ? lw_kinds_node(w, s, k, &at) : NULL;
     if (!c) continue;
-    diag_error(w->dg, d->name, "'%.*s' %s created as %s memory but is destroyed as %s memory ('%s')",
-               (int)(vl.e - vl.b), w->src->text + vl.b, kinds & ~(1u << k) ? "may have been" : "was",
+    diag_error(w->in.dg, d->name, "'%.*s' %s created as %s memory but is destroyed as %s memory ('%s')",
+               (int)(vl.e - vl.b), w->in.src->text + vl.b, kinds & ~(1u << k) ? "may have been" : "was",
                ty_mem_name(k), ty_mem_name(mem), n->path);
-    diag_note(w->dg, at, "created here");
+    diag_note(w->in.dg, at, "created here");
     return;
   }
   dnode *created = lw_kinds_node(w, s, mem, NULL);
@@ -297,13 +298,13 @@ void lw_destroy(lw *w, item *it, lw_record *out) {
  * if/else/for/while/do is not straight-line code and is not tracked. */
 
 static bool is_word(lw *w, const item *it, const char *s) {
-  return it && it->kind == IT_TOK && it->tk == T_IDENT && str_eq(w->src->text + it->loc.b, it->loc.e - it->loc.b, s);
+  return it && it->kind == IT_TOK && it->tk == T_IDENT && str_eq(w->in.src->text + it->loc.b, it->loc.e - it->loc.b, s);
 }
 
 static bool is_idch(char c) { return c == '_' || isalnum((unsigned char)c); }
 
 static bool text_has_word(lw *w, loc l, const char *name, size_t len) {
-  const char *t = w->src->text;
+  const char *t = w->in.src->text;
   for (uint32_t i = l.b; i + len <= l.e; i++)
     if (!memcmp(t + i, name, len) && !(i > l.b && is_idch(t[i - 1])) && !(i + len < l.e && is_idch(t[i + len])))
       return true;
@@ -316,7 +317,7 @@ static bool item_mentions(lw *w, const item *it, const char *name, size_t len, b
   case IT_TOK:
     if (it->tk == T_PUNCT && it->punct == ':') *label = true;
     if (is_word(w, it, "case") || is_word(w, it, "default")) *label = true;
-    return it->tk == T_IDENT && str_eq(w->src->text + it->loc.b, it->loc.e - it->loc.b, name);
+    return it->tk == T_IDENT && str_eq(w->in.src->text + it->loc.b, it->loc.e - it->loc.b, name);
   case IT_GROUP: {
     bool m = false;
     ITEMS_FOREACH(k, it->grp->body) m |= item_mentions(w, k, name, len, label);
@@ -339,7 +340,7 @@ static bool destroyed_name(lw *w, item *it, loc *vl) {
   directive *d = it->dir;
   if (d->bad || d->args.n != 1 || d->args.first->kind != IT_TOK || d->args.first->tk != T_IDENT) return false;
   *vl = d->args.first->loc;
-  sym *s = sc_find(&w->sc, w->src->text + vl->b, vl->e - vl->b);
+  sym *s = sc_find(&w->sc, w->in.src->text + vl->b, vl->e - vl->b);
   return s && s->created;
 }
 
@@ -357,9 +358,9 @@ bool lw_destroy_twice(lw *w, lw_dtrack *t, item *it, item *prev) {
   bool tracked = destroy && !controlled && destroyed_name(w, it, &vl);
   for (int i = 0; i < t->n; i++) {
     struct lw_destroyed *e = &t->v[i];
-    if (tracked && str_eq(w->src->text + vl.b, vl.e - vl.b, e->name)) {
-      diag_error(w->dg, it->dir->loc, "#destroy of '%s', which an earlier #destroy already released", e->name);
-      diag_note(w->dg, e->at, "destroyed here");
+    if (tracked && str_eq(w->in.src->text + vl.b, vl.e - vl.b, e->name)) {
+      diag_error(w->in.dg, it->dir->loc, "#destroy of '%s', which an earlier #destroy already released", e->name);
+      diag_note(w->in.dg, e->at, "destroyed here");
       return true;
     }
     bool label = false;

@@ -25,10 +25,10 @@ static void replace_dir(lw *w, item *it, const char *code) {
   /* the comment on its own line above, the lowering below at the same indentation */
   sb_puts(&b, lw_comment(w, it->dir->loc));
   sb_putc(&b, '\n');
-  sb_puts(&b, pr_line_text(&w->pr, w->ar, it->loc.b)); /* the code is the directive's line, not the comment's next */
-  uint32_t ls = src_line_start_of(w->src, it->loc.b);
-  for (uint32_t i = ls; i < it->loc.b && (w->src->text[i] == ' ' || w->src->text[i] == '\t'); i++)
-    sb_putc(&b, w->src->text[i]);
+  sb_puts(&b, pr_line_text(&w->pr, w->in.ar, it->loc.b)); /* the code is the directive's line, not the comment's next */
+  uint32_t ls = src_line_start_of(w->in.src, it->loc.b);
+  for (uint32_t i = ls; i < it->loc.b && (w->in.src->text[i] == ' ' || w->in.src->text[i] == '\t'); i++)
+    sb_putc(&b, w->in.src->text[i]);
   sb_puts(&b, code);
   pr_replace(&w->pr, it->loc.b, it->loc.e, b.s);
   pr_need_line(&w->pr); /* its marker restarted the count: the code after it is marked too */
@@ -67,7 +67,7 @@ static void print_plan(lw *w, const lw_record *r) {
     d.body = detour_body(w, r->at);
     code = emit_detour(&w->tg.em, &d);
     if (r->u.detour.wait_first)
-      code = arena_printf(w->ar, "%s\n  %s", w->tg.em.ops->wait(&w->tg.em, &r->u.detour.wait_site, true), code);
+      code = arena_printf(w->in.ar, "%s\n  %s", w->tg.em.ops->wait(&w->tg.em, &r->u.detour.wait_site, true), code);
     break;
   case LR_SYNC: code = w->tg.em.ops->sync(&w->tg.em, r->u.sync.kind, r->u.sync.sync); break;
   case LR_WAIT: code = emit_wait(&w->tg.em, &r->u.wait.site, r->u.wait.pending_only); break;
@@ -87,7 +87,7 @@ static void print_mainhost(lw *w, const lw_record *r) {
   }
   pr_src_to(&w->pr, r->u.mainhost.body);
   if (r->u.mainhost.wait)
-    pr_gen(&w->pr, arena_printf(w->ar, "%s ", w->tg.em.ops->wait(&w->tg.em, &r->u.mainhost.site, true)));
+    pr_gen(&w->pr, arena_printf(w->in.ar, "%s ", w->tg.em.ops->wait(&w->tg.em, &r->u.mainhost.site, true)));
   pr_gen(&w->pr, emit_mainhost_close);
   pr_src_to(&w->pr, r->u.mainhost.end);
 }
@@ -101,7 +101,7 @@ static void open_apart(lw *w, const lw_record *r) {
 }
 
 static char *close_apart(lw *w, const lw_record *r) {
-  return pr_outline_end(&w->pr, &w->print.bodies[--w->print.nbodies], r->u.body.to, w->ar);
+  return pr_outline_end(&w->pr, &w->print.bodies[--w->print.nbodies], r->u.body.to, w->in.ar);
 }
 
 /* a detour's body: printed apart, kept for its plan (opened with the local types it takes along) */
@@ -111,7 +111,7 @@ static void print_detour_body(lw *w, const lw_record *r) {
     return;
   }
   char *text = close_apart(w, r);
-  if (r->u.body.types) text = arena_printf(w->ar, "{ %s\n%s }", r->u.body.types, text);
+  if (r->u.body.types) text = arena_printf(w->in.ar, "{ %s\n%s }", r->u.body.types, text);
   lw_printing *p = &w->print;
   if (p->ndbodies == p->capdbodies) p->dbodies = grow(p->dbodies, &p->capdbodies, sizeof *p->dbodies);
   p->dbodies[p->ndbodies++] = (struct lw_detour_text){r->at, text};
@@ -122,14 +122,14 @@ static void print_body(lw *w, const lw_record *r) {
   const lr_body *b = &r->u.body;
   item *at = r->at;
   if (r->kind == LR_INCLUDE && b->phase == LP_WHOLE) {
-    pr_replace(&w->pr, at->loc.b, at->loc.e, arena_printf(w->ar, "/* %s: included already */", b->name));
+    pr_replace(&w->pr, at->loc.b, at->loc.e, arena_printf(w->in.ar, "/* %s: included already */", b->name));
     return;
   }
   if (r->kind == LR_INCLUDE && b->in_line) {
     /* its items are top-level items of their own, so that code hoisted
      * out of them (kernels, outlined detours) lands before them */
     if (b->phase == LP_OPEN) {
-      pr_replace(&w->pr, at->loc.b, at->loc.e, arena_printf(w->ar, "/* %s */\n", lw_text(w, at->loc)));
+      pr_replace(&w->pr, at->loc.b, at->loc.e, arena_printf(w->in.ar, "/* %s */\n", lw_text(w, at->loc)));
       pr_jump(&w->pr, b->from);
     } else {
       pr_src_to(&w->pr, b->to);
@@ -149,10 +149,10 @@ static void print_body(lw *w, const lw_record *r) {
     pr_replace(&w->pr, at->loc.b, at->loc.e, "");
     break;
   case LR_INSERT:
-    pr_replace(&w->pr, at->loc.b, at->loc.e, arena_printf(w->ar, "{ /* #insert %s */\n%s\n}", b->name, text));
+    pr_replace(&w->pr, at->loc.b, at->loc.e, arena_printf(w->in.ar, "{ /* #insert %s */\n%s\n}", b->name, text));
     break;
   default: /* LR_INCLUDE inside a block */
-    pr_replace(&w->pr, at->loc.b, at->loc.e, arena_printf(w->ar, "/* %s */\n%s\n", lw_text(w, at->loc), text));
+    pr_replace(&w->pr, at->loc.b, at->loc.e, arena_printf(w->in.ar, "/* %s */\n%s\n", lw_text(w, at->loc), text));
     break;
   }
 }

@@ -33,7 +33,7 @@ static const char *inst_elem(lw *w, const char *e) {
     else sb_printf(&b, "%.*s", (int)n, e + i);
     i += n;
   }
-  const char *r = arena_strdup(w->ar, b.s);
+  const char *r = arena_strdup(w->in.ar, b.s);
   sb_free(&b);
   return r;
 }
@@ -41,18 +41,18 @@ static const char *inst_elem(lw *w, const char *e) {
 void lw_parray(lw *w, item *it) {
   directive *d = it->dir;
   if (d->bad) return;
-  const char *name = w->src->text + d->name.b;
+  const char *name = w->in.src->text + d->name.b;
   size_t len = d->name.e - d->name.b;
   if (cd_is_keyword(&w->cd, name, len)) {
-    diag_error(w->dg, d->name, "expected a name for the type after '}': '%.*s' is a C keyword", (int)len, name);
+    diag_error(w->in.dg, d->name, "expected a name for the type after '}': '%.*s' is a C keyword", (int)len, name);
     return;
   }
   /* visible (as "under construction") while it is built: a reference to it is a
    * cycle; if it cannot be built it stays visible as failed, so that later uses
    * stay silent instead of reporting a cycle or an unknown type */
-  ptype *placeholder = arena_alloc(w->ar, sizeof *placeholder);
+  ptype *placeholder = arena_alloc(w->in.ar, sizeof *placeholder);
   placeholder->name = lw_text(w, d->name), placeholder->building = true;
-  dnode *pn = arena_alloc(w->ar, sizeof *pn);
+  dnode *pn = arena_alloc(w->in.ar, sizeof *pn);
   pn->type = placeholder, pn->path = placeholder->name;
   sc_add_type(&w->sc, name, len, pn, placeholder);
   w->ty.failed = NULL;
@@ -68,7 +68,7 @@ void lw_parray(lw *w, item *it) {
   if (t->thread == TK_MPI) w->entry.uses_mpi = true;
   if (t->thread == TK_CUDA) {
     w->entry.uses_cuda = true;
-    t->bad = !tgt_cuda_check_type(w->dg, t, d->name);
+    t->bad = !tgt_cuda_check_type(w->in.dg, t, d->name);
   }
   lw_record r = {.kind = LR_TYPE, .at = it, .u.type = t};
   lw_put(w, &r);
@@ -77,11 +77,11 @@ void lw_parray(lw *w, item *it) {
 void lw_mainhost(lw *w, item *it) {
   directive *d = it->dir;
   if (w->sc.depth != 0 || w->rg->kind != RG_HOST || w->inst) {
-    diag_error(w->dg, d->kw, "#mainhost must be at file scope");
+    diag_error(w->in.dg, d->kw, "#mainhost must be at file scope");
     return;
   }
   if (w->has_mainhost) {
-    diag_error(w->dg, d->kw, "a second #mainhost: a program has one entry");
+    diag_error(w->in.dg, d->kw, "a second #mainhost: a program has one entry");
     return;
   }
   w->has_mainhost = true;
@@ -112,31 +112,31 @@ void lw_subprog(lw *w, item *it) {
   directive *d = it->dir;
   if (d->bad) return;
   if (w->sc.depth != 0 || w->inst) {
-    diag_error(w->dg, d->kw, "#subprog must be at file scope");
+    diag_error(w->in.dg, d->kw, "#subprog must be at file scope");
     return;
   }
   if (!lw_block_conditionals(w, &d->subprog.body, "the body of this #subprog", d->kw)) return;
-  subprog *sp = arena_alloc(w->ar, sizeof *sp);
+  subprog *sp = arena_alloc(w->in.ar, sizeof *sp);
   sp->d = d;
   items *ps;
   int n = lw_split_args(w, &d->args, &ps);
-  sp->params = arena_alloc(w->ar, sizeof *sp->params * (size_t)(n ? n : 1));
-  sp->paramlocs = arena_alloc(w->ar, sizeof *sp->paramlocs * (size_t)(n ? n : 1));
+  sp->params = arena_alloc(w->in.ar, sizeof *sp->params * (size_t)(n ? n : 1));
+  sp->paramlocs = arena_alloc(w->in.ar, sizeof *sp->paramlocs * (size_t)(n ? n : 1));
   for (int i = 0; i < n; i++) {
     if (ps[i].n != 1 || ps[i].first->kind != IT_TOK || ps[i].first->tk != T_IDENT) {
-      diag_error(w->dg, ps[i].n ? ps[i].first->loc : d->argsloc, "a #subprog parameter must be a name");
+      diag_error(w->in.dg, ps[i].n ? ps[i].first->loc : d->argsloc, "a #subprog parameter must be a name");
       return;
     }
     sp->params[i] = lw_text(w, ps[i].first->loc);
     sp->paramlocs[i] = ps[i].first->loc;
   }
   sp->nparams = n;
-  const char *name = w->src->text + d->name.b;
+  const char *name = w->in.src->text + d->name.b;
   size_t len = d->name.e - d->name.b;
   subprog *old = strmap_get(&w->ins.subprogs, name, len);
   if (old) {
-    diag_error(w->dg, d->name, "subprogram '%.*s' is defined twice", (int)len, name);
-    diag_note(w->dg, old->d->name, "first defined here");
+    diag_error(w->in.dg, d->name, "subprogram '%.*s' is defined twice", (int)len, name);
+    diag_note(w->in.dg, old->d->name, "first defined here");
     return;
   }
   strmap_put(&w->ins.subprogs, name, len, sp);
@@ -153,9 +153,9 @@ static void collect_renames(lw *w, instance *in, items *body) {
     cd_stmt st = cd_statement(&w->cd, it, true);
     for (int i = 0; i < st.ndecls; i++) {
       item *nm = st.decls[i].name;
-      const char *priv = arena_printf(w->ar, "%.*s__%s_%d", (int)(nm->loc.e - nm->loc.b), w->src->text + nm->loc.b,
-                                      spname, in->id);
-      strmap_put(&in->renames, w->src->text + nm->loc.b, nm->loc.e - nm->loc.b, (void *)priv);
+      const char *priv = arena_printf(w->in.ar, "%.*s__%s_%d", (int)(nm->loc.e - nm->loc.b),
+                                      w->in.src->text + nm->loc.b, spname, in->id);
+      strmap_put(&in->renames, w->in.src->text + nm->loc.b, nm->loc.e - nm->loc.b, (void *)priv);
     }
     if (st.is_decl && st.last) it = st.last;
   }
@@ -163,7 +163,8 @@ static void collect_renames(lw *w, instance *in, items *body) {
 
 static void prescan_globals(lw *w, instance *in, items *body) {
   ITEMS_FOREACH(it, *body) {
-    if (it->kind == IT_DIR && it->dir->kind == D_GLOBAL && it->dir->block) collect_renames(w, in, &it->dir->block->grp->body);
+    if (it->kind == IT_DIR && it->dir->kind == D_GLOBAL && it->dir->block)
+      collect_renames(w, in, &it->dir->block->grp->body);
   }
 }
 
@@ -195,7 +196,7 @@ static bool is_type_name(lw *w, items *arg) {
   if (!arg->n) return false;
   for (item *t = arg->first;; t = t->next) {
     if (t->kind != IT_TOK) return false;
-    const char *s = w->src->text + t->loc.b;
+    const char *s = w->in.src->text + t->loc.b;
     size_t n = t->loc.e - t->loc.b;
     bool tagged = t->tk == T_IDENT && (str_eq(s, n, "struct") || str_eq(s, n, "union") || str_eq(s, n, "enum"));
     if (tagged) { /* struct pair: the tag is part of the type */
@@ -210,14 +211,14 @@ static bool is_type_name(lw *w, items *arg) {
 
 static void arg_texts(lw *w, instance *in, const char *param, items *arg) {
   size_t len = strlen(param);
-  int errors = w->dg->errors, warnings = w->dg->warnings;
+  int errors = w->in.dg->errors, warnings = w->in.dg->warnings;
   /* a type name (float, unsigned int, a typedef) goes in as written: it may
    * be an element type or a kernel parameter's type, where parentheses are wrong */
   const char *fmt = is_type_name(w, arg) ? "%s" : "(%s)";
-  const char *val = arena_printf(w->ar, fmt, lw_list_text(w, arg)), *raw = val;
-  if (w->rg != &w->host && w->dg->errors == errors && w->dg->warnings == warnings) {
+  const char *val = arena_printf(w->in.ar, fmt, lw_list_text(w, arg)), *raw = val;
+  if (w->rg != &w->host && w->in.dg->errors == errors && w->in.dg->warnings == warnings) {
     lw_subst as_written = {.names = LW_AS_WRITTEN};
-    raw = arena_printf(w->ar, fmt, lw_items_subst(w, arg->first, arg->last, &as_written));
+    raw = arena_printf(w->in.ar, fmt, lw_items_subst(w, arg->first, arg->last, &as_written));
   }
   strmap_put(&in->vals, param, len, (void *)val);
   strmap_put(&in->raw, param, len, (void *)raw);
@@ -227,7 +228,7 @@ static void arg_texts(lw *w, instance *in, const char *param, items *arg) {
  * #inserts that led there follows as the diagnostics' context notes);
  * nothing expands after it. */
 static void insert_limit(lw *w, directive *d, const char *what) {
-  diag_error(w->dg, d->loc, "%s", what);
+  diag_error(w->in.dg, d->loc, "%s", what);
   w->ins.over = true;
 }
 
@@ -255,7 +256,7 @@ static void expand(lw *w, item *it, subprog *sp, const instance *in) {
   w->ins.nested = outer_nested + size;
   w->ins.bytes += size;
   if (w->ins.bytes > w->ins.max_bytes && !w->ins.over)
-    insert_limit(w, d, arena_printf(w->ar, "the #insert expansions reach %lld bytes: the limit is %lld (raise it "
+    insert_limit(w, d, arena_printf(w->in.ar, "the #insert expansions reach %lld bytes: the limit is %lld (raise it "
                                            "with --max-insert-bytes=N)", (long long)w->ins.bytes,
                                     (long long)w->ins.max_bytes));
 }
@@ -265,33 +266,33 @@ void lw_insert(lw *w, item *it) {
   if (d->bad || w->ins.over) return;
   int nest = w->inst ? w->inst->nest + 1 : 1;
   if (nest > w->ins.max_depth) {
-    insert_limit(w, d, arena_printf(w->ar, "#insert nested %d deep: the limit is %lld (raise it with "
+    insert_limit(w, d, arena_printf(w->in.ar, "#insert nested %d deep: the limit is %lld (raise it with "
                                            "--max-insert-depth=N)", nest, (long long)w->ins.max_depth));
     return;
   }
-  const char *name = w->src->text + d->name.b;
+  const char *name = w->in.src->text + d->name.b;
   size_t len = d->name.e - d->name.b;
   subprog *sp = strmap_get(&w->ins.subprogs, name, len);
   if (!sp) {
-    diag_error(w->dg, d->name, "#insert of unknown subprogram '%.*s'", (int)len, name);
+    diag_error(w->in.dg, d->name, "#insert of unknown subprogram '%.*s'", (int)len, name);
     return;
   }
   items *args;
   int n = lw_split_args(w, &d->args, &args);
   if (n == 1 && args[0].n == 0) n = 0;
   if (n != sp->nparams) {
-    diag_error(w->dg, d->argsloc.e > d->argsloc.b ? d->argsloc : d->name,
+    diag_error(w->in.dg, d->argsloc.e > d->argsloc.b ? d->argsloc : d->name,
                "#insert %.*s with %d argument%s; the subprogram takes %d", (int)len, name, n, n == 1 ? "" : "s",
                sp->nparams);
-    diag_note(w->dg, sp->d->loc, "defined here");
+    diag_note(w->in.dg, sp->d->loc, "defined here");
     return;
   }
   for (instance *in = w->inst; in; in = in->outer)
     if (in->sp == sp) {
-      diag_error(w->dg, d->loc, "subprogram '%.*s' inserts itself", (int)len, name);
+      diag_error(w->in.dg, d->loc, "subprogram '%.*s' inserts itself", (int)len, name);
       return;
     }
-  instance *in = arena_alloc(w->ar, sizeof *in);
+  instance *in = arena_alloc(w->in.ar, sizeof *in);
   in->sp = sp, in->id = ++w->next_id, in->at = d->loc, in->outer = w->inst, in->nest = nest;
   strmap_init(&in->vals);
   strmap_init(&in->raw);
@@ -309,10 +310,11 @@ void lw_insert(lw *w, item *it) {
   }
   prescan_globals(w, in, &sp->d->subprog.body);
   w->inst = in;
-  diag_push_context(w->dg, d->loc, arena_printf(w->ar, "in instance of subprogram '%.*s' inserted here", (int)len, name));
+  diag_push_context(w->in.dg, d->loc,
+                    arena_printf(w->in.ar, "in instance of subprogram '%.*s' inserted here", (int)len, name));
 
   expand(w, it, sp, in);
-  diag_pop_context(w->dg);
+  diag_pop_context(w->in.dg);
   w->inst = in->outer;
   lw_scope_pop(w);
   strmap_free(&in->vals);
@@ -325,7 +327,7 @@ void lw_insert(lw *w, item *it) {
 /* the conditional keyword of a preprocessor line: 1 opens (#if...), 2 goes on
  * (#elif..., #else), 3 closes (#endif), 0 none */
 static int cond_kind(lw *w, const item *it) {
-  const char *t = w->src->text + it->loc.b, *e = w->src->text + it->loc.e;
+  const char *t = w->in.src->text + it->loc.b, *e = w->in.src->text + it->loc.e;
   while (t < e && (*t == ' ' || *t == '\t')) t++;
   if (t < e && *t == '#') t++;
   while (t < e && (*t == ' ' || *t == '\t')) t++;
@@ -347,9 +349,9 @@ static void cond_scan(lw *w, items *list, int *depth, item **open, const char *w
     int k = cond_kind(w, it);
     if (k == 1 && (*depth)++ == 0) *open = it;
     if ((k == 2 && *depth == 0) || (k == 3 && (*depth)-- == 0)) {
-      diag_error(w->dg, it->loc, "this conditional line continues one opened outside %s: a conditional must open "
+      diag_error(w->in.dg, it->loc, "this conditional line continues one opened outside %s: a conditional must open "
                  "and close inside it", what);
-      diag_note(w->dg, at, "the construct is here");
+      diag_note(w->in.dg, at, "the construct is here");
       *bad = true;
     }
   }
@@ -361,9 +363,9 @@ bool lw_block_conditionals(lw *w, items *body, const char *what, loc at) {
   bool bad = false;
   cond_scan(w, body, &depth, &open, what, at, &bad);
   if (!bad && depth > 0) {
-    diag_error(w->dg, open->loc, "this conditional is not closed inside %s: a conditional must open and close "
+    diag_error(w->in.dg, open->loc, "this conditional is not closed inside %s: a conditional must open and close "
                "inside it", what);
-    diag_note(w->dg, at, "the construct is here");
+    diag_note(w->in.dg, at, "the construct is here");
     bad = true;
   }
   return !bad;
@@ -373,7 +375,7 @@ bool lw_block_conditionals(lw *w, items *body, const char *what, loc at) {
  * C preprocessor expands macros, so the dollar expression would reach the C
  * compiler untranslated; it is an error at the '$' (docs/language.md). */
 static void define_dollar(lw *w, const item *it) {
-  const char *t = w->src->text + it->loc.b, *e = w->src->text + it->loc.e;
+  const char *t = w->in.src->text + it->loc.b, *e = w->in.src->text + it->loc.e;
   while (t < e && (*t == ' ' || *t == '\t')) t++;
   if (t == e || *t != '#') return;
   for (t++; t < e && (*t == ' ' || *t == '\t'); t++) {}
@@ -389,8 +391,9 @@ static void define_dollar(lw *w, const item *it) {
       const char *c = strstr(p + 2, "*/");
       p = c && c < e ? c + 1 : e;
     } else if (*p == '$') {
-      uint32_t at = (uint32_t)(p - w->src->text);
-      diag_error(w->dg, (loc){at, at + 1}, "a $...$ expression in a #define is not translated (pac translates before "
+      uint32_t at = (uint32_t)(p - w->in.src->text);
+      diag_error(w->in.dg, (loc){at, at + 1},
+                 "a $...$ expression in a #define is not translated (pac translates before "
                  "macros are expanded): write it where the macro is used, or make the macro a #subprog");
       return;
     }
@@ -399,11 +402,11 @@ static void define_dollar(lw *w, const item *it) {
 
 void lw_ppline(lw *w, item *it) {
   define_dollar(w, it);
-  for (int i = 0; i < w->pc.ninc; i++) {
-    if (w->pc.inc[i].at != it->loc.b) continue;
-    srcseg *sg = &w->src->segs[w->pc.inc[i].seg];
+  for (int i = 0; i < w->in.pc.ninc; i++) {
+    if (w->in.pc.inc[i].at != it->loc.b) continue;
+    srcseg *sg = &w->in.src->segs[w->in.pc.inc[i].seg];
     lw_record r;
-    if (!w->pc.inc[i].first) {
+    if (!w->in.pc.inc[i].first) {
       lw_record_body(&r, LR_INCLUDE, it, LP_WHOLE, sg->base, sg->base + sg->len, sg->name);
       lw_put(w, &r);
       return;
@@ -415,7 +418,7 @@ void lw_ppline(lw *w, item *it) {
     r.u.body.in_line = in_line;
     lw_put(w, &r);
     w->apart += !in_line;
-    lw_walk_items(w, &w->pc.seg_items[w->pc.inc[i].seg], in_line);
+    lw_walk_items(w, &w->in.pc.seg_items[w->in.pc.inc[i].seg], in_line);
     w->apart -= !in_line;
     r.u.body.phase = LP_CLOSE;
     lw_put(w, &r);

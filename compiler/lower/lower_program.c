@@ -23,14 +23,14 @@ ex *sp_eval_size(semaprog *p, items *expr, loc where, const char *what) {
 
 const char *sp_macro_body(semaprog *p, const char *name, size_t len) {
   lw *w = of(p);
-  macro *m = w->hdr ? strmap_get(&w->hdr->macros, name, len) : NULL;
+  macro *m = w->in.hdr ? strmap_get(&w->in.hdr->macros, name, len) : NULL;
   return m && !m->funclike ? m->body : NULL;
 }
 
 const char *sp_macro(semaprog *p, const char *name, size_t len, bool *funclike) {
   lw *w = of(p);
-  if (!w->hdr) return NULL;
-  macro *m = strmap_get(&w->hdr->macros, name, len);
+  if (!w->in.hdr) return NULL;
+  macro *m = strmap_get(&w->in.hdr->macros, name, len);
   if (!m) return NULL;
   *funclike = m->funclike;
   return m->body;
@@ -40,8 +40,8 @@ bool sp_is_typedef(semaprog *p, const char *name, size_t len) { return lw_is_typ
 
 bool sp_is_type_macro(semaprog *p, const char *name, size_t len) {
   lw *w = of(p);
-  if (!w->hdr) return false;
-  macro *m = strmap_get(&w->hdr->macros, name, len);
+  if (!w->in.hdr) return false;
+  macro *m = strmap_get(&w->in.hdr->macros, name, len);
   if (!m || m->funclike || !m->body) return false;
   /* the first word of the expansion is a type word or typedef name */
   const char *b = m->body;
@@ -50,7 +50,7 @@ bool sp_is_type_macro(semaprog *p, const char *name, size_t len) {
   while ((b[n] >= 'a' && b[n] <= 'z') || (b[n] >= 'A' && b[n] <= 'Z') || (b[n] >= '0' && b[n] <= '9') || b[n] == '_')
     n++;
   if (!n || str_eq(name, len, b)) return false;
-  return lw_is_type_word(w, b, n) || strmap_get(&w->hdr->typedefs, b, n) != NULL;
+  return lw_is_type_word(w, b, n) || strmap_get(&w->in.hdr->typedefs, b, n) != NULL;
 }
 
 bool sp_is_type_word(semaprog *p, const char *name, size_t len) {

@@ -20,7 +20,7 @@
 static bool punct_is(const item *it, int p) { return it && it->kind == IT_TOK && it->tk == T_PUNCT && it->punct == p; }
 static bool ident(const item *it) { return it && it->kind == IT_TOK && it->tk == T_IDENT; }
 static bool word_is(lw *w, const item *it, const char *s) {
-  return ident(it) && str_eq(w->src->text + it->loc.b, it->loc.e - it->loc.b, s);
+  return ident(it) && str_eq(w->in.src->text + it->loc.b, it->loc.e - it->loc.b, s);
 }
 
 /* What the operators are defined for. */
@@ -82,7 +82,7 @@ static bool parse_op(lw *w, item *first, item *colon, plan_reduce *p, loc at) {
         return true;
       }
     if (ident(first)) {
-      diag_error(w->dg, first->loc, "the reduction function '%s' needs its identity in parentheses: %s(IDENTITY)",
+      diag_error(w->in.dg, first->loc, "the reduction function '%s' needs its identity in parentheses: %s(IDENTITY)",
                  lw_text(w, first->loc), lw_text(w, first->loc));
       return false;
     }
@@ -93,7 +93,7 @@ static bool parse_op(lw *w, item *first, item *colon, plan_reduce *p, loc at) {
     p->init = lw_list_text(w, &first->next->grp->body);
     return true;
   }
-  diag_error(w->dg, first && first != colon ? first->loc : at, "a reduction operator is one of + * & | ^ && || min max, "
+  diag_error(w->in.dg, first && first != colon ? first->loc : at, "a reduction operator is one of + * & | ^ && || min max, "
              "or a function with its identity: f(IDENTITY)");
   return false;
 }
@@ -134,7 +134,7 @@ static const char *local_word(lw *w, const char *t, size_t *n) {
 static const char *type_text(lw *w, const char *pre) {
   size_t n = strlen(pre);
   while (n && pre[n - 1] == ' ') n--;
-  return arena_strndup(w->ar, pre, n);
+  return arena_strndup(w->in.ar, pre, n);
 }
 
 /* the type checks of a variable: the operator is defined for its type */
@@ -142,26 +142,26 @@ static bool check_type(lw *w, lw_red *rd, loc at, region *r) {
   sym *s = rd->s;
   const char *nm = rd->p.name;
   if (s->is_pointer || s->is_array || s->created) {
-    diag_error(w->dg, at, "'%s' is %s: a reduction variable is a scalar or a struct", nm,
+    diag_error(w->in.dg, at, "'%s' is %s: a reduction variable is a scalar or a struct", nm,
                s->is_array ? "an array" : "a pointer");
     return false;
   }
   rd->p.decl = lw_field_decl(w, s, CAP_VALUE);
   if (has_word(rd->p.decl.pre, "const")) {
-    diag_error(w->dg, at, "'%s' is const: a reduction writes its result into the variable", nm);
+    diag_error(w->in.dg, at, "'%s' is const: a reduction writes its result into the variable", nm);
     return false;
   }
   ctenv env = lw_ctenv(w);
-  const char *canon = ct_canonical(&env, rd->p.decl.pre, w->ar);
+  const char *canon = ct_canonical(&env, rd->p.decl.pre, w->in.ar);
   size_t ln;
   if (local_word(w, rd->p.decl.pre, &ln)) { /* the copies live in a function of their own */
     const char *lt = local_word(w, canon, &ln);
     if (lt) {
-      diag_error(w->dg, at, "'%s' has the type '%.*s', which the enclosing function declares: the copies of a "
+      diag_error(w->in.dg, at, "'%s' has the type '%.*s', which the enclosing function declares: the copies of a "
                  "reduction live in the detour's own function; declare the type at file scope", nm, (int)ln, lt);
       return false;
     }
-    rd->p.decl.pre = arena_printf(w->ar, "%s ", canon); /* a local typedef of a type file scope knows */
+    rd->p.decl.pre = arena_printf(w->in.ar, "%s ", canon); /* a local typedef of a type file scope knows */
   }
   type_class tc = classify(canon);
   if (tc == TC_UNKNOWN && typedef_aggregate(w, canon)) tc = TC_AGGREGATE;
@@ -171,9 +171,9 @@ static bool check_type(lw *w, lw_red *rd, loc at, region *r) {
   if (tc == TC_AGGREGATE && op != RED_FN) why = "a struct or union: reduce it with a function, f(IDENTITY)";
   else if ((tc == TC_FLOAT || tc == TC_HALF) && bitwise) why = "a floating type, which has no bitwise operators";
   if (why) {
-    diag_error(w->dg, at, "'%s' cannot be reduced with '%s': its type '%s' is %s", nm, op_word(op),
+    diag_error(w->in.dg, at, "'%s' cannot be reduced with '%s': its type '%s' is %s", nm, op_word(op),
                type_text(w, rd->p.decl.pre), why);
-    diag_note(w->dg, s->decl.name ? s->decl.name->loc : at, "declared here");
+    diag_note(w->in.dg, s->decl.name ? s->decl.name->loc : at, "declared here");
     return false;
   }
   if (tc == TC_HALF && r->kind == RG_CUDA) rd->p.acc = "float";
@@ -183,20 +183,20 @@ static bool check_type(lw *w, lw_red *rd, loc at, region *r) {
 /* one variable of the clause, reduced with the operator in *op */
 static bool add_var(lw *w, region *r, items *v, const plan_reduce *op, loc at) {
   if (v->n != 1 || !ident(v->first)) {
-    diag_error(w->dg, v->n ? v->first->loc : at, "a reduction variable is the name of a variable of the code around "
+    diag_error(w->in.dg, v->n ? v->first->loc : at, "a reduction variable is the name of a variable of the code around "
                "the #detour");
     return false;
   }
   loc l = v->first->loc;
   const char *name = lw_text(w, l);
-  sym *s = sc_find(&w->sc, w->src->text + l.b, l.e - l.b);
+  sym *s = sc_find(&w->sc, w->in.src->text + l.b, l.e - l.b);
   if (!s || s->kind != SYM_VAR) {
-    diag_error(w->dg, l, "'%s' is not a variable declared before this #detour", name);
+    diag_error(w->in.dg, l, "'%s' is not a variable declared before this #detour", name);
     return false;
   }
   for (int i = 0; i < r->nreds; i++)
     if (r->reds[i].s == s) {
-      diag_error(w->dg, l, "'%s' is reduced twice by this #detour", name);
+      diag_error(w->in.dg, l, "'%s' is reduced twice by this #detour", name);
       return false;
     }
   lw_red rd = {.s = s, .p = *op};
@@ -207,7 +207,7 @@ static bool add_var(lw *w, region *r, items *v, const plan_reduce *op, loc at) {
   rd.p.var = o && s->depth > 0 && s->depth < o->depth ? lw_capture_ref(w, o, s, l) : name;
   if (op->op != RED_FN)
     rd.p.init = idempotent(op->op) ? rd.p.var : op->op == RED_MUL ? "1" : "0";
-  lw_red *nv = arena_alloc(w->ar, sizeof *nv * (size_t)(r->nreds + 1));
+  lw_red *nv = arena_alloc(w->in.ar, sizeof *nv * (size_t)(r->nreds + 1));
   if (r->nreds) memcpy(nv, r->reds, sizeof *nv * (size_t)r->nreds);
   nv[r->nreds++] = rd;
   r->reds = nv;
@@ -236,7 +236,7 @@ static bool reduce_clause(lw *w, dir_clause *c, region *r, int scan) {
       var.n = 0;
       for (item *it = var.first; it; it = it->next) var.n++;
     } else if (!have_op) {
-      diag_error(w->dg, parts[i].n ? parts[i].first->loc : c->argsloc, "reduce(...) starts with an operator and a "
+      diag_error(w->in.dg, parts[i].n ? parts[i].first->loc : c->argsloc, "reduce(...) starts with an operator and a "
                  "colon: reduce(+: sum)");
       return false;
     }
@@ -244,7 +244,7 @@ static bool reduce_clause(lw *w, dir_clause *c, region *r, int scan) {
     ok = add_var(w, r, &var, &op, c->argsloc);
     r->nscans += ok && scan;
   }
-  if (ok && !n) diag_error(w->dg, c->argsloc, "reduce() names no variable"), ok = false;
+  if (ok && !n) diag_error(w->in.dg, c->argsloc, "reduce() names no variable"), ok = false;
   return ok;
 }
 
@@ -253,7 +253,7 @@ bool lw_reduce_clauses(lw *w, directive *d, region *r) {
   const dir_clause *unordered = NULL;
   for (int i = 0; i < d->detour.nclauses; i++) {
     dir_clause *c = &d->detour.clauses[i];
-    const char *s = w->src->text + c->kw.b;
+    const char *s = w->in.src->text + c->kw.b;
     size_t n = c->kw.e - c->kw.b;
     /* wait, nowait and their misspellings: the launch's (lower_detour.c) */
     bool wait_word = str_edit_distance(s, n, "nowait", 6) <= 2 || str_edit_distance(s, n, "wait", 4) <= 2;
@@ -261,7 +261,7 @@ bool lw_reduce_clauses(lw *w, directive *d, region *r) {
     if (c->word == CLAUSE_CALL && (scan || str_eq(s, n, "reduce"))) {
       ok &= reduce_clause(w, c, r, scan);
     } else if (c->word == CLAUSE_WORD && str_eq(s, n, "unordered")) {
-      if (r->unordered) diag_error(w->dg, c->kw, "a second 'unordered' after #detour"), ok = false;
+      if (r->unordered) diag_error(w->in.dg, c->kw, "a second 'unordered' after #detour"), ok = false;
       r->unordered = true;
       unordered = c;
     } else if (c->word == CLAUSE_CALL || !wait_word) {
@@ -270,17 +270,17 @@ bool lw_reduce_clauses(lw *w, directive *d, region *r) {
                          : str_edit_distance(s, n, "exscan", 6) <= 1 ? "exscan"
                          : str_edit_distance(s, n, "scan", 4) <= 1 ? "scan" : NULL;
       if (near)
-        diag_error(w->dg, c->kw, "unknown clause '%.*s%s' after #detour; did you mean '%s%s'?", (int)n, s,
+        diag_error(w->in.dg, c->kw, "unknown clause '%.*s%s' after #detour; did you mean '%s%s'?", (int)n, s,
                    c->word == CLAUSE_CALL ? "(...)" : "", near, near[0] == 'u' ? "" : "(...)");
       else
-        diag_error(w->dg, c->kw, "unknown clause '%.*s%s' after #detour: the clauses are reduce(...), scan(...), "
+        diag_error(w->in.dg, c->kw, "unknown clause '%.*s%s' after #detour: the clauses are reduce(...), scan(...), "
                    "exscan(...), 'unordered' and, on a cuda detour, 'wait' or 'nowait'", (int)n, s,
                    c->word == CLAUSE_CALL ? "(...)" : "");
       ok = false;
     }
   }
   if (ok && unordered && r->nreds == r->nscans) {
-    diag_error(w->dg, unordered->kw, "'unordered' after a #detour without reduce(...): it lets the blocks of a cuda "
+    diag_error(w->in.dg, unordered->kw, "'unordered' after a #detour without reduce(...): it lets the blocks of a cuda "
                "detour combine their reductions in any order (scans keep theirs)");
     ok = false;
   }
@@ -291,7 +291,7 @@ const char *lw_reduce_word(lw *w, const item *it) {
   region *r = lw_thread_region(w);
   if (!r || !r->nreds || !word_is(w, it, "return")) return NULL;
   if (r->nscans) {
-    diag_error(w->dg, it->loc, "a 'return' in the body of a detour with %s: every thread of the detour takes part "
+    diag_error(w->in.dg, it->loc, "a 'return' in the body of a detour with %s: every thread of the detour takes part "
                "in its #scan", scan_clause(r));
     return NULL;
   }
@@ -301,9 +301,9 @@ const char *lw_reduce_word(lw *w, const item *it) {
 void lw_atomic_check(lw *w, const item *it) {
   region *r = lw_thread_region(w);
   size_t n = it->loc.e - it->loc.b;
-  const char *s = w->src->text + it->loc.b;
+  const char *s = w->in.src->text + it->loc.b;
   if (!r || r->kind != RG_MPI || n <= 13 || memcmp(s, "parray_atomic_", 14) != 0) return;
-  diag_error(w->dg, it->loc, "'%.*s' in the body of an mpi detour: its processes share no memory, so an atomic "
+  diag_error(w->in.dg, it->loc, "'%.*s' in the body of an mpi detour: its processes share no memory, so an atomic "
              "on a process's memory combines nothing across them; use reduce(...), or a pthd or cuda detour inside "
              "the body whose threads share the process's memory", (int)n, s);
 }
@@ -312,43 +312,43 @@ void lw_scan(lw *w, item *it, lw_record *out) {
   region *r = lw_thread_region(w);
   directive *d = it->dir;
   if (!r || !r->nscans) {
-    diag_error(w->dg, d->kw, "#scan outside the body of a detour with scan(...) or exscan(...): it is the point "
+    diag_error(w->in.dg, d->kw, "#scan outside the body of a detour with scan(...) or exscan(...): it is the point "
                "where the threads' copies of the scan variables become their prefixes");
     return;
   }
   int inserts = 0; /* an #insert's instance is a block of its own, but no condition */
   for (instance *in = w->inst; in; in = in->outer) inserts += in->rg == r;
   if (w->rg != r || w->sc.depth != r->depth + 1 + inserts) {
-    diag_error(w->dg, d->kw, "#scan inside a block of the body: every thread reaches it once, so it stands in the "
+    diag_error(w->in.dg, d->kw, "#scan inside a block of the body: every thread reaches it once, so it stands in the "
                "body's own block, outside any if, loop or nested block");
     r->scan_bad = true;
     return;
   }
   if (r->scans_seen++) {
-    diag_error(w->dg, d->kw, "a second #scan in the body of this detour: a body has one");
+    diag_error(w->in.dg, d->kw, "a second #scan in the body of this detour: a body has one");
     r->scan_bad = true;
     return;
   }
-  plan_reduce *v = arena_alloc(w->ar, sizeof *v * (size_t)r->nscans);
+  plan_reduce *v = arena_alloc(w->in.ar, sizeof *v * (size_t)r->nscans);
   int n = 0;
   for (int i = 0; i < r->nreds; i++)
     if (r->reds[i].p.scan) v[n++] = r->reds[i].p;
   out->kind = LR_SCAN, out->at = it;
   out->u.scan = (plan_scan){.kind = lw_kind_of(r), .vars = v, .nvars = n,
-                            .site = lw_site(w, d->loc, arena_printf(w->ar, "#scan of #detour %s", r->thread->name))};
+                            .site = lw_site(w, d->loc, arena_printf(w->in.ar, "#scan of #detour %s", r->thread->name))};
 }
 
 bool lw_reduce_plan(lw *w, region *r, plan_detour *p) {
   if (r->scan_bad) return false;
   if (r->nscans && r->scans_seen != 1) {
     if (!r->scans_seen)
-      diag_error(w->dg, r->at, "this #detour has %s but its body no #scan: the point where the copies become their "
+      diag_error(w->in.dg, r->at, "this #detour has %s but its body no #scan: the point where the copies become their "
                  "prefixes", scan_clause(r));
     return false;
   }
   p->nreds = r->nreds;
   p->unordered = r->unordered;
-  p->reds = arena_alloc(w->ar, sizeof *p->reds * (size_t)(r->nreds ? r->nreds : 1));
+  p->reds = arena_alloc(w->in.ar, sizeof *p->reds * (size_t)(r->nreds ? r->nreds : 1));
   for (int i = 0; i < r->nreds; i++) p->reds[i] = r->reds[i].p;
   return true;
 }

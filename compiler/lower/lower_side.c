@@ -32,8 +32,8 @@ int lw_top_dims(dnode *ns, ex **n, ex **wt, exctx *x) {
 /* The source's logical index space split at its top-level dimensions: mode
  * k has the extent of dimension k and its weight as stride. */
 layout *lw_logical_layout(lw *w, dnode *ns) {
-  layout *l = arena_alloc(w->ar, sizeof *l);
-  l->m = arena_alloc(w->ar, sizeof *l->m * (size_t)(ns->nkids ? ns->nkids : 1));
+  layout *l = arena_alloc(w->in.ar, sizeof *l);
+  l->m = arena_alloc(w->in.ar, sizeof *l->m * (size_t)(ns->nkids ? ns->nkids : 1));
   ex *n[64], *wt[64];
   if (ns->nkids > 64) return NULL;
   l->nm = lw_top_dims(ns, n, wt, &w->ex);
@@ -44,8 +44,9 @@ layout *lw_logical_layout(lw *w, dnode *ns) {
 bool lw_copy_elems_agree(lw *w, directive *d, dnode *ns, dnode *nd) {
   /* by meaning: typedefs expanded, one spelling per arithmetic type */
   ctenv e = lw_ctenv(w);
-  if (same_elem(ns->type->elem, nd->type->elem) || ct_same(&e, ns->type->elem, nd->type->elem, w->ar)) return true;
-  diag_error(w->dg, loc_span(d->name, d->copy.dst), "#copy between different element types: '%s' has %s, '%s' has %s",
-             ns->path, ns->type->elem, nd->path, nd->type->elem);
+  if (same_elem(ns->type->elem, nd->type->elem) || ct_same(&e, ns->type->elem, nd->type->elem, w->in.ar)) return true;
+  diag_error(w->in.dg, loc_span(d->name, d->copy.dst),
+             "#copy between different element types: '%s' has %s, '%s' has %s", ns->path, ns->type->elem, nd->path,
+             nd->type->elem);
   return false;
 }

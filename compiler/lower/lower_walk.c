@@ -25,13 +25,13 @@
 static bool is_ident(const item *it) { return it && it->kind == IT_TOK && it->tk == T_IDENT; }
 static bool is_punct(const item *it, int p) { return it && it->kind == IT_TOK && it->tk == T_PUNCT && it->punct == p; }
 static bool word_is(lw *w, const item *it, const char *s) {
-  return is_ident(it) && str_eq(w->src->text + it->loc.b, it->loc.e - it->loc.b, s);
+  return is_ident(it) && str_eq(w->in.src->text + it->loc.b, it->loc.e - it->loc.b, s);
 }
 
 /* ---- symbols from declarations ------------------------------------------- */
 
 static void add_decl(lw *w, cd_decl *d, bool is_param) {
-  const char *name = w->src->text + d->name->loc.b;
+  const char *name = w->in.src->text + d->name->loc.b;
   size_t len = d->name->loc.e - d->name->loc.b;
   sym_kind k = d->is_typedef ? SYM_TYPEDEF : d->is_function ? SYM_FUNC : SYM_VAR;
   sym *s = sc_add(&w->sc, k, name, len);
@@ -46,7 +46,7 @@ static void add_stmt_decls(lw *w, cd_stmt *st) {
     item **en;
     int n = cd_enumerators(&w->cd, st->enum_body, &en);
     for (int i = 0; i < n; i++) {
-      sym *s = sc_add(&w->sc, SYM_ENUMC, w->src->text + en[i]->loc.b, en[i]->loc.e - en[i]->loc.b);
+      sym *s = sc_add(&w->sc, SYM_ENUMC, w->in.src->text + en[i]->loc.b, en[i]->loc.e - en[i]->loc.b);
       s->region = w->rg->id;
     }
   }
@@ -249,9 +249,9 @@ static void walk_items(lw *w, items *list, bool file_scope) {
 int lw_file(lw *w, items *file) {
   lw_cd_init(w);
   w->walk_items = walk_items, w->walk_block = walk_block;
-  w->cx.dg = w->dg; /* errors in constant arithmetic of sizes and indices */
+  w->cx.dg = w->in.dg; /* errors in constant arithmetic of sizes and indices */
   w->host = (region){.kind = RG_HOST, .id = 0};
-  emit_init(&w->tg.em, w->tg.kind, w->tg.ranges, &w->pr, w->src, &w->ex, w->ar);
+  emit_init(&w->tg.em, w->tg.kind, w->tg.ranges, &w->pr, w->in.src, &w->ex, w->in.ar);
   w->rg = &w->host;
   strmap_init(&w->ins.subprogs);
   strmap_init(&w->fnames);
@@ -261,11 +261,11 @@ int lw_file(lw *w, items *file) {
   strmap_free(&w->fnames);
   cd_free(&w->cd);
   if (w->entry.nmpi_bodies && !w->has_mainhost)
-    diag_error(w->dg, (loc){0, 0}, "a program with mpi detours needs #mainhost (process 0 drives the others)");
+    diag_error(w->in.dg, (loc){0, 0}, "a program with mpi detours needs #mainhost (process 0 drives the others)");
   if (w->has_mainhost) {
     lw_record r = {.kind = LR_ENTRY, .u.entry = &w->entry};
     lw_put(w, &r);
   }
   lw_print_all(w);
-  return w->dg->errors ? 1 : 0;
+  return w->in.dg->errors ? 1 : 0;
 }
