@@ -197,28 +197,14 @@ const char *lw_fresh_name(lw *w, const char *what, const char *type, loc at) {
 
 /* ---- the file's records -------------------------------------------------------- */
 
-/* the bytes of r that its kind uses (the rest of the union is not kept) */
+#define LW_MAX(a, b) ((a) > (b) ? (a) : (b))
+/* the bytes of r kept: a plan's whole record; a record of structure or a
+ * substitution (an #insert expansion makes them by the million) only the
+ * union's members those kinds use */
 static size_t record_bytes(const lw_record *r) {
-  size_t u = offsetof(lw_record, u);
-  switch (r->kind) {
-  case LR_COPY: return u + sizeof r->u.copy;
-  case LR_ALLOC: return u + sizeof r->u.alloc;
-  case LR_DESTROY: return u + sizeof r->u.destroy;
-  case LR_DETOUR: return u + sizeof r->u.detour;
-  case LR_SYNC: return u + sizeof r->u.sync;
-  case LR_WAIT: return u + sizeof r->u.wait;
-  case LR_SCAN: return u + sizeof r->u.scan;
-  case LR_SUBST: return u + sizeof r->u.subst;
-  case LR_TYPE: return u + sizeof r->u.type;
-  case LR_MAINHOST: return u + sizeof r->u.mainhost;
-  case LR_SUBPROG: return u + sizeof r->u.subprog;
-  case LR_ENTRY: return u + sizeof r->u.entry;
-  case LR_GLOBAL:
-  case LR_INSERT:
-  case LR_INCLUDE:
-  case LR_DETOUR_BODY: return u + sizeof r->u.body;
-  default: return u; /* LR_NONE, LR_TOPLEVEL */
-  }
+  size_t part = LW_MAX(LW_MAX(sizeof r->u.subst, sizeof r->u.body), LW_MAX(sizeof r->u.mainhost, sizeof r->u.subprog));
+  part = LW_MAX(part, LW_MAX(sizeof r->u.type, sizeof r->u.entry));
+  return r->kind <= LR_LAST_PLAN ? sizeof *r : offsetof(lw_record, u) + part;
 }
 
 void lw_put(lw *w, const lw_record *r) {

@@ -19,7 +19,7 @@
 #include "ast.h"
 #include "plan.h"
 
-typedef enum {
+typedef enum { /* the plans first, up to LR_LAST_PLAN */
   LR_NONE, LR_COPY, LR_ALLOC, LR_DESTROY, LR_DETOUR, LR_SYNC, LR_WAIT, LR_SCAN,
   LR_TOPLEVEL, /* the walker: a top-level item of the output starts at the item (code hoisted
                   while it is translated goes in front of it) */
@@ -33,6 +33,7 @@ typedef enum {
   LR_ENTRY,    /* after the file: the program's entry (main) around #mainhost; at is NULL */
   LR_DETOUR_BODY, /* a #detour's body, printed apart (LP_OPEN, LP_CLOSE); its LR_DETOUR, which follows
                      unless the planner reported an error, takes that text as its plan's body */
+  LR_LAST_PLAN = LR_SCAN
 } lr_kind;
 
 /* the part of a construct with a body that a record is */
