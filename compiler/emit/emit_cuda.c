@@ -107,11 +107,18 @@ static void kernel(emitter *e, const plan_detour *p, const char *grid, const cha
               "bytes of dynamic shared memory */\n", (long long)p->smem_bytes);
   /* the thread's position, at the detour's line: a debugger stops in the body, after it */
   sb_printf(&h, "%s  ", pr_line_text(e->pr, e->ar, p->site.at));
-  emit_red_kernel_start(e, p, &h);
-  emit_position(e, p, &h);
-  emit_red_kernel_privates(e, p, &h);
+  if (p->fold) { /* the copies live across the blocks this one stands for */
+    emit_red_kernel_privates(e, p, &h);
+    emit_red_fold_open(e, p, &h);
+    emit_position(e, p, &h);
+  } else {
+    emit_red_kernel_start(e, p, &h);
+    emit_position(e, p, &h);
+    emit_red_kernel_privates(e, p, &h);
+  }
   sb_puts(&h, "\n");
   sb_puts(&h, p->body);
+  if (p->fold) emit_red_fold_close(e, p, &h);
   emit_red_kernel_end(e, p, &h);
   sb_puts(&h, "\n}\n");
   pr_hoist(e->pr, h.s);
@@ -189,6 +196,12 @@ char *emit_cuda_detour(emitter *e, const plan_detour *p) {
     const char *shared = p->smem_bytes > 0 ? arena_printf(e->ar, ", %lldu", (long long)p->smem_bytes) : "";
     sb_puts(&c, "{ ");
     home_checks(e, p, &c, false, site);
+    if (p->fold) { /* about one wave of blocks, each standing for several of the detour's grid */
+      sb_printf(&c, "const dim3 " GEN_FOLD_GRID " = %s, parray__fg = " RT_CUDA_FOLD_GRID "((const void *)%s, "
+                GEN_FOLD_GRID ", %s, %s, %s);\n  ", grid, kernel_ref(e, p), block,
+                p->smem_bytes > 0 ? arena_printf(e->ar, "%lldu", (long long)p->smem_bytes) : "0", site);
+      grid = "parray__fg";
+    }
     emit_red_launch_begin(e, p, grid, site, &c);
     sb_printf(&c, "%s<<<%s, %s%s>>>(", kernel_ref(e, p), grid, block, shared);
     bool any = false;

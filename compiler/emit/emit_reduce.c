@@ -199,6 +199,20 @@ void emit_red_kernel_params(emitter *e, const plan_detour *p, sbuf *h, bool any)
                 acc_decl(e, r, initial(e, r)));
   }
   if (any_scan(p)) sb_printf(h, "%sunsigned *" GEN_SCAN_TICKET "s", any ? ", " : "");
+  if (p->fold) sb_printf(h, "%sconst dim3 " GEN_FOLD_GRID, any ? ", " : "");
+}
+
+void emit_red_fold_open(emitter *e, const plan_detour *p, sbuf *h) {
+  (void)e, (void)p;
+  /* unrolled, so that the loads of several blocks' parts are in flight at once */
+  sb_puts(h, "\n#pragma unroll 4\n  for (unsigned long long " GEN_FOLD_INDEX " = blockIdx.x; " GEN_FOLD_INDEX
+          " < (unsigned long long)" GEN_FOLD_GRID ".x * " GEN_FOLD_GRID ".y * " GEN_FOLD_GRID ".z; " GEN_FOLD_INDEX
+          " += gridDim.x) {\n  const uint3 " PLAN_SCAN_BLOCK " = " RT_FOLD_BLOCK "(" GEN_FOLD_INDEX ", " GEN_FOLD_GRID "); ");
+}
+
+void emit_red_fold_close(emitter *e, const plan_detour *p, sbuf *h) {
+  (void)e, (void)p;
+  sb_puts(h, "\n  goto " PLAN_FOLD_NEXT "; " PLAN_FOLD_NEXT ":;\n  }");
 }
 
 void emit_red_kernel_start(emitter *e, const plan_detour *p, sbuf *h) {
@@ -239,6 +253,7 @@ void emit_red_launch_args(emitter *e, const plan_detour *p, sbuf *c, bool any) {
       sb_printf(c, "%s(%s *)(parray__rs + parray__ro%d), (%s)(%s)", any ? ", " : "", t, i, t, r->init);
   }
   if (any_scan(p)) sb_printf(c, "%s(unsigned *)parray__rs", any ? ", " : "");
+  if (p->fold) sb_printf(c, "%s" GEN_FOLD_GRID, any ? ", " : "");
 }
 
 /* the scratch: with scans a ticket counter first, then per variable its

@@ -27,6 +27,10 @@ void emit_red_kernel_params(emitter *e, const plan_detour *p, sbuf *h, bool any)
 void emit_red_kernel_privates(emitter *e, const plan_detour *p, sbuf *h);
 /* with scan variables, before the thread's position: the block's place in the order the blocks started */
 void emit_red_kernel_start(emitter *e, const plan_detour *p, sbuf *h);
+/* a folded kernel (plan_detour.fold): the loop over the blocks of the
+ * detour's grid that this block stands for, around the position and body */
+void emit_red_fold_open(emitter *e, const plan_detour *p, sbuf *h);
+void emit_red_fold_close(emitter *e, const plan_detour *p, sbuf *h);
 void emit_red_kernel_end(emitter *e, const plan_detour *p, sbuf *h);
 void emit_red_launch_begin(emitter *e, const plan_detour *p, const char *grid, const char *site, sbuf *c);
 void emit_red_launch_args(emitter *e, const plan_detour *p, sbuf *c, bool any);

@@ -123,6 +123,8 @@ typedef struct plan_detour {
   plan_reduce *reds; /* its reduce(...) clauses' variables, in order */
   int nreds;
   bool unordered; /* 'unordered': cuda blocks combine their reductions' results with atomics, in any order */
+  bool fold;      /* cuda: a grid of about one wave of blocks, each taking the place of several blocks of the
+                     detour's grid in turn (PLAN_SCAN_BLOCK), its copies kept from one to the next */
   /* pthd, mpi */
   ex *count;    /* the number of threads, as the enclosing code computes it */
   bool wide;    /* thread indices need 64 bits */
@@ -225,6 +227,7 @@ typedef enum {
 /* The label at the end of a body with reductions, where its threads'
  * private copies are combined: a 'return' in the body jumps to it. */
 #define PLAN_REDUCE_END "parray__reduce_end"
+#define PLAN_FOLD_NEXT "parray__fold_next" /* a folded kernel: the end of one block's part (its 'return') */
 
 /* The name of the element index of a CP_LOOP: the offsets are expressions in it. */
 #define PLAN_LOOP_INDEX "parray__i"

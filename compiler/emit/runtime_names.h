@@ -91,6 +91,9 @@
 #define RT_SCAN_STATE "parray_scan_state"
 #define RT_SCAN_TICKET "parray_scan_ticket"
 #define RT_SCAN_TOTAL "parray_scan_total"
+/* a folded kernel (plan_detour.fold): its grid of about one wave, and a block's place in the detour's grid */
+#define RT_CUDA_FOLD_GRID "parray_cuda_fold_grid"
+#define RT_FOLD_BLOCK "parray_fold_block"
 #define RT_SCAN_BLOCK "parray_scan_block"
 #define RT_SCAN_POINT "parray_scan_point"
 #define RT_CUDA_REDUCE_ZERO "parray_cuda_reduce_zero"
@@ -119,6 +122,8 @@
 #define GEN_RED_INIT "parray__ri_"
 #define GEN_RED_START "parray__rv_" /* a scan variable's value, where the prefixes start */
 #define GEN_SCAN_TICKET "parray__vb" /* a kernel's block in the order blocks started; +"s": the counter */
+#define GEN_FOLD_GRID "parray__vgrid" /* a folded kernel: the detour's grid (a parameter) */
+#define GEN_FOLD_INDEX "parray__fv"   /* ... and the linear index of the block it stands for */
 /* the static parray_range of a directive's profiler range (GEN_RANGE "_V": of the #create that declares V) */
 #define GEN_RANGE "parray__range"
 /* a file-scope function or table for a construct: printf pattern of (what, type, line) (lw_fresh_name) */

@@ -86,6 +86,7 @@ struct region {
   int nscans;         /* of which scan variables: the body has one #scan */
   int scans_seen;     /* the #scans walked */
   bool unordered;     /* the clause 'unordered' */
+  bool fold;          /* cuda, 'unordered': each block of the kernel takes the place of several (lw_reduce_fold) */
   bool scan_bad;      /* one was reported (then no plan, and nothing more said) */
 };
 
@@ -268,7 +269,7 @@ static inline const char *lw_red_private(const region *r, const sym *s) {
 }
 /* the block index a kernel's thread positions are computed from: blockIdx,
  * or with scan variables the order in which its blocks started */
-static inline const char *lw_block_index(const region *r) { return r->nscans ? PLAN_SCAN_BLOCK : "blockIdx"; }
+static inline const char *lw_block_index(const region *r) { return r->nscans || r->fold ? PLAN_SCAN_BLOCK : "blockIdx"; }
 static inline plan_kind lw_kind_of(const region *r) {
   return r->kind == RG_PTHD ? PK_PTHD : r->kind == RG_MPI ? PK_MPI : PK_CUDA;
 }

@@ -394,6 +394,7 @@ static void detour_cuda(lw *w, item *it, region *r, lw_record *out) {
   *r->cu = (lw_kernel){.params = ps, .walking = true};
   if (lw_caps(w)->tma) lw_tma_prescan(w, it->dir->block, r);
   lw_smem_prescan(w, it->dir->block, r);
+  lw_reduce_fold(w, it->dir->block, r);
   walk_body(w, it, r, &ps, NULL);
   p.typedefs_used = w->ltypes_used;
   p.smem_bytes = r->cu->dsmem_bytes;

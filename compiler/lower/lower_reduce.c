@@ -295,7 +295,31 @@ const char *lw_reduce_word(lw *w, const item *it) {
                "in its #scan", scan_clause(r));
     return NULL;
   }
-  return "goto " PLAN_REDUCE_END;
+  return r->fold ? "goto " PLAN_FOLD_NEXT : "goto " PLAN_REDUCE_END;
+}
+
+/* whether the items (and the groups, directives and $...$ indices inside
+ * them) name the hardware's block: blockIdx or gridDim */
+static bool names_block(lw *w, const items *l);
+static bool index_names_block(lw *w, const index_t *x) {
+  for (; x; x = x->next)
+    if (names_block(w, &x->expr) || index_names_block(w, x->sub)) return true;
+  return false;
+}
+static bool names_block(lw *w, const items *l) {
+  for (const item *it = l ? l->first : NULL; it; it = it->next) {
+    if (it->kind == IT_TOK && (word_is(w, it, "blockIdx") || word_is(w, it, "gridDim"))) return true;
+    if (it->kind == IT_GROUP && names_block(w, &it->grp->body)) return true;
+    if (it->kind == IT_DOLLAR && index_names_block(w, it->dol->idx)) return true;
+    const directive *d = it->kind == IT_DIR ? it->dir : NULL;
+    if (d && (names_block(w, &d->args) || (d->block && names_block(w, &d->block->grp->body)))) return true;
+  }
+  return false;
+}
+
+void lw_reduce_fold(lw *w, item *body, region *r) {
+  r->fold = r->kind == RG_CUDA && r->unordered && !r->nscans && r->nreds && !r->cu->ntma_smem &&
+            !names_block(w, &body->grp->body);
 }
 
 void lw_atomic_check(lw *w, const item *it) {
@@ -348,6 +372,7 @@ bool lw_reduce_plan(lw *w, region *r, plan_detour *p) {
   }
   p->nreds = r->nreds;
   p->unordered = r->unordered;
+  p->fold = r->fold;
   p->reds = arena_alloc(w->in.ar, sizeof *p->reds * (size_t)(r->nreds ? r->nreds : 1));
   for (int i = 0; i < r->nreds; i++) p->reds[i] = r->reds[i].p;
   return true;

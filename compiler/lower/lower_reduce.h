@@ -18,6 +18,11 @@ const char *lw_reduce_word(lw *w, const item *it);
 void lw_atomic_check(lw *w, const item *it);
 /* #scan in the body of a detour with scan(...) or exscan(...) */
 void lw_scan(lw *w, item *it, lw_record *out);
+/* A cuda detour with reduce(...) and 'unordered' whose body names neither
+ * blockIdx nor gridDim, has no scan variables and no bulk tensor copy:
+ * r->fold, so that its kernel runs about one wave of blocks, each taking
+ * the place of several in turn (called before the body is walked) */
+void lw_reduce_fold(lw *w, item *body, region *r);
 /* the plan's reductions, from r's; false after reporting a body with
  * scan variables and no #scan */
 bool lw_reduce_plan(lw *w, region *r, plan_detour *p);

@@ -152,6 +152,12 @@ PARRAY_API void parray_cuda_reduce_result(void *dst, const void *src, size_t byt
  * the grid must be co-resident. */
 PARRAY_API void parray_cuda_launch_cooperative(const void *fn, dim3 grid, dim3 block, void **args, size_t smem,
                                                const char *file, int line, const char *what);
+/* A folded kernel (reduce(...) with 'unordered'): the grid it runs, as many
+ * blocks of `block` threads as the current GPU holds at once (one wave),
+ * never more than the detour's grid has, in one dimension. The same on
+ * every run on the same GPU. */
+PARRAY_API dim3 parray_cuda_fold_grid(const void *fn, dim3 grid, dim3 block, size_t smem, const char *file, int line,
+                                      const char *what);
 #endif
 
 #ifdef __cplusplus

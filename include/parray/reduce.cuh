@@ -220,6 +220,17 @@ PARRAY__RED_NATIVE(parray_red_bxor, atomicXor, unsigned, unsigned)
 PARRAY__RED_NATIVE(parray_red_bxor, atomicXor, unsigned long long, unsigned long long)
 #undef PARRAY__RED_NATIVE
 
+/* a folded kernel (reduce(...) with 'unordered'): the block of the
+ * detour's grid g that the linear index v stands for */
+__device__ __forceinline__ uint3 parray_fold_block(unsigned long long v, dim3 g) {
+  if (g.y == 1 && g.z == 1) return make_uint3((unsigned)v, 0, 0); /* no division: a 1-D grid */
+  if (v <= 0xffffffffull) { /* 32-bit divisions, far cheaper than 64-bit ones */
+    const unsigned u = (unsigned)v;
+    return make_uint3(u % g.x, u / g.x % g.y, u / g.x / g.y);
+  }
+  return make_uint3((unsigned)(v % g.x), (unsigned)(v / g.x % g.y), (unsigned)(v / g.x / g.y));
+}
+
 /* the end of a body with reduce(...) and 'unordered': this block's private
  * copies v reduced in its fixed tree, then combined into *slot by thread 0 */
 template <class Op, class T> __device__ void parray_red_unordered(Op op, T v, T *slot) {

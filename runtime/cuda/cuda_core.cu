@@ -448,6 +448,40 @@ void parray_cuda_reduce_result(void *dst, const void *src, size_t bytes, const c
   check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), file, line, what, "cudaMemcpy (a reduction's result)");
 }
 
+/* the waves of the folded kernels seen on this host thread: a kernel, its
+ * shape and GPU, and how many of its blocks the GPU holds at once */
+struct fold_wave {
+  const void *fn;
+  unsigned threads;
+  size_t smem;
+  int dev;
+  long long blocks;
+};
+static thread_local fold_wave fold_waves[16];
+static thread_local int fold_next;
+
+dim3 parray_cuda_fold_grid(const void *fn, dim3 grid, dim3 block, size_t smem, const char *file, int line,
+                           const char *what) {
+  const unsigned threads = block.x * block.y * block.z;
+  const long long total = (long long)grid.x * grid.y * grid.z;
+  int dev = 0;
+  check(cudaGetDevice(&dev), file, line, what, "cudaGetDevice");
+  long long wave = 0;
+  for (const fold_wave &f : fold_waves)
+    if (f.fn == fn && f.threads == threads && f.smem == smem && f.dev == dev) wave = f.blocks;
+  if (!wave) {
+    int sms = 0, per_sm = 0;
+    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), file, line, what, "cudaDeviceGetAttribute");
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, (int)threads, smem), file, line, what,
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    wave = (long long)(per_sm > 0 ? per_sm : 1) * (sms > 0 ? sms : 1);
+    fold_waves[fold_next] = fold_wave{fn, threads, smem, dev, wave};
+    fold_next = (fold_next + 1) % 16;
+  }
+  const long long g = total < wave ? total : wave;
+  return dim3((unsigned)(g > 0 ? g : 1));
+}
+
 void parray_cuda_launch_cooperative(const void *fn, dim3 grid, dim3 block, void **args, size_t smem,
                                     const char *file, int line, const char *what) {
   int dev = 0, coop = 0, sms = 0, per_sm = 0;

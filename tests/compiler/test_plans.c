@@ -41,6 +41,7 @@ typedef struct snap {
   char caps[64]; /* the captured fields, "a b c" */
   bool wait_first;
   int nreds;
+  bool unordered, fold; /* LR_DETOUR: the clause, and a kernel of about one wave standing for the grid */
   char reds[64]; /* the reductions: "op:name:init" each, ' ' between */
   /* LR_SYNC, LR_WAIT */
   plan_sync sync;
@@ -141,7 +142,7 @@ static void observe(void *env, const lw_record *r) {
     n->pkind = d->kind, n->ncaps = d->ncaps, n->count = konst(d->count), n->wait_first = r->u.detour.wait_first;
     for (int i = 0; i < d->ncaps; i++)
       snprintf(n->caps + strlen(n->caps), sizeof n->caps - strlen(n->caps), "%s%s", i ? " " : "", d->caps[i].field);
-    n->nreds = d->nreds;
+    n->nreds = d->nreds, n->unordered = d->unordered, n->fold = d->fold;
     for (int i = 0; i < d->nreds; i++)
       snprintf(n->reds + strlen(n->reds), sizeof n->reds - strlen(n->reds), "%s%d:%s:%s", i ? " " : "",
                (int)d->reds[i].op, d->reds[i].name, d->reds[i].init);
@@ -304,6 +305,22 @@ static void test_reduce(void) {
   rc = plan("#parray {pthd [4]} T\nvoid run(void) {\n  double d = 0;\n  #detour T reduce(&: d) { d = 1; }\n}\n",
             TARGET_C);
   CHECK(rc != 0 && nrec == 0); /* reported: no plan */
+  /* 'unordered': a cuda kernel folds its grid unless the body names the hardware's block */
+  const char *k = "#parray {cuda(const float *x, int n) [(n + 255) / 256][256]} G\n"
+                  "float run(const float *x, int n) {\n"
+                  "  float s = 0, t = 0, u = 0;\n"
+                  "  #detour G(x, n) reduce(+: s) unordered { if ($tid$ < n) s += x[$tid$]; }\n"
+                  "  #detour G(x, n) reduce(+: t) unordered { if (blockIdx.x == 0) t += x[threadIdx.x]; }\n"
+                  "  #detour G(x, n) reduce(+: u) { if ($tid$ < n) u += x[$tid$]; }\n"
+                  "  return s + t + u;\n"
+                  "}\n";
+  CHECK(plan(k, TARGET_CUDA) == 0 && nrec == 3);
+  CHECK(recs[0].unordered && recs[0].fold);
+  CHECK(recs[1].unordered && !recs[1].fold);
+  CHECK(!recs[2].unordered && !recs[2].fold);
+  rc = plan("#parray {pthd [4]} T\nvoid run(void) {\n  int c = 0;\n  #detour T reduce(+: c) unordered { c++; }\n}\n",
+            TARGET_C);
+  CHECK(rc == 0 && nrec == 1 && recs[0].unordered && !recs[0].fold); /* threads: nothing to fold */
 }
 
 /* host #sync: a stream-ordered target waits for the device; the host
