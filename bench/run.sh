@@ -31,7 +31,8 @@
 #   fft          distributed GPU FFT vs cuFFT on one GPU                    [fft]
 #   fft_cpu      distributed CPU FFT vs FFTW-MPI                            [fft]
 #   reduce       reduce(...) on cuda, pthd, mpi detours vs torch.sum and    [reduce]
-#                copy bandwidth, OpenMP reduction(+:), MPI_Allreduce
+#                copy bandwidth, OpenMP reduction(+:), MPI_Allreduce; scans
+#                vs torch.cumsum and CUB's InclusiveSum
 #
 # Options and settings (options win over the environment):
 #   --out DIR / OUT          output folder (default bench-out in the current folder)

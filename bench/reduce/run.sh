@@ -5,8 +5,9 @@
 #   gpu   a cuda detour summing 1 GiB of floats (reduce_gpu.pc, two forms,
 #         each in the fixed order and 'unordered') and its prefix sum
 #         (exscan, read directly and through parray/tile.cuh) against
-#         torch.sum and torch.cumsum (torch_reduce.py) and the copy
-#         bandwidth; then the same at 4 MiB, where launches count;
+#         torch.sum and torch.cumsum (torch_reduce.py), CUB's InclusiveSum
+#         (cub_scan.cu, built with nvcc) and the copy bandwidth; then the
+#         same at 4 MiB, where launches count;
 #   pthd  a pthd detour summing doubles against OpenMP's reduction(+:);
 #   mpi   an mpi detour summing a distributed array against the same sum
 #         written by hand with MPI_Allreduce (mpi_peer.c).
@@ -15,7 +16,7 @@
 #   bash bench/reduce/run.sh BUILD_DIR [gpu] [pthd] [mpi]   (default: all three;
 #                                                  pacc in BUILD_DIR/bin)
 # Settings (environment): OUT (the programs and their CSV; default reduce-out
-# in the current folder), PYTHON (with PyTorch; default python3), GPU_MIB
+# in the current folder), PYTHON (with PyTorch; default python3), NVCC (nvcc), GPU_MIB
 # (1024), GPU_SMALL_MIB (4), CPU_MIB (512), THREADS (the cores), NP (4), MPI_KIB (KiB per
 # process, 4096), REPS (GPU 50, CPU 30, MPI 200).
 set -u
@@ -38,6 +39,8 @@ for p in $parts; do
   case $p in
   gpu)
     "$PACC" -O2 "$here/reduce_gpu.pc" -o "$OUT/reduce_gpu" >"$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; exit 1; }
+    "${NVCC:-nvcc}" -O3 -std=c++17 -arch=native "$here/cub_scan.cu" -o "$OUT/cub_scan" >>"$OUT/build.log" 2>&1 ||
+      { tail -20 "$OUT/build.log"; exit 1; }
     nvidia-smi -L 2>/dev/null | head -1
     for mib in "${GPU_MIB:-1024}" "${GPU_SMALL_MIB:-4}"; do
       echo "== $mib MiB"
@@ -45,6 +48,8 @@ for p in $parts; do
       "${PYTHON:-python3}" "$here/torch_reduce.py" "$mib" "${REPS:-50}" | tee "$OUT/torch_reduce.csv" || rc=1
       ratio "torch.sum/parray" "$OUT/torch_reduce.csv" "$OUT/reduce_gpu.csv"
       ratio "torch.cumsum/parray" "$OUT/torch_reduce.csv" "$OUT/reduce_gpu.csv" cumsum
+      "$OUT/cub_scan" "$mib" "${REPS:-50}" | tee "$OUT/cub_scan.csv" || rc=1
+      ratio "cub/parray" "$OUT/cub_scan.csv" "$OUT/reduce_gpu.csv" cumsum
     done ;;
   pthd)
     nt=${THREADS:-$(nproc)}
