@@ -11,8 +11,6 @@
 
 #include <ctype.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 const char *lw_text(lw *w, loc l) { return arena_strndup(w->in.ar, w->in.src->text + l.b, l.e - l.b); }
@@ -208,18 +206,9 @@ static size_t record_bytes(const lw_record *r) {
 }
 
 void lw_put(lw *w, const lw_record *r) {
-  lw_printing *p = &w->print;
   if (r->kind == LR_NONE) return;
-  if (p->nrecs == p->caprecs) {
-    p->caprecs = p->caprecs ? 2 * p->caprecs : 256;
-    p->recs = realloc(p->recs, sizeof *p->recs * (size_t)p->caprecs);
-    if (!p->recs) {
-      fputs("pac: out of memory\n", stderr);
-      abort();
-    }
-  }
   size_t n = record_bytes(r);
   lw_record *k = arena_alloc(w->in.ar, n);
   memcpy(k, r, n);
-  p->recs[p->nrecs++] = k;
+  vec_push(w->print.recs, k);
 }

@@ -173,16 +173,13 @@ typedef struct lw_target {
  * sees the records first, and the bodies being translated apart */
 typedef struct lw_printing {
   /* the file's records in order (lw_put), printed after the walk (lw_print_all) */
-  struct lw_record **recs;
-  int nrecs, caprecs;
+  VEC(struct lw_record *) recs;
   /* shown every record before it is printed, when set (the tests of plans) */
   void (*observe)(void *env, const struct lw_record *r);
   void *observe_env;
-  pr_outline *bodies; /* the bodies translated apart now, innermost last */
-  int nbodies, capbodies;
+  VEC(pr_outline) bodies; /* the bodies translated apart now, innermost last */
   /* the detour bodies printed whose LR_DETOUR has not come yet, innermost last */
-  struct lw_detour_text { const struct item *at; const char *text; } *dbodies;
-  int ndbodies, capdbodies;
+  VEC(struct lw_detour_text { const struct item *at; const char *text; }) dbodies;
 } lw_printing;
 
 /* #insert expansion (lower_prog.c): the subprograms, the limits (nesting,
@@ -268,8 +265,11 @@ static inline const char *lw_red_private(const region *r, const sym *s) {
   return NULL;
 }
 /* the block index a kernel's thread positions are computed from: blockIdx,
- * or with scan variables the order in which its blocks started */
-static inline const char *lw_block_index(const region *r) { return r->nscans || r->fold ? PLAN_SCAN_BLOCK : "blockIdx"; }
+ * or the block of the detour's grid this one is (with scan variables, in
+ * the order the blocks started; folded, the one it stands for now) */
+static inline const char *lw_block_index(const region *r) {
+  return r->nscans || r->fold ? PLAN_SCAN_BLOCK : "blockIdx";
+}
 static inline plan_kind lw_kind_of(const region *r) {
   return r->kind == RG_PTHD ? PK_PTHD : r->kind == RG_MPI ? PK_MPI : PK_CUDA;
 }

@@ -13,9 +13,7 @@
 #include "lower.h"
 #include "lower_print.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stdlib.h> /* vec_free */
 
 /* replace a directive by its lowering, with the directive as a comment in front */
 static void replace_dir(lw *w, item *it, const char *code) {
@@ -35,22 +33,12 @@ static void replace_dir(lw *w, item *it, const char *code) {
   sb_free(&b);
 }
 
-static void *grow(void *p, int *cap, size_t size) {
-  *cap = *cap ? 2 * *cap : 16;
-  p = realloc(p, size * (size_t)*cap);
-  if (!p) {
-    fputs("pac: out of memory\n", stderr);
-    abort();
-  }
-  return p;
-}
-
 /* the printed body of the detour at `at` (those of detours whose planner
  * reported an error after their body are dropped on the way) */
 static const char *detour_body(lw *w, const item *at) {
   lw_printing *p = &w->print;
-  while (p->ndbodies > 0)
-    if (p->dbodies[--p->ndbodies].at == at) return p->dbodies[p->ndbodies].text;
+  while (p->dbodies.n > 0)
+    if (p->dbodies.v[--p->dbodies.n].at == at) return p->dbodies.v[p->dbodies.n].text;
   return "{}"; /* not reached: a detour's plan follows its body's records */
 }
 
@@ -96,12 +84,13 @@ static void print_mainhost(lw *w, const lw_record *r) {
  * around stands at the construct */
 static void open_apart(lw *w, const lw_record *r) {
   lw_printing *p = &w->print;
-  if (p->nbodies == p->capbodies) p->bodies = grow(p->bodies, &p->capbodies, sizeof *p->bodies);
-  pr_outline_begin(&w->pr, &p->bodies[p->nbodies++], r->at->loc.b, r->u.body.from);
+  if (p->bodies.n >= p->bodies.cap) /* pr_outline_begin fills the new one in place */
+    vec_grow_((void **)&p->bodies.v, &p->bodies.cap, sizeof *p->bodies.v, p->bodies.n + 1);
+  pr_outline_begin(&w->pr, &p->bodies.v[p->bodies.n++], r->at->loc.b, r->u.body.from);
 }
 
 static char *close_apart(lw *w, const lw_record *r) {
-  return pr_outline_end(&w->pr, &w->print.bodies[--w->print.nbodies], r->u.body.to, w->in.ar);
+  return pr_outline_end(&w->pr, &w->print.bodies.v[--w->print.bodies.n], r->u.body.to, w->in.ar);
 }
 
 /* a detour's body: printed apart, kept for its plan (opened with the local types it takes along) */
@@ -112,9 +101,7 @@ static void print_detour_body(lw *w, const lw_record *r) {
   }
   char *text = close_apart(w, r);
   if (r->u.body.types) text = arena_printf(w->in.ar, "{ %s\n%s }", r->u.body.types, text);
-  lw_printing *p = &w->print;
-  if (p->ndbodies == p->capdbodies) p->dbodies = grow(p->dbodies, &p->capdbodies, sizeof *p->dbodies);
-  p->dbodies[p->ndbodies++] = (struct lw_detour_text){r->at, text};
+  vec_push(w->print.dbodies, ((struct lw_detour_text){r->at, text}));
 }
 
 /* a body translated apart */
@@ -177,11 +164,8 @@ static void print_record(lw *w, const lw_record *r) {
 
 void lw_print_all(lw *w) {
   lw_printing *p = &w->print;
-  for (int i = 0; i < p->nrecs; i++) print_record(w, p->recs[i]);
-  free(p->recs);
-  free(p->bodies);
-  free(p->dbodies);
-  p->recs = NULL, p->nrecs = p->caprecs = 0;
-  p->bodies = NULL, p->nbodies = p->capbodies = 0;
-  p->dbodies = NULL, p->ndbodies = p->capdbodies = 0;
+  for (int i = 0; i < p->recs.n; i++) print_record(w, p->recs.v[i]);
+  vec_free(p->recs);
+  vec_free(p->bodies);
+  vec_free(p->dbodies);
 }
