@@ -13,6 +13,8 @@
 
 #include <string.h>
 
+#include "parray/atomic.h"
+
 /* the operators of the clause, one functor each */
 struct parray_red_add {
   template <class T> __device__ T operator()(T a, T b) const { return a + b; }
@@ -152,10 +154,11 @@ template <class T> __device__ __forceinline__ T parray__load_shared_state(const 
 
 /* *slot combined with v atomically, in whatever order the blocks come: the
  * slot is 16-byte aligned, holds the value first and, 16-byte aligned after
- * it, a lock word (zeroed before the launch). CUDA's own atomics where it
- * has one for the operator and type; otherwise a compare-and-swap loop
- * over the 8 bytes that hold a value of at most 8 bytes; otherwise the
- * slot's lock around the combination. */
+ * it, a lock word (zeroed before the launch). parray/atomic.h's atomic
+ * where it has one for the operator and type (CUDA's own, or its
+ * compare-and-swap); otherwise a compare-and-swap loop over the 8 bytes
+ * that hold a value of at most 8 bytes; otherwise the slot's lock around
+ * the combination. */
 template <class Op, class T> __device__ void parray__red_atomic_word(Op op, T *slot, T v) {
   unsigned long long *q = reinterpret_cast<unsigned long long *>(slot);
   unsigned long long ob = *reinterpret_cast<volatile unsigned long long *>(q);
@@ -189,36 +192,25 @@ template <bool Word> struct parray__red_atomic_by {
 template <> struct parray__red_atomic_by<false> {
   template <class Op, class T> __device__ static void go(Op op, T *slot, T v) { parray__red_atomic_locked(op, slot, v); }
 };
-template <class Op, class T> __device__ __forceinline__ void parray__red_atomic(Op op, T *slot, T v) {
+/* the rest: a compare-and-swap loop, or the lock (long is a worse match
+ * for the 0 the caller passes than the int of the overloads below) */
+template <class Op, class T> __device__ __forceinline__ void parray__red_atomic(Op op, T *slot, T v, long) {
   parray__red_atomic_by<(sizeof(T) <= 8)>::go(op, slot, v);
 }
-/* CUDA's own: OP's functor, CUDA's atomic, the type and the type it takes */
-#define PARRAY__RED_NATIVE(OP, FN, T, U)                                                                              \
-  __device__ __forceinline__ void parray__red_atomic(OP, T *slot, T v) { FN(reinterpret_cast<U *>(slot), (U)v); }
-PARRAY__RED_NATIVE(parray_red_add, atomicAdd, float, float)
-PARRAY__RED_NATIVE(parray_red_add, atomicAdd, double, double)
-PARRAY__RED_NATIVE(parray_red_add, atomicAdd, int, int)
-PARRAY__RED_NATIVE(parray_red_add, atomicAdd, unsigned, unsigned)
-PARRAY__RED_NATIVE(parray_red_add, atomicAdd, long long, unsigned long long)
-PARRAY__RED_NATIVE(parray_red_add, atomicAdd, unsigned long long, unsigned long long)
-PARRAY__RED_NATIVE(parray_red_min, atomicMin, int, int)
-PARRAY__RED_NATIVE(parray_red_min, atomicMin, unsigned, unsigned)
-PARRAY__RED_NATIVE(parray_red_min, atomicMin, long long, long long)
-PARRAY__RED_NATIVE(parray_red_min, atomicMin, unsigned long long, unsigned long long)
-PARRAY__RED_NATIVE(parray_red_max, atomicMax, int, int)
-PARRAY__RED_NATIVE(parray_red_max, atomicMax, unsigned, unsigned)
-PARRAY__RED_NATIVE(parray_red_max, atomicMax, long long, long long)
-PARRAY__RED_NATIVE(parray_red_max, atomicMax, unsigned long long, unsigned long long)
-PARRAY__RED_NATIVE(parray_red_band, atomicAnd, int, int)
-PARRAY__RED_NATIVE(parray_red_band, atomicAnd, unsigned, unsigned)
-PARRAY__RED_NATIVE(parray_red_band, atomicAnd, unsigned long long, unsigned long long)
-PARRAY__RED_NATIVE(parray_red_bor, atomicOr, int, int)
-PARRAY__RED_NATIVE(parray_red_bor, atomicOr, unsigned, unsigned)
-PARRAY__RED_NATIVE(parray_red_bor, atomicOr, unsigned long long, unsigned long long)
-PARRAY__RED_NATIVE(parray_red_bxor, atomicXor, int, int)
-PARRAY__RED_NATIVE(parray_red_bxor, atomicXor, unsigned, unsigned)
-PARRAY__RED_NATIVE(parray_red_bxor, atomicXor, unsigned long long, unsigned long long)
-#undef PARRAY__RED_NATIVE
+/* the operators that parray/atomic.h has an atomic for, for the types it
+ * has it for (CUDA's own where CUDA has one): those (the others drop out) */
+#define PARRAY__RED_VIA(OP, FN)                                                                                     \
+  template <class T>                                                                                              \
+  __device__ __forceinline__ auto parray__red_atomic(OP, T *slot, T v, int)->decltype((void)FN(slot, v)) {        \
+    FN(slot, v);                                                                                                  \
+  }
+PARRAY__RED_VIA(parray_red_add, parray_atomic_add)
+PARRAY__RED_VIA(parray_red_min, parray_atomic_min)
+PARRAY__RED_VIA(parray_red_max, parray_atomic_max)
+PARRAY__RED_VIA(parray_red_band, parray_atomic_and)
+PARRAY__RED_VIA(parray_red_bor, parray_atomic_or)
+PARRAY__RED_VIA(parray_red_bxor, parray_atomic_xor)
+#undef PARRAY__RED_VIA
 
 /* a folded kernel (reduce(...) with 'unordered'): the block of the
  * detour's grid g that the linear index v stands for */
@@ -237,7 +229,7 @@ template <class Op, class T> __device__ void parray_red_unordered(Op op, T v, T 
   const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
   const unsigned nt = blockDim.x * blockDim.y * blockDim.z;
   v = parray__red_threads(op, v, t, nt);
-  if (t == 0) parray__red_atomic(op, slot, v);
+  if (t == 0) parray__red_atomic(op, slot, v, 0);
 }
 
 /* ---- scan(...) and exscan(...): the body's #scan ---------------------------- */
