@@ -20,15 +20,16 @@ template <int NT, class T, int P> __device__ __forceinline__ T *parray__tile_roo
   return reinterpret_cast<T *>(room);
 }
 
-/* this thread's lane in its warp, the warp's lanes (n), and whether its warp has staging room */
+/* this thread's warp and lane, the warp's lanes (n), and whether its warp has staging room */
 struct parray__tile_warp {
-  unsigned lane, n;
+  unsigned warp, lane, n;
   bool staged;
 };
 template <int NT> __device__ __forceinline__ parray__tile_warp parray__tile_where() {
   const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
   const unsigned nt = blockDim.x * blockDim.y * blockDim.z, warp = t / 32;
   parray__tile_warp w;
+  w.warp = warp;
   w.lane = t % 32;
   w.n = warp + 1 < (nt + 31) / 32 ? 32 : nt - warp * 32;
   w.staged = warp < (unsigned)(NT / 32);
@@ -50,8 +51,7 @@ __device__ void parray_tile_load(T (&v)[P], const T *x, long long mine, long lon
     return;
   }
   const long long b0 = __shfl_sync(mask, mine, 0);
-  T *room = parray__tile_room<NT, T, P>() + (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32 *
-                                                 (36 * P);
+  T *room = parray__tile_room<NT, T, P>() + w.warp * (36 * P);
 #pragma unroll
   for (int r = 0; r < P; r++) { /* row r: the warp's elements r * n .. r * n + n - 1 */
     const unsigned e = r * w.n + w.lane;
@@ -78,8 +78,7 @@ __device__ void parray_tile_store(const T (&v)[P], T *y, long long mine, long lo
     return;
   }
   const long long b0 = __shfl_sync(mask, mine, 0);
-  T *room = parray__tile_room<NT, T, P>() + (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32 *
-                                                 (36 * P);
+  T *room = parray__tile_room<NT, T, P>() + w.warp * (36 * P);
 #pragma unroll
   for (int j = 0; j < P; j++) {
     const unsigned e = w.lane * P + j;
