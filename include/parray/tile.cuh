@@ -36,21 +36,42 @@ template <int NT> __device__ __forceinline__ parray__tile_warp parray__tile_wher
   return w;
 }
 
+/* ask L2 for x[from .. from + count) clipped to x[0 .. n): one bulk
+ * prefetch of its 16-byte-aligned inside, issued by the calling thread
+ * (Hopper and later; a hint, nothing on older GPUs or off global memory) */
+template <class T>
+__device__ __forceinline__ void parray__tile_prefetch(const T *x, long long from, long long count, long long n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const long long lo = from < 0 ? 0 : from, hi = from + count < n ? from + count : n;
+  if (lo >= hi || !__isGlobal(x)) return;
+  const unsigned long long a = ((unsigned long long)(x + lo) + 15) & ~15ull, b = (unsigned long long)(x + hi) & ~15ull;
+  if (a < b && b - a < (1ull << 31))
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a), "r"((unsigned)(b - a)) : "memory");
+#else
+  (void)x, (void)from, (void)count, (void)n;
+#endif
+}
+
 /* v[j] = x[mine + j] for j < P (T() where mine + j >= n). The threads of a
  * warp hold consecutive runs: lane L's mine is lane 0's plus L * P (as
  * with mine = $tid$ * P). Every thread of the block's warps calls it (it
  * synchronises the warp). NT: the block's thread count, which sizes the
  * shared staging room (NT / 32 * 36 * P elements); warps beyond it read
- * their runs directly, correct but slower. */
+ * their runs directly, correct but slower. The warp's first lane asks L2
+ * for the warp's whole run with one bulk prefetch before the warp's rows
+ * are read: the rows then mostly meet lines already on their way, and the
+ * run's reads finish sooner and closer together (a scan's blocks wait for
+ * the slowest of the blocks before them). */
 template <int NT, class T, int P>
 __device__ void parray_tile_load(T (&v)[P], const T *x, long long mine, long long n) {
   const parray__tile_warp w = parray__tile_where<NT>();
   const unsigned mask = w.n >= 32 ? 0xffffffffu : (1u << w.n) - 1u;
+  const long long b0 = __shfl_sync(mask, mine, 0), run = (long long)w.n * P; /* the warp's elements */
+  if (w.lane == 0) parray__tile_prefetch(x, b0, run, n); /* the whole run asked of L2 at once */
   if (!w.staged) {
     for (int j = 0; j < P; j++) v[j] = mine + j < n ? x[mine + j] : T();
     return;
   }
-  const long long b0 = __shfl_sync(mask, mine, 0);
   T *room = parray__tile_room<NT, T, P>() + w.warp * (36 * P);
 #pragma unroll
   for (int r = 0; r < P; r++) { /* row r: the warp's elements r * n .. r * n + n - 1 */

@@ -442,10 +442,29 @@ void parray_cuda_reduce_fill(void *p, const void *src, size_t bytes, const char 
         "cudaMemcpyAsync (an unordered reduction's starting value)");
 }
 
+/* Where this host thread's reduction results land: pinned, so that their
+ * copy is queued right behind the kernel and one wait covers both. */
+struct result_slot {
+  void *p;
+  size_t bytes;
+};
+static thread_local result_slot red_result;
+
 void parray_cuda_reduce_result(void *dst, const void *src, size_t bytes, const char *file, int line,
                                const char *what) {
-  wait_device(file, line, what, "the reduction");
-  check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), file, line, what, "cudaMemcpy (a reduction's result)");
+  result_slot &r = red_result;
+  if (r.bytes < bytes) {
+    wait_pending(file, line, what); /* freeing pinned memory waits for the device */
+    if (r.p) check(cudaFreeHost(r.p), file, line, what, "cudaFreeHost (a reduction's result)");
+    r.p = NULL, r.bytes = 0;
+    const size_t want = bytes < 256 ? 256 : bytes;
+    check(cudaMallocHost(&r.p, want), file, line, what, "cudaMallocHost (a reduction's result)");
+    r.bytes = want;
+  }
+  const cudaError_t e = cudaMemcpyAsync(r.p, src, bytes, cudaMemcpyDeviceToHost, 0);
+  wait_device(file, line, what, "the reduction"); /* a failed kernel is reported as its own */
+  check(e, file, line, what, "cudaMemcpyAsync (a reduction's result)");
+  memcpy(dst, r.p, bytes);
 }
 
 /* the waves of the folded kernels seen on this host thread: a kernel, its
