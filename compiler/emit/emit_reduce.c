@@ -256,14 +256,32 @@ void emit_red_launch_args(emitter *e, const plan_detour *p, sbuf *c, bool any) {
   if (p->fold) sb_printf(c, "%s" GEN_FOLD_GRID, any ? ", " : "");
 }
 
+/* 'unordered': each result's starting value (its lock word zero) laid
+ * out on the host and copied in once, or, beside scan states (zeroed on the
+ * device), one copy per result */
+static void red_launch_starts(emitter *e, const plan_detour *p, const char *site, sbuf *c) {
+  const bool scans = any_scan(p);
+  if (!scans) sb_printf(c, "char *parray__st = (char *)" RT_CUDA_REDUCE_STAGE "(parray__ro%d, %s);\n  ", p->nreds, site);
+  for (int i = 0; i < p->nreds; i++) {
+    const plan_reduce *r = &p->reds[i];
+    if (r->scan) continue;
+    const char *init = acc_decl(e, r, arena_printf(e->ar, "parray__i = (%s)(%s)", acc_type(e, r), r->init));
+    if (scans)
+      sb_printf(c, "{ %s; " RT_CUDA_REDUCE_FILL "(parray__rs + parray__ro%d, &parray__i, sizeof parray__i, %s); }\n  ",
+                init, i, site);
+    else
+      sb_printf(c, "{ %s; memcpy(parray__st + parray__ro%d, &parray__i, sizeof parray__i); }\n  ", init, i);
+  }
+  if (!scans) sb_printf(c, RT_CUDA_REDUCE_FILL "(parray__rs, parray__st, parray__ro%d, %s);\n  ", p->nreds, site);
+}
+
 /* the scratch: with scans a ticket counter first, then per variable its
  * blocks' partial results and room for the passes that fold them (with
  * 'unordered': one result, starting at the identity, and a lock word), or
- * its blocks' scan states; with scans or 'unordered' zeroed before the
- * launch */
+ * its blocks' scan states; with scans zeroed before the launch */
 void emit_red_launch_begin(emitter *e, const plan_detour *p, const char *grid, const char *site, sbuf *c) {
   if (!p->nreds) return;
-  bool scans = any_scan(p), zero = scans || p->unordered;
+  const bool scans = any_scan(p);
   sb_printf(c, "const dim3 parray__rg = %s; const " RT_SIZE_T " parray__nb = (" RT_SIZE_T ")parray__rg.x * "
             "parray__rg.y * parray__rg.z;\n  " RT_SIZE_T " parray__ro0 = %d", grid, scans ? 16 : 0);
   for (int i = 1; i <= p->nreds; i++) {
@@ -279,13 +297,8 @@ void emit_red_launch_begin(emitter *e, const plan_detour *p, const char *grid, c
   }
   sb_printf(c, ";\n  char *parray__rs = (char *)" RT_CUDA_REDUCE_SCRATCH "(parray__ro%d, %s);\n  ", p->nreds, site);
   if (p->unordered && !scans) sb_puts(c, "(void)parray__nb; /* one result per variable, whatever the grid */\n  ");
-  if (zero) sb_printf(c, RT_CUDA_REDUCE_ZERO "(parray__rs, parray__ro%d, %s);\n  ", p->nreds, site);
-  for (int i = 0; p->unordered && i < p->nreds; i++) {
-    const plan_reduce *r = &p->reds[i];
-    if (!r->scan)
-      sb_printf(c, "{ %s; " RT_CUDA_REDUCE_FILL "(parray__rs + parray__ro%d, &parray__i, sizeof parray__i, %s); }\n  ",
-                acc_decl(e, r, arena_printf(e->ar, "parray__i = (%s)(%s)", acc_type(e, r), r->init)), i, site);
-  }
+  if (scans) sb_printf(c, RT_CUDA_REDUCE_ZERO "(parray__rs, parray__ro%d, %s);\n  ", p->nreds, site);
+  if (p->unordered) red_launch_starts(e, p, site, c);
 }
 
 void emit_red_launch_end(emitter *e, const plan_detour *p, const char *site, sbuf *c) {

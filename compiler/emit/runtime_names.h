@@ -81,6 +81,7 @@
 #define RT_CUDA_REDUCE_SCRATCH "parray_cuda_reduce_scratch"
 #define RT_CUDA_REDUCE_RESULT "parray_cuda_reduce_result"
 #define RT_CUDA_REDUCE_FILL "parray_cuda_reduce_fill"
+#define RT_CUDA_REDUCE_STAGE "parray_cuda_reduce_stage"
 /* reduce clauses in kernels (parray/reduce.cuh): a block's reduction, the second pass, the operators */
 #define RT_RED_BLOCK "parray_red_block"
 #define RT_RED_FINISH "parray_red_finish"

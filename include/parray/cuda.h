@@ -137,8 +137,13 @@ PARRAY_API void *parray_cuda_reduce_scratch(size_t bytes, const char *file, int 
  * the launch (the blocks' ticket counter and scan states, the locks of
  * unordered results), in the launch's stream order. */
 PARRAY_API void parray_cuda_reduce_zero(void *p, size_t bytes, const char *file, int line, const char *what);
+/* With 'unordered' and no scan: zeroed host memory of at least bytes,
+ * this host thread's until its next call, where the detour lays out its
+ * results' starting values (with their lock words zero) to copy them in
+ * one parray_cuda_reduce_fill. */
+PARRAY_API void *parray_cuda_reduce_stage(size_t bytes, const char *file, int line, const char *what);
 /* With 'unordered': the bytes at src (host memory, free again on return)
- * copied to p before the launch (a result's starting value), in the
+ * copied to p before the launch (the results' starting values), in the
  * launch's stream order. */
 PARRAY_API void parray_cuda_reduce_fill(void *p, const void *src, size_t bytes, const char *file, int line,
                                         const char *what);

@@ -159,19 +159,20 @@ template <class T> __device__ __forceinline__ T parray__load_shared_state(const 
  * compare-and-swap); otherwise a compare-and-swap loop over the 8 bytes
  * that hold a value of at most 8 bytes; otherwise the slot's lock around
  * the combination. */
-template <class Op, class T> __device__ void parray__red_atomic_word(Op op, T *slot, T v) {
-  unsigned long long *q = reinterpret_cast<unsigned long long *>(slot);
-  unsigned long long ob = *reinterpret_cast<volatile unsigned long long *>(q);
-  for (;;) {
+/* the value's bits in the low bytes of the 8-byte word combined with v, the rest kept */
+template <class Op, class T> struct parray__red_in_word {
+  Op op;
+  T v;
+  __device__ unsigned long long operator()(unsigned long long w) const {
     T o;
-    memcpy(&o, &ob, sizeof o);
-    const T nv = op(o, v);
-    unsigned long long nb = ob;
-    memcpy(&nb, &nv, sizeof nv);
-    const unsigned long long seen = atomicCAS(q, ob, nb);
-    if (seen == ob) return;
-    ob = seen;
+    memcpy(&o, &w, sizeof o);
+    const T n = op(o, v);
+    memcpy(&w, &n, sizeof n);
+    return w;
   }
+};
+template <class Op, class T> __device__ void parray__red_atomic_word(Op op, T *slot, T v) {
+  parray__cas_loop(reinterpret_cast<unsigned long long *>(slot), parray__red_in_word<Op, T>{op, v});
 }
 template <class Op, class T> __device__ void parray__red_atomic_locked(Op op, T *slot, T v) {
   unsigned *lock = reinterpret_cast<unsigned *>(reinterpret_cast<char *>(slot) + (sizeof(T) + 15) / 16 * 16);

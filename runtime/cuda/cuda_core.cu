@@ -436,10 +436,30 @@ void parray_cuda_reduce_zero(void *p, size_t bytes, const char *file, int line, 
   check(cudaMemsetAsync(p, 0, bytes, 0), file, line, what, "cudaMemsetAsync (a scan's states)");
 }
 
+/* where this host thread lays out the starting values of unordered results */
+struct reduce_stage {
+  void *p;
+  size_t bytes;
+};
+static thread_local reduce_stage red_stage;
+
+void *parray_cuda_reduce_stage(size_t bytes, const char *file, int line, const char *what) {
+  reduce_stage &r = red_stage;
+  if (r.bytes < bytes) {
+    free(r.p);
+    r.bytes = 0;
+    r.p = malloc(bytes < 256 ? 256 : bytes);
+    if (!r.p) parray_fatal_at(file, line, what, "cannot allocate %zu bytes of host memory (a reduction's start)", bytes);
+    r.bytes = bytes < 256 ? 256 : bytes;
+  }
+  memset(r.p, 0, bytes);
+  return r.p;
+}
+
 void parray_cuda_reduce_fill(void *p, const void *src, size_t bytes, const char *file, int line, const char *what) {
   /* from pageable memory: the call returns once src is staged, so the caller's variable may go */
   check(cudaMemcpyAsync(p, src, bytes, cudaMemcpyHostToDevice, 0), file, line, what,
-        "cudaMemcpyAsync (an unordered reduction's starting value)");
+        "cudaMemcpyAsync (the starting values of unordered results)");
 }
 
 /* Where this host thread's reduction results land: pinned, so that their
