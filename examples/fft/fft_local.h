@@ -41,7 +41,9 @@ static void fft_fail(const char *what, const char *why) {
  * dimensions), st_stride[k] elements between points (1: contiguous) and
  * st_dist[k] elements between arrays.
  * Slabs: stage 0 the (N1, N2) planes of X (1-D along N1 when N2 is 1),
- * stage 1 the N0 contiguous rows of T (transposed order), stage 2 the N0
+ * stage 1 the N0 points of T (transposed order): on the GPU its contiguous
+ * rows, on the CPU the columns of stride N2 of its N1/NP planes (T keeps N2
+ * contiguous there: a guru plan, not the arrays below), stage 2 the N0
  * columns of N (natural order: N0 outermost, so N1 / NP * N2 columns with
  * stride N1 / NP * N2), stage 3 the planes of one piece of X (FFT_PIECES),
  * stage 4 the whole transform in one plan (one process, natural order: no
@@ -83,10 +85,19 @@ static void local_plan(int k, cplx *a, int estimate) {
   FFTW(complex) *f = (FFTW(complex) *)a;
   const int unaligned = k == 3 && FFT_PIECES > 1 &&
                         FFTW(alignment_of)((real *)(a + (size_t)PIECE_ROWS * N1 * N2)) != FFTW(alignment_of)((real *)a);
+  const unsigned flags = (estimate ? FFTW_ESTIMATE : FFTW_MEASURE) | (unaligned ? FFTW_UNALIGNED : 0);
   for (int d = 0; d < 2; d++) {
+#ifndef FFT_PENCIL
+    if (k == 1) { /* T on the CPU (N1/NP x N0 x N2): the N0 columns, stride N2, of each of its planes */
+      FFTW(iodim) col = {N0, N2, N2};
+      FFTW(iodim) many[2] = {{N1 / NP, N0 * N2, N0 * N2}, {N2, 1, 1}};
+      plans[k][d] = FFTW(plan_guru_dft)(1, &col, 2, many, f, f, d ? FFTW_BACKWARD : FFTW_FORWARD, flags);
+      if (!plans[k][d]) fft_fail("FFTW planning", "no plan for a local transform");
+      continue;
+    }
+#endif
     plans[k][d] = FFTW(plan_many_dft)(st_rank[k], st_n[k], st_howmany[k], f, NULL, st_stride[k], st_dist[k], f,
-                                      NULL, st_stride[k], st_dist[k], d ? FFTW_BACKWARD : FFTW_FORWARD,
-                                      (estimate ? FFTW_ESTIMATE : FFTW_MEASURE) | (unaligned ? FFTW_UNALIGNED : 0));
+                                      NULL, st_stride[k], st_dist[k], d ? FFTW_BACKWARD : FFTW_FORWARD, flags);
     if (!plans[k][d]) fft_fail("FFTW planning", "no plan for a local transform");
   }
 }
