@@ -133,9 +133,9 @@ PARRAY_API void parray_cuda_shared_size(const void *fn, size_t bytes, const char
  * for the next reduction (the program ends, naming the detour, when there
  * is none). */
 PARRAY_API void *parray_cuda_reduce_scratch(size_t bytes, const char *file, int line, const char *what);
-/* With scan variables or 'unordered': bytes of that memory zeroed before
- * the launch (the blocks' ticket counter and scan states, the locks of
- * unordered results), in the launch's stream order. */
+/* With scan variables: bytes of that memory zeroed before the launch (the
+ * blocks' ticket counter and scan states, and the locks of any unordered
+ * results beside them), in the launch's stream order. */
 PARRAY_API void parray_cuda_reduce_zero(void *p, size_t bytes, const char *file, int line, const char *what);
 /* With 'unordered' and no scan: zeroed host memory of at least bytes,
  * this host thread's until its next call, where the detour lays out its

@@ -152,13 +152,6 @@ template <class T> __device__ __forceinline__ T parray__load_shared_state(const 
 
 /* ---- 'unordered': one atomic per block -------------------------------------------- */
 
-/* *slot combined with v atomically, in whatever order the blocks come: the
- * slot is 16-byte aligned, holds the value first and, 16-byte aligned after
- * it, a lock word (zeroed before the launch). parray/atomic.h's atomic
- * where it has one for the operator and type (CUDA's own, or its
- * compare-and-swap); otherwise a compare-and-swap loop over the 8 bytes
- * that hold a value of at most 8 bytes; otherwise the slot's lock around
- * the combination. */
 /* the value's bits in the low bytes of the 8-byte word combined with v, the rest kept */
 template <class Op, class T> struct parray__red_in_word {
   Op op;
@@ -171,6 +164,14 @@ template <class Op, class T> struct parray__red_in_word {
     return w;
   }
 };
+
+/* *slot combined with v atomically, in whatever order the blocks come: the
+ * slot is 16-byte aligned, holds the value first and, 16-byte aligned after
+ * it, a lock word (zeroed before the launch). parray/atomic.h's atomic
+ * where it has one for the operator and type (CUDA's own, or its
+ * compare-and-swap); otherwise a compare-and-swap loop over the 8 bytes
+ * that hold a value of at most 8 bytes; otherwise the slot's lock around
+ * the combination. */
 template <class Op, class T> __device__ void parray__red_atomic_word(Op op, T *slot, T v) {
   parray__cas_loop(reinterpret_cast<unsigned long long *>(slot), parray__red_in_word<Op, T>{op, v});
 }

@@ -436,21 +436,24 @@ void parray_cuda_reduce_zero(void *p, size_t bytes, const char *file, int line, 
   check(cudaMemsetAsync(p, 0, bytes, 0), file, line, what, "cudaMemsetAsync (a scan's states)");
 }
 
-/* where this host thread lays out the starting values of unordered results */
-struct reduce_stage {
+/* a host buffer of this thread's, regrown to at least 256 bytes */
+struct host_room {
   void *p;
   size_t bytes;
 };
-static thread_local reduce_stage red_stage;
+static size_t room_for(size_t bytes) { return bytes < 256 ? 256 : bytes; }
+
+/* where this host thread lays out the starting values of unordered results */
+static thread_local host_room red_stage;
 
 void *parray_cuda_reduce_stage(size_t bytes, const char *file, int line, const char *what) {
-  reduce_stage &r = red_stage;
+  host_room &r = red_stage;
   if (r.bytes < bytes) {
     free(r.p);
     r.bytes = 0;
-    r.p = malloc(bytes < 256 ? 256 : bytes);
-    if (!r.p) parray_fatal_at(file, line, what, "cannot allocate %zu bytes of host memory (a reduction's start)", bytes);
-    r.bytes = bytes < 256 ? 256 : bytes;
+    if (!(r.p = malloc(room_for(bytes))))
+      parray_fatal_at(file, line, what, "cannot allocate %zu bytes of host memory (a reduction's start)", bytes);
+    r.bytes = room_for(bytes);
   }
   memset(r.p, 0, bytes);
   return r.p;
@@ -464,22 +467,17 @@ void parray_cuda_reduce_fill(void *p, const void *src, size_t bytes, const char 
 
 /* Where this host thread's reduction results land: pinned, so that their
  * copy is queued right behind the kernel and one wait covers both. */
-struct result_slot {
-  void *p;
-  size_t bytes;
-};
-static thread_local result_slot red_result;
+static thread_local host_room red_result;
 
 void parray_cuda_reduce_result(void *dst, const void *src, size_t bytes, const char *file, int line,
                                const char *what) {
-  result_slot &r = red_result;
+  host_room &r = red_result;
   if (r.bytes < bytes) {
     wait_pending(file, line, what); /* freeing pinned memory waits for the device */
     if (r.p) check(cudaFreeHost(r.p), file, line, what, "cudaFreeHost (a reduction's result)");
     r.p = NULL, r.bytes = 0;
-    const size_t want = bytes < 256 ? 256 : bytes;
-    check(cudaMallocHost(&r.p, want), file, line, what, "cudaMallocHost (a reduction's result)");
-    r.bytes = want;
+    check(cudaMallocHost(&r.p, room_for(bytes)), file, line, what, "cudaMallocHost (a reduction's result)");
+    r.bytes = room_for(bytes);
   }
   const cudaError_t e = cudaMemcpyAsync(r.p, src, bytes, cudaMemcpyDeviceToHost, 0);
   wait_device(file, line, what, "the reduction"); /* a failed kernel is reported as its own */
