@@ -86,18 +86,20 @@ static void local_plan(int k, cplx *a, int estimate) {
   const int unaligned = k == 3 && FFT_PIECES > 1 &&
                         FFTW(alignment_of)((real *)(a + (size_t)PIECE_ROWS * N1 * N2)) != FFTW(alignment_of)((real *)a);
   const unsigned flags = (estimate ? FFTW_ESTIMATE : FFTW_MEASURE) | (unaligned ? FFTW_UNALIGNED : 0);
-  for (int d = 0; d < 2; d++) {
 #ifndef FFT_PENCIL
-    if (k == 1) { /* T on the CPU (N1/NP x N0 x N2): the N0 columns, stride N2, of each of its planes */
-      FFTW(iodim) col = {N0, N2, N2};
-      FFTW(iodim) many[2] = {{N1 / NP, N0 * N2, N0 * N2}, {N2, 1, 1}};
-      plans[k][d] = FFTW(plan_guru_dft)(1, &col, 2, many, f, f, d ? FFTW_BACKWARD : FFTW_FORWARD, flags);
-      if (!plans[k][d]) fft_fail("FFTW planning", "no plan for a local transform");
-      continue;
-    }
+  /* stage 1, T on the CPU (N1/NP x N0 x N2): the N0 columns, stride N2, of each of its planes */
+  FFTW(iodim) col = {N0, N2, N2};
+  FFTW(iodim) many[2] = {{N1 / NP, N0 * N2, N0 * N2}, {N2, 1, 1}};
 #endif
-    plans[k][d] = FFTW(plan_many_dft)(st_rank[k], st_n[k], st_howmany[k], f, NULL, st_stride[k], st_dist[k], f,
-                                      NULL, st_stride[k], st_dist[k], d ? FFTW_BACKWARD : FFTW_FORWARD, flags);
+  for (int d = 0; d < 2; d++) {
+    const int sign = d ? FFTW_BACKWARD : FFTW_FORWARD;
+#ifndef FFT_PENCIL
+    if (k == 1)
+      plans[k][d] = FFTW(plan_guru_dft)(1, &col, 2, many, f, f, sign, flags);
+    else
+#endif
+      plans[k][d] = FFTW(plan_many_dft)(st_rank[k], st_n[k], st_howmany[k], f, NULL, st_stride[k], st_dist[k], f,
+                                        NULL, st_stride[k], st_dist[k], sign, flags);
     if (!plans[k][d]) fft_fail("FFTW planning", "no plan for a local transform");
   }
 }
