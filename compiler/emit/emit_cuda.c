@@ -131,9 +131,16 @@ static void kernel(emitter *e, const plan_detour *p, const char *grid, const cha
 static void home_checks(emitter *e, const plan_detour *p, sbuf *c, bool local, const char *site) {
   for (int i = 0; i < p->nargs; i++) {
     if (!p->args[i].home) continue;
-    const char *a = local ? arena_printf(e->ar, "parray__a%d", i) : arena_printf(e->ar, "(%s)", p->args[i].arg);
+    const char *a = local ? arena_printf(e->ar, GEN_LAUNCH_ARG "%d", i) : arena_printf(e->ar, "(%s)", p->args[i].arg);
     sb_printf(c, RT_CUDA_CHECK_HOME "((const void *)%s, \"%s\", %s);\n  ", a, p->args[i].name, site);
   }
+}
+
+/* the arguments, in order, into locals declared like the parameters */
+static void arg_locals(emitter *e, const plan_detour *p, sbuf *c) {
+  for (int i = 0; i < p->nargs; i++)
+    sb_printf(c, "%s %s = (%s); ", p->args[i].spec,
+              emit_decl(e, p->args[i].decl, arena_printf(e->ar, GEN_LAUNCH_ARG "%d", i)), p->args[i].arg);
 }
 
 /* #sync_0: a cooperative launch, checked for co-residency by the runtime;
@@ -141,19 +148,17 @@ static void home_checks(emitter *e, const plan_detour *p, sbuf *c, bool local, c
 static void cooperative_launch(emitter *e, const plan_detour *p, sbuf *c, const char *grid, const char *block,
                                const char *site) {
   sb_puts(c, "{ ");
-  int k = 0;
-  for (int i = 0; i < p->nargs; i++, k++)
-    sb_printf(c, "%s %s = (%s); ", p->args[i].spec, emit_decl(e, p->args[i].decl, arena_printf(e->ar, "parray__a%d", k)),
-              p->args[i].arg);
+  arg_locals(e, p, c);
+  int k = p->nargs;
   for (int i = 0; i < p->ncaps; i++)
     if (p->caps[i].mode == CAP_VALUE && p->caps[i].bytes)
-      sb_printf(c, "auto parray__a%d = %s; ", k++, value_arg(e, &p->caps[i]));
+      sb_printf(c, "auto " GEN_LAUNCH_ARG "%d = %s; ", k++, value_arg(e, &p->caps[i]));
     else if (p->caps[i].mode == CAP_VALUE)
-      sb_printf(c, "%s = %s; ", emit_decl(e, p->caps[i].decl, arena_printf(e->ar, "parray__a%d", k++)), p->caps[i].init);
+      sb_printf(c, "%s = %s; ", emit_decl(e, p->caps[i].decl, arena_printf(e->ar, GEN_LAUNCH_ARG "%d", k++)), p->caps[i].init);
   sb_puts(c, "\n  ");
   home_checks(e, p, c, true, site);
   sb_puts(c, "void *parray__args[] = {");
-  for (int i = 0; i < k; i++) sb_printf(c, "%s&parray__a%d", i ? ", " : "", i);
+  for (int i = 0; i < k; i++) sb_printf(c, "%s&" GEN_LAUNCH_ARG "%d", i ? ", " : "", i);
   for (int i = 0; i < p->ntmaps; i++) sb_printf(c, "%s&%s", k + i ? ", " : "", p->tmaps[i].name);
   if (!k && !p->ntmaps) sb_puts(c, "0");
   sb_printf(c, "};\n  " RT_CUDA_LAUNCH_COOPERATIVE "((const void *)%s, %s, %s, parray__args, %lldu, %s); }",
@@ -195,7 +200,8 @@ char *emit_cuda_detour(emitter *e, const plan_detour *p) {
   } else {
     const char *shared = p->smem_bytes > 0 ? arena_printf(e->ar, ", %lldu", (long long)p->smem_bytes) : "";
     sb_puts(&c, "{ ");
-    home_checks(e, p, &c, false, site);
+    if (p->bind_args) arg_locals(e, p, &c), sb_puts(&c, "\n  ");
+    home_checks(e, p, &c, p->bind_args, site);
     if (p->fold) { /* about one wave of blocks, each standing for several of the detour's grid */
       sb_printf(&c, "const dim3 " GEN_FOLD_GRID " = %s, parray__fg = " RT_CUDA_FOLD_GRID "((const void *)%s, "
                 GEN_FOLD_GRID ", %s, %s, %s);\n  ", grid, kernel_ref(e, p), block,
@@ -205,7 +211,9 @@ char *emit_cuda_detour(emitter *e, const plan_detour *p) {
     emit_red_launch_begin(e, p, grid, site, &c);
     sb_printf(&c, "%s<<<%s, %s%s>>>(", kernel_ref(e, p), grid, block, shared);
     bool any = false;
-    for (int i = 0; i < p->nargs; i++, any = true) sb_printf(&c, "%s(%s)", any ? ", " : "", p->args[i].arg);
+    for (int i = 0; i < p->nargs; i++, any = true)
+      if (p->bind_args) sb_printf(&c, "%s" GEN_LAUNCH_ARG "%d", any ? ", " : "", i);
+      else sb_printf(&c, "%s(%s)", any ? ", " : "", p->args[i].arg);
     for (int i = 0; i < p->ncaps; i++)
       if (p->caps[i].mode == CAP_VALUE) sb_printf(&c, "%s%s", any ? ", " : "", value_arg(e, &p->caps[i])), any = true;
     for (int i = 0; i < p->ntmaps; i++, any = true) sb_printf(&c, "%s%s", any ? ", " : "", p->tmaps[i].name);

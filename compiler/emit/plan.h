@@ -137,6 +137,9 @@ typedef struct plan_detour {
   int64_t block_threads; /* > 0: the block size, a constant */
   const char *min_blocks; /* launch bound: blocks per multiprocessor (NULL: none) */
   bool grid_sync;         /* the body synchronizes the grid: cooperative launch */
+  bool bind_args;         /* the grid or block is sized by parameters: the arguments are evaluated
+                             first into locals (GEN_LAUNCH_ARG k, declared like the parameters),
+                             which the sizes, the checks and the launch use */
   bool wait;              /* the host waits for the kernel after the launch (otherwise the
                              launch is recorded and the next wait reports its errors) */
   plan_tmap *tmaps;       /* the tensor maps of its bulk tensor copies, extra kernel parameters */

@@ -125,6 +125,7 @@
 #define GEN_SCAN_TICKET "parray__vb" /* a kernel's block in the order blocks started; +"s": the counter */
 #define GEN_FOLD_GRID "parray__vgrid" /* a folded kernel: the detour's grid (a parameter) */
 #define GEN_FOLD_INDEX "parray__fv"   /* ... and the linear index of the block it stands for */
+#define GEN_LAUNCH_ARG "parray__a" /* + k: a launch's local holding its k-th argument (plan_detour.bind_args) */
 /* the static parray_range of a directive's profiler range (GEN_RANGE "_V": of the #create that declares V) */
 #define GEN_RANGE "parray__range"
 /* a file-scope function or table for a construct: printf pattern of (what, type, line) (lw_fresh_name) */

@@ -191,6 +191,29 @@ static void coop_params(lw *w, cd_stmt *ps, plan_detour *p) {
   }
 }
 
+/* ---- sizes written with the kernel's parameters ------------------------------
+ * `cuda(long n) [(n + 255) / 256][256]`: the grid is sized by what the
+ * #detour passes as n, not by a variable of the enclosing code that happens
+ * to have that name. Such a name in a size becomes the launch's local
+ * holding the argument (every argument is then evaluated once, in order,
+ * into locals declared like the parameters, before the grid is computed):
+ * p->bind_args when a size names one. */
+static void bind_sizes(lw *w, cd_stmt *ps, plan_detour *p) {
+  const char **names = arena_alloc(w->in.ar, sizeof *names * (size_t)(ps->ndecls ? ps->ndecls : 1));
+  const char **repl = arena_alloc(w->in.ar, sizeof *repl * (size_t)(ps->ndecls ? ps->ndecls : 1));
+  int n = 0;
+  for (int k = 0; k < ps->ndecls; k++)
+    if (ps->decls[k].name)
+      names[n] = lw_text(w, ps->decls[k].name->loc), repl[n++] = arena_printf(w->in.ar, GEN_LAUNCH_ARG "%d", k);
+  p->bind_args = false;
+  for (int k = 0; k < 3; k++) {
+    ex *g = p->grid[k] ? cx_rename(&w->cx, p->grid[k], names, repl, n) : NULL;
+    ex *b = p->block[k] ? cx_rename(&w->cx, p->block[k], names, repl, n) : NULL;
+    p->bind_args |= g != p->grid[k] || b != p->block[k];
+    p->grid[k] = g, p->block[k] = b;
+  }
+}
+
 /* The arguments the launch checks against the GPUs of distributed dmem
  * blocks (docs/cuda.md): those of pointer parameters (declared as pointers,
  * or as arrays, which C adjusts to pointers). A cooperative launch checks
@@ -201,7 +224,7 @@ static void home_checks(lw *w, cd_stmt *ps, items *args, plan_detour *p) {
     cd_decl *d = &ps->decls[i];
     p->args[i].name = d->name ? lw_text(w, d->name->loc) : arena_printf(w->in.ar, "#%d", i + 1);
     p->args[i].home = d->is_pointer || d->is_array || d->array_suffix;
-    if (!p->args[i].home || p->grid_sync) continue;
+    if (!p->args[i].home || p->grid_sync || p->bind_args) continue; /* those check their locals */
     ltok *t;
     arena_mark mk = arena_save(&w->scratch);
     int nt = lw_ltoks(w, &args[i], &t, LW_CAPTURE);
@@ -403,6 +426,7 @@ static void detour_cuda(lw *w, item *it, region *r, lw_record *out) {
   if (!tensor_maps(w, d, r, args, &p)) return;
   tgt_cuda_dims(T, 0, p.grid);
   tgt_cuda_dims(T, 1, p.block);
+  bind_sizes(w, &ps, &p);
   /* launched from a pthd or mpi body: the sizes' variables are that body's captures */
   for (int k = 0; k < 3; k++) {
     if (p.grid[k]) p.grid[k] = lw_localize(w, p.grid[k], d->loc);
@@ -420,7 +444,7 @@ static void detour_cuda(lw *w, item *it, region *r, lw_record *out) {
   }
   if (!lw_reduce_plan(w, r, &p)) return;
   thread_position(w, r, true, &p);
-  if (p.grid_sync) coop_params(w, &ps, &p);
+  if (p.grid_sync || p.bind_args) coop_params(w, &ps, &p);
   home_checks(w, &ps, args, &p);
   p.wait = launch_waits(w, d, cl, &ps, args, r);
   lw_record_detour(out, it, &p, false, p.site);

@@ -488,3 +488,43 @@ int cx_tokenize(cxenv *c, const char *s, ltok **out) {
   *out = res;
   return n;
 }
+
+/* ---- renaming identifiers inside atoms -------------------------------------- */
+
+typedef struct renamer {
+  cxenv *c;
+  const char *const *names, *const *repl;
+  int n;
+} renamer;
+
+static const char *rename_atom(void *env, const char *text) {
+  renamer *r = env;
+  ltok *t;
+  int nt = cx_tokenize(r->c, text, &t);
+  sbuf b;
+  sb_init(&b);
+  const char *done = text;
+  for (int i = 0; i < nt; i++) {
+    if (t[i].kind != T_IDENT || (i > 0 && t[i - 1].kind == T_PUNCT && (t[i - 1].punct == '.' || t[i - 1].punct == P_ARROW)))
+      continue;
+    for (int k = 0; k < r->n; k++) {
+      if (strlen(r->names[k]) != t[i].len || strncmp(r->names[k], t[i].s, t[i].len)) continue;
+      sb_write(&b, done, (size_t)(t[i].s - done));
+      sb_puts(&b, r->repl[k]);
+      done = t[i].s + t[i].len;
+      break;
+    }
+  }
+  const char *out = NULL;
+  if (done != text) {
+    sb_puts(&b, done);
+    out = arena_strdup(r->c->ar, b.s);
+  }
+  sb_free(&b);
+  return out;
+}
+
+ex *cx_rename(cxenv *c, ex *e, const char *const *names, const char *const *repl, int n) {
+  renamer r = {c, names, repl, n};
+  return n ? ex_map_atoms(c->ex, e, rename_atom, &r) : e;
+}

@@ -45,5 +45,9 @@ int cx_side_effect(cxenv *c, const ltok *t, int n);
 char *cx_text(cxenv *c, const ltok *t, int n);
 /* Split C text into tokens (for macro bodies and command-line values). */
 int cx_tokenize(cxenv *c, const char *s, ltok **out);
+/* e with every identifier of its atoms that is names[i] (not a member
+ * after . or ->) replaced by the text repl[i], for i < n; e itself when
+ * none is there. */
+ex *cx_rename(cxenv *c, ex *e, const char *const *names, const char *const *repl, int n);
 
 #endif
