@@ -11,7 +11,8 @@
  * the same grid gives the same bits on every run (docs/threads.md). A
  * #scan: pthd threads meet and the first folds the slots into prefixes;
  * mpi processes exchange their copies and each folds those before it; a
- * kernel's blocks look back at the blocks that started before them. */
+ * kernel's blocks look back at the blocks before them, and the last
+ * leaves the total in pinned host memory. */
 #include "emit.h"
 #include "emit_reduce.h"
 #include "runtime_names.h"
@@ -38,6 +39,7 @@ const char *emit_red_combine(emitter *e, const plan_reduce *r, const char *a, co
 static const char *partials(emitter *e, const plan_reduce *r) { return arena_printf(e->ar, GEN_RED_PARTS "%s", r->name); }
 static const char *initial(emitter *e, const plan_reduce *r) { return arena_printf(e->ar, GEN_RED_INIT "%s", r->name); }
 static const char *start(emitter *e, const plan_reduce *r) { return arena_printf(e->ar, GEN_RED_START "%s", r->name); }
+static const char *total(emitter *e, const plan_reduce *r) { return arena_printf(e->ar, GEN_RED_TOTAL "%s", r->name); }
 
 /* the type the copies accumulate in, as a declaration of name */
 static const char *acc_decl(emitter *e, const plan_reduce *r, const char *name) {
@@ -174,8 +176,9 @@ char *emit_red_scan(emitter *e, const plan_scan *p) {
   else
     for (int i = 0; i < p->nvars; i++) {
       const plan_reduce *r = &p->vars[i];
-      sb_printf(&b, "%s%s = " RT_SCAN_POINT "(%s, %s, %s, %s, " GEN_SCAN_TICKET ", %s);", i ? " " : "", r->name,
-                functor(e, r), r->name, start(e, r), partials(e, r), r->scan == 2 ? "true" : "false");
+      sb_printf(&b, "%s%s = " RT_SCAN_POINT "(%s, %s, %s, %s, " GEN_SCAN_TICKET ", %s, " GEN_SCAN_EPOCH ", %s);",
+                i ? " " : "", r->name, functor(e, r), r->name, start(e, r), partials(e, r),
+                r->scan == 2 ? "true" : "false", total(e, r));
     }
   char *out = arena_strdup(e->ar, b.s ? b.s : "");
   sb_free(&b);
@@ -192,13 +195,14 @@ void emit_red_kernel_params(emitter *e, const plan_detour *p, sbuf *h, bool any)
   for (int i = 0; i < p->nreds; i++, any = true) {
     const plan_reduce *r = &p->reds[i];
     if (r->scan)
-      sb_printf(h, "%s%s *%s, %s, %s", any ? ", " : "", state_type(e, r), partials(e, r), acc_decl(e, r, initial(e, r)),
-                acc_decl(e, r, start(e, r)));
+      sb_printf(h, "%s%s *%s, %s, %s, %s", any ? ", " : "", state_type(e, r), partials(e, r),
+                acc_decl(e, r, initial(e, r)), acc_decl(e, r, start(e, r)),
+                acc_decl(e, r, arena_printf(e->ar, "*%s", total(e, r))));
     else
       sb_printf(h, "%s%s, %s", any ? ", " : "", acc_decl(e, r, arena_printf(e->ar, "*%s", partials(e, r))),
                 acc_decl(e, r, initial(e, r)));
   }
-  if (any_scan(p)) sb_printf(h, "%sunsigned *" GEN_SCAN_TICKET "s", any ? ", " : "");
+  if (any_scan(p)) sb_printf(h, "%sunsigned *" GEN_SCAN_TICKET "s, unsigned " GEN_SCAN_EPOCH, any ? ", " : "");
   if (p->fold) sb_printf(h, "%sconst dim3 " GEN_FOLD_GRID, any ? ", " : "");
 }
 
@@ -215,9 +219,16 @@ void emit_red_fold_close(emitter *e, const plan_detour *p, sbuf *h) {
   sb_puts(h, "\n  goto " PLAN_FOLD_NEXT "; " PLAN_FOLD_NEXT ":;\n  }");
 }
 
+/* whether the grid has one dimension */
+static bool grid_1d(const plan_detour *p) { return (p->grid[0] != NULL) + (p->grid[1] != NULL) + (p->grid[2] != NULL) == 1; }
+
 void emit_red_kernel_start(emitter *e, const plan_detour *p, sbuf *h) {
   (void)e;
-  if (any_scan(p)) /* the blocks' order of start, which the thread positions follow */
+  if (!any_scan(p)) return;
+  if (grid_1d(p)) /* the blocks' index, in which the GPU starts them */
+    sb_puts(h, "const unsigned " GEN_SCAN_TICKET " = blockIdx.x; (void)" GEN_SCAN_TICKET "s; const uint3 " PLAN_SCAN_BLOCK
+            " = blockIdx; ");
+  else /* the blocks' order of start, which the thread positions follow */
     sb_puts(h, "const unsigned " GEN_SCAN_TICKET " = " RT_SCAN_TICKET "(" GEN_SCAN_TICKET "s); const uint3 "
             PLAN_SCAN_BLOCK " = " RT_SCAN_BLOCK "(" GEN_SCAN_TICKET "); ");
 }
@@ -247,12 +258,12 @@ void emit_red_launch_args(emitter *e, const plan_detour *p, sbuf *c, bool any) {
     const plan_reduce *r = &p->reds[i];
     const char *t = acc_type(e, r);
     if (r->scan)
-      sb_printf(c, "%s(%s *)(parray__rs + parray__ro%d), (%s)(%s), (%s)(%s)", any ? ", " : "", state_type(e, r), i, t,
-                r->init, t, r->var);
+      sb_printf(c, "%s(%s *)(parray__rs + parray__ro%d), (%s)(%s), (%s)(%s), (%s *)(parray__rh + parray__ho%d)",
+                any ? ", " : "", state_type(e, r), i, t, r->init, t, r->var, t, i);
     else
       sb_printf(c, "%s(%s *)(parray__rs + parray__ro%d), (%s)(%s)", any ? ", " : "", t, i, t, r->init);
   }
-  if (any_scan(p)) sb_printf(c, "%s(unsigned *)parray__rs", any ? ", " : "");
+  if (any_scan(p)) sb_printf(c, "%s(unsigned *)parray__rs, " GEN_SCAN_EPOCH, any ? ", " : "");
   if (p->fold) sb_printf(c, "%s" GEN_FOLD_GRID, any ? ", " : "");
 }
 
@@ -275,6 +286,25 @@ static void red_launch_starts(emitter *e, const plan_detour *p, const char *site
   if (!scans) sb_printf(c, RT_CUDA_REDUCE_FILL "(parray__rs, parray__st, parray__ro%d, %s);\n  ", p->nreds, site);
 }
 
+/* with scans: the scratch ready for this launch's epoch (zeroed unless
+ * its states are all of the word form and nothing else is there), and
+ * the pinned room where the last block leaves each scan variable's total */
+static void scan_scratch(emitter *e, const plan_detour *p, const char *site, sbuf *c) {
+  sbuf words;
+  sb_init(&words);
+  for (int i = 0; i < p->nreds && !any_of(p, false); i++)
+    sb_printf(&words, "%ssizeof(%s) <= 4", i ? " && " : "", acc_type(e, &p->reds[i]));
+  sb_printf(c, ";\n  unsigned " GEN_SCAN_EPOCH "; char *parray__rs = (char *)" RT_CUDA_SCAN_SCRATCH "(parray__ro%d, %s, &"
+            GEN_SCAN_EPOCH ", %s);\n  " RT_SIZE_T " parray__ho0 = 0", p->nreds, words.s ? words.s : "0", site);
+  sb_free(&words);
+  for (int i = 1; i <= p->nreds; i++) {
+    const plan_reduce *r = &p->reds[i - 1];
+    if (r->scan) sb_printf(c, ", parray__ho%d = parray__ho%d + (sizeof(%s) + 15) / 16 * 16", i, i - 1, acc_type(e, r));
+    else sb_printf(c, ", parray__ho%d = parray__ho%d", i, i - 1);
+  }
+  sb_printf(c, ";\n  char *parray__rh = (char *)" RT_CUDA_SCAN_TOTALS "(parray__ho%d, %s);\n  ", p->nreds, site);
+}
+
 /* the scratch: with scans a ticket counter first, then per variable its
  * blocks' partial results and room for the passes that fold them (with
  * 'unordered': one result, starting at the identity, and a lock word), or
@@ -295,20 +325,23 @@ void emit_red_launch_begin(emitter *e, const plan_detour *p, const char *grid, c
       sb_printf(c, ", parray__ro%d = parray__ro%d + (parray__nb * sizeof(%s) + 15) / 16 * 16 + ((parray__nb / 4096 + 1) "
                 "* sizeof(%s) + 15) / 16 * 16", i, i - 1, t, t);
   }
-  sb_printf(c, ";\n  char *parray__rs = (char *)" RT_CUDA_REDUCE_SCRATCH "(parray__ro%d, %s);\n  ", p->nreds, site);
-  if (p->unordered && !scans) sb_puts(c, "(void)parray__nb; /* one result per variable, whatever the grid */\n  ");
-  if (scans) sb_printf(c, RT_CUDA_REDUCE_ZERO "(parray__rs, parray__ro%d, %s);\n  ", p->nreds, site);
+  if (scans) {
+    scan_scratch(e, p, site, c);
+  } else {
+    sb_printf(c, ";\n  char *parray__rs = (char *)" RT_CUDA_REDUCE_SCRATCH "(parray__ro%d, %s);\n  ", p->nreds, site);
+    if (p->unordered) sb_puts(c, "(void)parray__nb; /* one result per variable, whatever the grid */\n  ");
+  }
   if (p->unordered) red_launch_starts(e, p, site, c);
 }
 
 void emit_red_launch_end(emitter *e, const plan_detour *p, const char *site, sbuf *c) {
+  if (any_scan(p)) sb_printf(c, "\n  " RT_CUDA_SCAN_WAIT "(%s);", site);
   for (int i = 0; i < p->nreds; i++) {
     const plan_reduce *r = &p->reds[i];
     const char *t = acc_type(e, r);
     if (r->scan) { /* the last block's inclusive value: the variable's value and every copy */
-      sb_printf(c, "\n  { %s; " RT_CUDA_REDUCE_RESULT "(&parray__r, " RT_SCAN_TOTAL "((%s *)(parray__rs + parray__ro%d) + "
-                "parray__nb - 1), sizeof parray__r, %s); %s = parray__r; }", acc_decl(e, r, "parray__r"), state_type(e, r),
-                i, site, r->var);
+      sb_printf(c, "\n  { %s; memcpy(&parray__r, parray__rh + parray__ho%d, sizeof parray__r); %s = parray__r; }",
+                acc_decl(e, r, "parray__r"), i, r->var);
       continue;
     }
     const char *from = p->unordered ? "parray__a"

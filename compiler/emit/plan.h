@@ -106,8 +106,9 @@ typedef struct plan_scan {
 } plan_scan;
 
 /* The uint3 a kernel with scan variables reads its block's index from: the
- * order in which its blocks started, not blockIdx (a block looks back only
- * at blocks that started before it) */
+ * blocks' order in the scan (a block looks back only at blocks that
+ * started before it): blockIdx in a one-dimensional grid, whose blocks the
+ * GPU starts in index order; else the order in which they started */
 #define PLAN_SCAN_BLOCK "parray__bid"
 
 /* #detour: the body outlined at file scope, and the code that runs it. */

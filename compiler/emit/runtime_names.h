@@ -91,13 +91,14 @@
 /* scan(...) in kernels (parray/reduce.cuh) */
 #define RT_SCAN_STATE "parray_scan_state"
 #define RT_SCAN_TICKET "parray_scan_ticket"
-#define RT_SCAN_TOTAL "parray_scan_total"
+#define RT_CUDA_SCAN_TOTALS "parray_cuda_scan_totals"
+#define RT_CUDA_SCAN_WAIT "parray_cuda_scan_wait"
 /* a folded kernel (plan_detour.fold): its grid of about one wave, and a block's place in the detour's grid */
 #define RT_CUDA_FOLD_GRID "parray_cuda_fold_grid"
 #define RT_FOLD_BLOCK "parray_fold_block"
 #define RT_SCAN_BLOCK "parray_scan_block"
 #define RT_SCAN_POINT "parray_scan_point"
-#define RT_CUDA_REDUCE_ZERO "parray_cuda_reduce_zero"
+#define RT_CUDA_SCAN_SCRATCH "parray_cuda_scan_scratch"
 #define RT_VALUE_BYTES "parray_value_bytes"
 #define RT_TO_BYTES "parray_to_bytes"
 #define RT_PRIM "parray_prim"
@@ -122,6 +123,8 @@
 #define GEN_RED_PARTS "parray__rp_"
 #define GEN_RED_INIT "parray__ri_"
 #define GEN_RED_START "parray__rv_" /* a scan variable's value, where the prefixes start */
+#define GEN_RED_TOTAL "parray__rt_" /* a scan variable's total, written by the last block (pinned host memory) */
+#define GEN_SCAN_EPOCH "parray__ep" /* a kernel's scan epoch (parray/reduce.cuh) */
 #define GEN_SCAN_TICKET "parray__vb" /* a kernel's block in the order blocks started; +"s": the counter */
 #define GEN_FOLD_GRID "parray__vgrid" /* a folded kernel: the detour's grid (a parameter) */
 #define GEN_FOLD_INDEX "parray__fv"   /* ... and the linear index of the block it stands for */

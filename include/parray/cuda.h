@@ -133,10 +133,20 @@ PARRAY_API void parray_cuda_shared_size(const void *fn, size_t bytes, const char
  * for the next reduction (the program ends, naming the detour, when there
  * is none). */
 PARRAY_API void *parray_cuda_reduce_scratch(size_t bytes, const char *file, int line, const char *what);
-/* With scan variables: bytes of that memory zeroed before the launch (the
- * blocks' ticket counter and scan states, and the locks of any unordered
- * results beside them), in the launch's stream order. */
-PARRAY_API void parray_cuda_reduce_zero(void *p, size_t bytes, const char *file, int line, const char *what);
+/* With scan variables: the same memory, its first bytes (the blocks' ticket
+ * counter, their scan states, and any other results beside them) ready
+ * for a launch with the epoch *epoch: zeroed in the launch's stream order,
+ * unless word_states (the launch's scan states are all of the word form,
+ * and nothing else is there) and they hold only zeros and such states of
+ * earlier epochs (parray/reduce.cuh). */
+PARRAY_API void *parray_cuda_scan_scratch(size_t bytes, int word_states, unsigned *epoch, const char *file, int line,
+                                          const char *what);
+/* Pinned host memory of at least bytes, this host thread's, where the last
+ * block of a kernel with scan variables writes their totals (a device
+ * address too: unified addressing); read after parray_cuda_scan_wait. */
+PARRAY_API void *parray_cuda_scan_totals(size_t bytes, const char *file, int line, const char *what);
+/* Wait for the kernels launched (their errors name their detours). */
+PARRAY_API void parray_cuda_scan_wait(const char *file, int line, const char *what);
 /* With 'unordered' and no scan: zeroed host memory of at least bytes,
  * this host thread's until its next call, where the detour lays out its
  * results' starting values (with their lock words zero) to copy them in

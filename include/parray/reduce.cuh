@@ -238,11 +238,14 @@ template <class Op, class T> __device__ void parray_red_unordered(Op op, T v, T 
 
 /* What a block of a kernel with scan variables tells the blocks after it:
  * flag 1, the total of its threads' copies; flag 2, the variable's value
- * combined with every copy up to its own (inclusive). Zeroed before the
- * launch. A value of at most 4 bytes travels with its flag in one 8-byte
- * word, written and read whole (flag in the high half), so that a block
- * looking back reads both in one load; a larger one is written before its
- * flag, with a fence between. */
+ * combined with every copy up to its own (inclusive). Each flag is tagged
+ * with the launch's epoch (flag | epoch << 2), so that states left by an
+ * earlier launch read as not posted: the host zeroes the states only when
+ * the memory held something else before (or the epochs wrap), not before
+ * every launch. A value of at most 4 bytes travels with its tagged flag in
+ * one 8-byte word, written and read whole (flag in the high half), so that
+ * a block looking back reads both in one load; a larger one is written
+ * before its flag, with a fence between. */
 template <class T, bool Word = (sizeof(T) <= 4)> struct parray_scan_state {
   unsigned flag;
   T agg, inc;
@@ -251,51 +254,54 @@ template <class T> struct parray_scan_state<T, true> {
   unsigned long long word;
 };
 
-/* where the inclusive value of the state at s is (s in device memory; the
- * host copies the variable's total from the last block's) */
-template <class T> __host__ __device__ const void *parray_scan_total(const parray_scan_state<T, false> *s) {
-  return &s->inc;
-}
-template <class T> __host__ __device__ const void *parray_scan_total(const parray_scan_state<T, true> *s) {
-  return &s->word; /* the low half, first on the little-endian GPU */
-}
-
 /* this block's state becomes flag (1 or 2) with the value v */
-template <class T> __device__ __forceinline__ void parray__scan_post(parray_scan_state<T, false> *s, unsigned flag, T v) {
+template <class T>
+__device__ __forceinline__ void parray__scan_post(parray_scan_state<T, false> *s, unsigned flag, T v, unsigned epoch) {
   memcpy(flag == 1 ? &s->agg : &s->inc, &v, sizeof v);
   __threadfence();
-  *reinterpret_cast<volatile unsigned *>(&s->flag) = flag;
+  *reinterpret_cast<volatile unsigned *>(&s->flag) = flag | epoch << 2;
 }
-template <class T> __device__ __forceinline__ void parray__scan_post(parray_scan_state<T, true> *s, unsigned flag, T v) {
+template <class T>
+__device__ __forceinline__ void parray__scan_post(parray_scan_state<T, true> *s, unsigned flag, T v, unsigned epoch) {
   unsigned bits = 0;
   memcpy(&bits, &v, sizeof v);
-  *reinterpret_cast<volatile unsigned long long *>(&s->word) = (unsigned long long)flag << 32 | bits;
+  *reinterpret_cast<volatile unsigned long long *>(&s->word) = (unsigned long long)(flag | epoch << 2) << 32 | bits;
 }
 
-/* the state at s once its block has posted one: its flag, and its value in *v */
-template <class T> __device__ __forceinline__ unsigned parray__scan_wait(const parray_scan_state<T, false> *s, T *v) {
+/* the state at s once its block has posted one in this launch: its flag,
+ * and its value in *v */
+template <class T>
+__device__ __forceinline__ unsigned parray__scan_wait(const parray_scan_state<T, false> *s, T *v, unsigned epoch) {
   unsigned f;
-  while ((f = *reinterpret_cast<const volatile unsigned *>(&s->flag)) == 0) {
+  while ((f = *reinterpret_cast<const volatile unsigned *>(&s->flag)) >> 2 != epoch) {
   }
   __threadfence();
+  f &= 3u;
   *v = parray__load_shared_state(f == 2 ? &s->inc : &s->agg);
   return f;
 }
-template <class T> __device__ __forceinline__ unsigned parray__scan_wait(const parray_scan_state<T, true> *s, T *v) {
+template <class T>
+__device__ __forceinline__ unsigned parray__scan_wait(const parray_scan_state<T, true> *s, T *v, unsigned epoch) {
   unsigned long long w;
-  while (((w = *reinterpret_cast<const volatile unsigned long long *>(&s->word)) >> 32) == 0) {
+  while ((unsigned)((w = *reinterpret_cast<const volatile unsigned long long *>(&s->word)) >> 34) != epoch) {
   }
   const unsigned bits = (unsigned)w;
   memcpy(v, &bits, sizeof *v);
-  return (unsigned)(w >> 32);
+  return (unsigned)(w >> 32) & 3u;
 }
 
-/* this block's place in the order in which the blocks started (ticket: a
- * counter zeroed before the launch): a block waits only for blocks that
- * started before it, which are running or done */
+/* this block's place in the order in which the blocks started, for a grid
+ * of more than one dimension (a one-dimensional grid's blocks go by their
+ * index, in which the GPU starts them, as CUB's scans rely on too): a
+ * block waits only for blocks that started before it, which are running
+ * or done. ticket: a counter, zero at the launch; the block taking the
+ * last number sets it back to zero for the next launch. */
 __device__ __forceinline__ unsigned parray_scan_ticket(unsigned *ticket) {
   __shared__ unsigned vb;
-  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) vb = atomicAdd(ticket, 1u);
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+    vb = atomicAdd(ticket, 1u);
+    if (vb == gridDim.x * gridDim.y * gridDim.z - 1) atomicExch(ticket, 0u); /* every number is taken */
+  }
   __syncthreads();
   return vb;
 }
@@ -316,12 +322,12 @@ template <class Op, class T> __device__ __forceinline__ T parray__scan_warp(Op o
 /* What the blocks before block vb add up to (vb > 0), one thread walking
  * back: their totals, nearest first, up to one whose inclusive value is
  * known. Every thread that calls it gets it. */
-template <class Op, class T> __device__ T parray__look_back(Op op, parray_scan_state<T> *st, unsigned vb) {
+template <class Op, class T> __device__ T parray__look_back(Op op, parray_scan_state<T> *st, unsigned vb, unsigned epoch) {
   T run;
   bool have = false;
   for (unsigned j = vb - 1;; j--) {
     T x;
-    const unsigned f = parray__scan_wait(st + j, &x);
+    const unsigned f = parray__scan_wait(st + j, &x, epoch);
     run = have ? op(x, run) : x;
     have = true;
     if (f == 2) return run;
@@ -333,14 +339,14 @@ template <class Op, class T> __device__ T parray__look_back(Op op, parray_scan_s
  * inclusive value folded oldest first (a fixed tree over the lanes), then
  * the next window further back if none had one. */
 template <class Op, class T>
-__device__ T parray__look_back_warp(Op op, parray_scan_state<T> *st, unsigned vb, unsigned lane) {
+__device__ T parray__look_back_warp(Op op, parray_scan_state<T> *st, unsigned vb, unsigned lane, unsigned epoch) {
   T run;
   bool have = false;
   for (long base = (long)vb - 1;; base -= 32) {
     const long j = base - (long)lane;
     unsigned f = 2; /* before block 0: nothing to wait for */
     T x;
-    if (j >= 0) f = parray__scan_wait(st + j, &x);
+    if (j >= 0) f = parray__scan_wait(st + j, &x, epoch);
     const unsigned incl = __ballot_sync(0xffffffffu, f == 2 && j >= 0);
     const unsigned stop = incl ? (unsigned)(__ffs(incl) - 1) : 31u; /* the nearest inclusive lane, or all */
     const unsigned last = base < 31 ? (unsigned)base : 31u; /* lanes 0..last hold blocks */
@@ -358,13 +364,16 @@ __device__ T parray__look_back_warp(Op op, parray_scan_state<T> *st, unsigned vb
 }
 
 /* #scan: v, this thread's copy, becomes start combined with the copies of
- * every thread before it in the grid (block by block in ticket order,
+ * every thread before it in the grid (block by block in the order vb,
  * threads in order), and with its own unless exclusive. The block's
  * threads are scanned in a fixed tree; the blocks before it through their
  * states (decoupled look-back): the totals of the blocks still running, up
- * to one whose inclusive value is known. */
+ * to one whose inclusive value is known. The last block also writes the
+ * variable's total to *total (pinned host memory, read by the host after
+ * the kernel). */
 template <class Op, class T>
-__device__ T parray_scan_point(Op op, T v, T start, parray_scan_state<T> *st, unsigned vb, bool exclusive) {
+__device__ T parray_scan_point(Op op, T v, T start, parray_scan_state<T> *st, unsigned vb, bool exclusive,
+                               unsigned epoch, T *total) {
   __shared__ __align__(16) unsigned char smem[33 * sizeof(T)];
   T *part = reinterpret_cast<T *>(smem);
   const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -390,12 +399,14 @@ __device__ T parray_scan_point(Op op, T v, T start, parray_scan_state<T> *st, un
     if (vb == 0) {
       prefix = start;
     } else {
-      if (lane == 0) parray__scan_post(st + vb, 1, agg);
-      prefix = nt >= 32 ? parray__look_back_warp(op, st, vb, lane) : parray__look_back(op, st, vb);
+      if (lane == 0) parray__scan_post(st + vb, 1, agg, epoch);
+      prefix = nt >= 32 ? parray__look_back_warp(op, st, vb, lane, epoch) : parray__look_back(op, st, vb, epoch);
     }
     if (lane == 0) {
-      parray__scan_post(st + vb, 2, op(prefix, agg));
+      const T incl = op(prefix, agg);
+      parray__scan_post(st + vb, 2, incl, epoch);
       memcpy(&part[32], &prefix, sizeof prefix);
+      if (vb == gridDim.x * gridDim.y * gridDim.z - 1) memcpy(total, &incl, sizeof incl); /* the last block */
     }
   }
   __syncthreads();

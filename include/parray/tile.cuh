@@ -10,6 +10,8 @@
 #ifndef PARRAY_TILE_CUH
 #define PARRAY_TILE_CUH
 
+#include <stdio.h>
+
 /* the staging room of the warps of a block: NT / 32 warps of 32 * P
  * elements, one padding element after every 8; shared by the reads and
  * writes of the same shape */
@@ -85,6 +87,81 @@ __device__ void parray_tile_load(T (&v)[P], const T *x, long long mine, long lon
     v[j] = room[e + e / 8];
   }
   __syncwarp(mask); /* the room is free for the warp's next read or write */
+}
+
+/* A thread's run held in the block's shared staging room instead of in
+ * registers: parray_tile_read fills the room with the warp's runs, t[j] is
+ * element j of the calling thread's run there (read and written in place),
+ * and parray_tile_write writes the runs out. A block holding its tile in
+ * shared memory keeps few registers, so more blocks fit on a
+ * multiprocessor; a scan's blocks spend much of their lives waiting for
+ * the blocks before them, and more blocks resident means more tiles on
+ * their way meanwhile (docs/threads.md, "Speed on a GPU"). One tile of a
+ * shape (NT, T, P) at a time: reading another of the same shape reuses
+ * the room. */
+template <int NT, class T, int P> struct parray_tile {
+  T *run;        /* the warp's room */
+  unsigned lane; /* the calling thread's place in it */
+  __device__ __forceinline__ T &operator[](int j) const {
+    const unsigned e = lane * P + (unsigned)j;
+    return run[e + e / 8];
+  }
+};
+
+/* a block of more threads than NT has no room for its last warps: a
+ * programming error, reported where the kernel stops (out of line, so that
+ * the check costs the tile's reads one comparison) */
+static __device__ __noinline__ void parray__tile_too_big(const char *who, unsigned nt, int room) {
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) { /* it reports and stops the kernel */
+    printf("%s: error: a block of %u threads, more than the room's NT = %d\n", who, nt, room);
+    __trap();
+  }
+  for (;;) { /* the others wait for that */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    __nanosleep(1u << 20);
+#endif
+  }
+}
+template <int NT> __device__ __forceinline__ void parray__tile_fits(const char *who) {
+  const unsigned nt = blockDim.x * blockDim.y * blockDim.z;
+  if (nt > (unsigned)NT) parray__tile_too_big(who, nt, NT);
+}
+
+/* the tile of the calling thread's run x[mine .. mine + P) (T() at or past
+ * n), read as parray_tile_load reads it; every thread of the block's
+ * warps calls it together, the threads of a warp holding consecutive runs
+ * (mine = $tid$ * P); the block has at most NT threads */
+template <int NT, int P, class T>
+__device__ parray_tile<NT, T, P> parray_tile_read(const T *x, long long mine, long long n) {
+  parray__tile_fits<NT>("parray_tile_read");
+  const parray__tile_warp w = parray__tile_where<NT>();
+  const unsigned mask = w.n >= 32 ? 0xffffffffu : (1u << w.n) - 1u;
+  const long long b0 = __shfl_sync(mask, mine, 0), run = (long long)w.n * P;
+  if (w.lane == 0) parray__tile_prefetch(x, b0, run, n);
+  parray_tile<NT, T, P> t = {parray__tile_room<NT, T, P>() + w.warp * (36 * P), w.lane};
+#pragma unroll
+  for (int r = 0; r < P; r++) {
+    const unsigned e = r * w.n + w.lane;
+    t.run[e + e / 8] = b0 + e < n ? x[b0 + e] : T();
+  }
+  __syncwarp(mask);
+  return t;
+}
+
+/* y[mine + j] = t[j] for j < P where mine + j < n, in rows of neighbours;
+ * the same conditions as parray_tile_read, with the same mine */
+template <int NT, class T, int P>
+__device__ void parray_tile_write(const parray_tile<NT, T, P> &t, T *y, long long mine, long long n) {
+  const parray__tile_warp w = parray__tile_where<NT>();
+  const unsigned mask = w.n >= 32 ? 0xffffffffu : (1u << w.n) - 1u;
+  const long long b0 = __shfl_sync(mask, mine, 0);
+  __syncwarp(mask); /* every thread's t[j] is in the room */
+#pragma unroll
+  for (int r = 0; r < P; r++) {
+    const unsigned e = r * w.n + w.lane;
+    if (b0 + e < n) y[b0 + e] = t.run[e + e / 8];
+  }
+  __syncwarp(mask); /* the room is free for the warp's next tile */
 }
 
 /* y[mine + j] = v[j] for j < P where mine + j < n, written in rows of

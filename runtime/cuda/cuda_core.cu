@@ -405,19 +405,24 @@ void parray_cuda_shared_size(const void *fn, size_t bytes, const char *file, int
 
 /* The partial results of this thread's reductions: one buffer per host
  * thread (threads launch reductions at once), regrown when a grid needs
- * more or the thread moved to another GPU. */
+ * more or the thread moved to another GPU. For scans, what its first bytes
+ * hold: clean, how many are zero or scan states of the word form tagged
+ * with an epoch before epoch (parray/reduce.cuh), which a launch with the
+ * next epoch reads as not posted; 0 after anything else was there. */
 struct reduce_scratch {
   void *p;
   size_t bytes;
   int dev;
+  size_t clean;
+  unsigned epoch;
 };
 static thread_local reduce_scratch red_scratch;
 
-void *parray_cuda_reduce_scratch(size_t bytes, const char *file, int line, const char *what) {
+static reduce_scratch &scratch_for(size_t bytes, const char *file, int line, const char *what) {
   int dev = 0;
   check(cudaGetDevice(&dev), file, line, what, "cudaGetDevice");
   reduce_scratch &r = red_scratch;
-  if (r.p && r.dev == dev && r.bytes >= bytes) return r.p;
+  if (r.p && r.dev == dev && r.bytes >= bytes) return r;
   if (r.p) {
     int cur = dev;
     wait_pending(file, line, what); /* a kernel may still write the old buffer */
@@ -428,12 +433,28 @@ void *parray_cuda_reduce_scratch(size_t bytes, const char *file, int line, const
   }
   size_t want = bytes < 4096 ? 4096 : bytes;
   check(cudaMalloc(&r.p, want), file, line, what, "cudaMalloc (a reduction's partial results)");
-  r.bytes = want, r.dev = dev;
+  r.bytes = want, r.dev = dev, r.clean = 0;
+  return r;
+}
+
+void *parray_cuda_reduce_scratch(size_t bytes, const char *file, int line, const char *what) {
+  reduce_scratch &r = scratch_for(bytes, file, line, what);
+  r.clean = 0; /* partial results: anything */
   return r.p;
 }
 
-void parray_cuda_reduce_zero(void *p, size_t bytes, const char *file, int line, const char *what) {
-  check(cudaMemsetAsync(p, 0, bytes, 0), file, line, what, "cudaMemsetAsync (a scan's states)");
+enum { EPOCH_LAST = (1u << 30) - 1 }; /* the epochs fit 30 bits beside the flag */
+
+void *parray_cuda_scan_scratch(size_t bytes, int word_states, unsigned *epoch, const char *file, int line,
+                               const char *what) {
+  reduce_scratch &r = scratch_for(bytes, file, line, what);
+  if (!word_states || r.clean < bytes || r.epoch >= EPOCH_LAST) { /* zeroed, in the launch's stream order */
+    check(cudaMemsetAsync(r.p, 0, bytes, 0), file, line, what, "cudaMemsetAsync (a scan's states)");
+    r.clean = bytes, r.epoch = 0;
+  }
+  *epoch = ++r.epoch;
+  if (!word_states) r.clean = 0;
+  return r.p;
 }
 
 /* a host buffer of this thread's, regrown to at least 256 bytes */
@@ -483,6 +504,26 @@ void parray_cuda_reduce_result(void *dst, const void *src, size_t bytes, const c
   wait_device(file, line, what, "the reduction"); /* a failed kernel is reported as its own */
   check(e, file, line, what, "cudaMemcpyAsync (a reduction's result)");
   memcpy(dst, r.p, bytes);
+}
+
+/* where this host thread's scans leave their totals (pinned, so that the
+ * kernel's last block writes them there directly) */
+static thread_local host_room scan_totals;
+
+void *parray_cuda_scan_totals(size_t bytes, const char *file, int line, const char *what) {
+  host_room &r = scan_totals;
+  if (r.bytes < bytes) {
+    wait_pending(file, line, what); /* a kernel may still write the old room */
+    if (r.p) check(cudaFreeHost(r.p), file, line, what, "cudaFreeHost (a scan's total)");
+    r.p = NULL, r.bytes = 0;
+    check(cudaMallocHost(&r.p, room_for(bytes)), file, line, what, "cudaMallocHost (a scan's total)");
+    r.bytes = room_for(bytes);
+  }
+  return r.p;
+}
+
+void parray_cuda_scan_wait(const char *file, int line, const char *what) {
+  wait_device(file, line, what, "the scan"); /* a failed kernel is reported as its own */
 }
 
 /* the waves of the folded kernels seen on this host thread: a kernel, its
