@@ -112,7 +112,7 @@ for prec in $PRECS; do
         echo "ratio fftw-mpi/parray $prec $size np=$np round $round: $r"
         rs="$rs $r"
       done
-      echo "ratio fftw-mpi/parray $prec $size np=$np: median $(echo "$rs" | tr ' ' '\n' | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }') of$rs"
+      echo "ratio fftw-mpi/parray $prec $size np=$np: median $(echo "$rs" | tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }') of$rs"
     done
     [ "$mode" = cpu ] && [ "$n2" != 1 ] && for grid in ${PENCILS:-}; do
       p0=${grid%x*} p1=${grid#*x}
