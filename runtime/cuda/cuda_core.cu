@@ -17,6 +17,8 @@
 #include <cstring>
 #include <mutex>
 
+#include <pthread.h>
+
 static bool is_device(parray_memkind k) { return k == PARRAY_DMEM; }
 
 extern "C" {
@@ -403,6 +405,10 @@ void parray_cuda_shared_size(const void *fn, size_t bytes, const char *file, int
   smem_next = (smem_next + 1) % SMEM_SEEN;
 }
 
+/* ---- the rooms of a host thread's reductions and scans --------------------- */
+
+static void rooms_held(void);
+
 /* The partial results of this thread's reductions: one buffer per host
  * thread (threads launch reductions at once), regrown when a grid needs
  * more or the thread moved to another GPU. For scans, what its first bytes
@@ -432,6 +438,7 @@ static reduce_scratch &scratch_for(size_t bytes, const char *file, int line, con
     r.p = NULL;
   }
   size_t want = bytes < 4096 ? 4096 : bytes;
+  rooms_held();
   check(cudaMalloc(&r.p, want), file, line, what, "cudaMalloc (a reduction's partial results)");
   r.bytes = want, r.dev = dev, r.clean = 0;
   return r;
@@ -472,6 +479,7 @@ void *parray_cuda_reduce_stage(size_t bytes, const char *file, int line, const c
   if (r.bytes < bytes) {
     free(r.p);
     r.bytes = 0;
+    rooms_held();
     if (!(r.p = malloc(room_for(bytes))))
       parray_fatal_at(file, line, what, "cannot allocate %zu bytes of host memory (a reduction's start)", bytes);
     r.bytes = room_for(bytes);
@@ -497,6 +505,7 @@ void parray_cuda_reduce_result(void *dst, const void *src, size_t bytes, const c
     wait_pending(file, line, what); /* freeing pinned memory waits for the device */
     if (r.p) check(cudaFreeHost(r.p), file, line, what, "cudaFreeHost (a reduction's result)");
     r.p = NULL, r.bytes = 0;
+    rooms_held();
     check(cudaMallocHost(&r.p, room_for(bytes)), file, line, what, "cudaMallocHost (a reduction's result)");
     r.bytes = room_for(bytes);
   }
@@ -516,6 +525,7 @@ void *parray_cuda_scan_totals(size_t bytes, const char *file, int line, const ch
     wait_pending(file, line, what); /* a kernel may still write the old room */
     if (r.p) check(cudaFreeHost(r.p), file, line, what, "cudaFreeHost (a scan's total)");
     r.p = NULL, r.bytes = 0;
+    rooms_held();
     check(cudaMallocHost(&r.p, room_for(bytes)), file, line, what, "cudaMallocHost (a scan's total)");
     r.bytes = room_for(bytes);
   }
@@ -524,6 +534,41 @@ void *parray_cuda_scan_totals(size_t bytes, const char *file, int line, const ch
 
 void parray_cuda_scan_wait(const char *file, int line, const char *what) {
   wait_device(file, line, what, "the scan"); /* a failed kernel is reported as its own */
+}
+
+/* The rooms above belong to their host thread and go when it ends (a pthd
+ * pool's threads live as long as the program, other threads may come and
+ * go): the first room a thread takes sets its value of rooms_key, whose
+ * destructor frees them all. A failure there has no .pc line to name: the
+ * thread's kernels were reported at their waits, or are at the program's
+ * end. */
+static pthread_key_t rooms_key;
+static pthread_once_t rooms_once = PTHREAD_ONCE_INIT;
+static thread_local bool rooms_marked;
+
+static void free_rooms(void *) {
+  reduce_scratch &r = red_scratch;
+  int cur = -1;
+  if (r.p && cudaGetDevice(&cur) == cudaSuccess) {
+    if (cur != r.dev) (void)cudaSetDevice(r.dev);
+    (void)cudaFree(r.p);
+    if (cur != r.dev) (void)cudaSetDevice(cur);
+  }
+  r = reduce_scratch{};
+  free(red_stage.p);
+  red_stage = host_room{};
+  if (red_result.p) (void)cudaFreeHost(red_result.p);
+  red_result = host_room{};
+  if (scan_totals.p) (void)cudaFreeHost(scan_totals.p);
+  scan_totals = host_room{};
+  (void)cudaGetLastError();
+}
+static void make_rooms_key(void) { (void)pthread_key_create(&rooms_key, free_rooms); }
+
+static void rooms_held(void) {
+  if (rooms_marked) return;
+  (void)pthread_once(&rooms_once, make_rooms_key);
+  rooms_marked = pthread_setspecific(rooms_key, &rooms_key) == 0;
 }
 
 /* the waves of the folded kernels seen on this host thread: a kernel, its
