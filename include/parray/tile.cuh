@@ -6,7 +6,9 @@
  * places P elements apart at once. These helpers read the warp's 32 * P
  * elements in rows of 32 neighbours instead, and pass them to their threads
  * through shared memory (rows padded so that no two threads of a quarter
- * warp meet in a bank). Included by parray/cuda.h under nvcc. */
+ * warp meet in a bank): into registers (parray_tile_load and _store), or
+ * kept there as the thread's tile (parray_tile_read and _write). A .pc file
+ * that builds for the GPU includes it itself (#include <parray/tile.cuh>). */
 #ifndef PARRAY_TILE_CUH
 #define PARRAY_TILE_CUH
 
