@@ -229,6 +229,9 @@ static int reference(double *in, double *out, int sign) {
   }
   fftw_execute(p);
   fftw_destroy_plan(p);
+#ifdef FFT_REF_THREADS
+  fftw_plan_with_nthreads(1); /* the local plans of a double-precision run stay on one thread */
+#endif
   return 0;
 }
 #endif
