@@ -498,21 +498,30 @@ void parray_cuda_reduce_fill(void *p, const void *src, size_t bytes, const char 
  * copy is queued right behind the kernel and one wait covers both. */
 static thread_local host_room red_result;
 
+/* r regrown to at least bytes of pinned memory; holds: what it holds, for
+ * the messages */
+static void *pinned_room(host_room &r, size_t bytes, const char *holds, const char *file, int line,
+                         const char *what) {
+  if (r.bytes >= bytes) return r.p;
+  char call[80];
+  wait_pending(file, line, what); /* freeing pinned memory waits for the device; a kernel may write the old room */
+  snprintf(call, sizeof call, "cudaFreeHost (%s)", holds);
+  if (r.p) check(cudaFreeHost(r.p), file, line, what, call);
+  r.p = NULL, r.bytes = 0;
+  rooms_held();
+  snprintf(call, sizeof call, "cudaMallocHost (%s)", holds);
+  check(cudaMallocHost(&r.p, room_for(bytes)), file, line, what, call);
+  r.bytes = room_for(bytes);
+  return r.p;
+}
+
 void parray_cuda_reduce_result(void *dst, const void *src, size_t bytes, const char *file, int line,
                                const char *what) {
-  host_room &r = red_result;
-  if (r.bytes < bytes) {
-    wait_pending(file, line, what); /* freeing pinned memory waits for the device */
-    if (r.p) check(cudaFreeHost(r.p), file, line, what, "cudaFreeHost (a reduction's result)");
-    r.p = NULL, r.bytes = 0;
-    rooms_held();
-    check(cudaMallocHost(&r.p, room_for(bytes)), file, line, what, "cudaMallocHost (a reduction's result)");
-    r.bytes = room_for(bytes);
-  }
-  const cudaError_t e = cudaMemcpyAsync(r.p, src, bytes, cudaMemcpyDeviceToHost, 0);
+  void *room = pinned_room(red_result, bytes, "a reduction's result", file, line, what);
+  const cudaError_t e = cudaMemcpyAsync(room, src, bytes, cudaMemcpyDeviceToHost, 0);
   wait_device(file, line, what, "the reduction"); /* a failed kernel is reported as its own */
   check(e, file, line, what, "cudaMemcpyAsync (a reduction's result)");
-  memcpy(dst, r.p, bytes);
+  memcpy(dst, room, bytes);
 }
 
 /* where this host thread's scans leave their totals (pinned, so that the
@@ -520,16 +529,7 @@ void parray_cuda_reduce_result(void *dst, const void *src, size_t bytes, const c
 static thread_local host_room scan_totals;
 
 void *parray_cuda_scan_totals(size_t bytes, const char *file, int line, const char *what) {
-  host_room &r = scan_totals;
-  if (r.bytes < bytes) {
-    wait_pending(file, line, what); /* a kernel may still write the old room */
-    if (r.p) check(cudaFreeHost(r.p), file, line, what, "cudaFreeHost (a scan's total)");
-    r.p = NULL, r.bytes = 0;
-    rooms_held();
-    check(cudaMallocHost(&r.p, room_for(bytes)), file, line, what, "cudaMallocHost (a scan's total)");
-    r.bytes = room_for(bytes);
-  }
-  return r.p;
+  return pinned_room(scan_totals, bytes, "a scan's total", file, line, what);
 }
 
 void parray_cuda_scan_wait(const char *file, int line, const char *what) {
