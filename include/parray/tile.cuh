@@ -24,9 +24,10 @@ template <int NT, class T, int P> __device__ __forceinline__ T *parray__tile_roo
   return reinterpret_cast<T *>(room);
 }
 
-/* this thread's warp and lane, the warp's lanes (n), and whether its warp has staging room */
+/* this thread's warp and lane, the warp's lanes (n) and their mask, and
+ * whether its warp has staging room */
 struct parray__tile_warp {
-  unsigned warp, lane, n;
+  unsigned warp, lane, n, mask;
   bool staged;
 };
 template <int NT> __device__ __forceinline__ parray__tile_warp parray__tile_where() {
@@ -36,8 +37,38 @@ template <int NT> __device__ __forceinline__ parray__tile_warp parray__tile_wher
   w.warp = warp;
   w.lane = t % 32;
   w.n = warp + 1 < (nt + 31) / 32 ? 32 : nt - warp * 32;
+  w.mask = w.n >= 32 ? 0xffffffffu : (1u << w.n) - 1u;
   w.staged = warp < (unsigned)(NT / 32);
   return w;
+}
+
+/* the staging room of w's warp */
+template <int NT, class T, int P> __device__ __forceinline__ T *parray__tile_warp_room(const parray__tile_warp &w) {
+  return parray__tile_room<NT, T, P>() + w.warp * (36 * P);
+}
+
+/* element e of a warp's room (e = lane * P + j: element j of lane's run) */
+template <class T> __device__ __forceinline__ T &parray__tile_at(T *room, unsigned e) { return room[e + e / 8]; }
+
+/* the warp's rows r = 0..P-1 (its elements r * n .. r * n + n - 1 from
+ * b0) between x and its room, below n */
+template <class T, int P>
+__device__ __forceinline__ void parray__tile_rows_in(T *room, const T *x, long long b0, const parray__tile_warp &w,
+                                                     long long n) {
+#pragma unroll
+  for (int r = 0; r < P; r++) {
+    const unsigned e = r * w.n + w.lane;
+    parray__tile_at(room, e) = b0 + e < n ? x[b0 + e] : T();
+  }
+}
+template <class T, int P>
+__device__ __forceinline__ void parray__tile_rows_out(T *room, T *y, long long b0, const parray__tile_warp &w,
+                                                      long long n) {
+#pragma unroll
+  for (int r = 0; r < P; r++) {
+    const unsigned e = r * w.n + w.lane;
+    if (b0 + e < n) y[b0 + e] = parray__tile_at(room, e);
+  }
 }
 
 /* ask L2 for x[from .. from + count) clipped to x[0 .. n): one bulk
@@ -69,26 +100,18 @@ __device__ __forceinline__ void parray__tile_prefetch(const T *x, long long from
 template <int NT, class T, int P>
 __device__ void parray_tile_load(T (&v)[P], const T *x, long long mine, long long n) {
   const parray__tile_warp w = parray__tile_where<NT>();
-  const unsigned mask = w.n >= 32 ? 0xffffffffu : (1u << w.n) - 1u;
-  const long long b0 = __shfl_sync(mask, mine, 0), run = (long long)w.n * P; /* the warp's elements */
+  const long long b0 = __shfl_sync(w.mask, mine, 0), run = (long long)w.n * P; /* the warp's elements */
   if (w.lane == 0) parray__tile_prefetch(x, b0, run, n); /* the whole run asked of L2 at once */
   if (!w.staged) {
     for (int j = 0; j < P; j++) v[j] = mine + j < n ? x[mine + j] : T();
     return;
   }
-  T *room = parray__tile_room<NT, T, P>() + w.warp * (36 * P);
+  T *room = parray__tile_warp_room<NT, T, P>(w);
+  parray__tile_rows_in<T, P>(room, x, b0, w, n);
+  __syncwarp(w.mask);
 #pragma unroll
-  for (int r = 0; r < P; r++) { /* row r: the warp's elements r * n .. r * n + n - 1 */
-    const unsigned e = r * w.n + w.lane;
-    room[e + e / 8] = b0 + e < n ? x[b0 + e] : T();
-  }
-  __syncwarp(mask);
-#pragma unroll
-  for (int j = 0; j < P; j++) {
-    const unsigned e = w.lane * P + j;
-    v[j] = room[e + e / 8];
-  }
-  __syncwarp(mask); /* the room is free for the warp's next read or write */
+  for (int j = 0; j < P; j++) v[j] = parray__tile_at(room, w.lane * P + j);
+  __syncwarp(w.mask); /* the room is free for the warp's next read or write */
 }
 
 /* A thread's run held in the block's shared staging room instead of in
@@ -104,10 +127,7 @@ __device__ void parray_tile_load(T (&v)[P], const T *x, long long mine, long lon
 template <int NT, class T, int P> struct parray_tile {
   T *run;        /* the warp's room */
   unsigned lane; /* the calling thread's place in it */
-  __device__ __forceinline__ T &operator[](int j) const {
-    const unsigned e = lane * P + (unsigned)j;
-    return run[e + e / 8];
-  }
+  __device__ __forceinline__ T &operator[](int j) const { return parray__tile_at(run, lane * P + (unsigned)j); }
 };
 
 /* a block of more threads than NT has no room for its last warps: a
@@ -137,16 +157,11 @@ template <int NT, int P, class T>
 __device__ parray_tile<NT, T, P> parray_tile_read(const T *x, long long mine, long long n) {
   parray__tile_fits<NT>("parray_tile_read");
   const parray__tile_warp w = parray__tile_where<NT>();
-  const unsigned mask = w.n >= 32 ? 0xffffffffu : (1u << w.n) - 1u;
-  const long long b0 = __shfl_sync(mask, mine, 0), run = (long long)w.n * P;
+  const long long b0 = __shfl_sync(w.mask, mine, 0), run = (long long)w.n * P;
   if (w.lane == 0) parray__tile_prefetch(x, b0, run, n);
-  parray_tile<NT, T, P> t = {parray__tile_room<NT, T, P>() + w.warp * (36 * P), w.lane};
-#pragma unroll
-  for (int r = 0; r < P; r++) {
-    const unsigned e = r * w.n + w.lane;
-    t.run[e + e / 8] = b0 + e < n ? x[b0 + e] : T();
-  }
-  __syncwarp(mask);
+  parray_tile<NT, T, P> t = {parray__tile_warp_room<NT, T, P>(w), w.lane};
+  parray__tile_rows_in<T, P>(t.run, x, b0, w, n);
+  __syncwarp(w.mask);
   return t;
 }
 
@@ -155,15 +170,10 @@ __device__ parray_tile<NT, T, P> parray_tile_read(const T *x, long long mine, lo
 template <int NT, class T, int P>
 __device__ void parray_tile_write(const parray_tile<NT, T, P> &t, T *y, long long mine, long long n) {
   const parray__tile_warp w = parray__tile_where<NT>();
-  const unsigned mask = w.n >= 32 ? 0xffffffffu : (1u << w.n) - 1u;
-  const long long b0 = __shfl_sync(mask, mine, 0);
-  __syncwarp(mask); /* every thread's t[j] is in the room */
-#pragma unroll
-  for (int r = 0; r < P; r++) {
-    const unsigned e = r * w.n + w.lane;
-    if (b0 + e < n) y[b0 + e] = t.run[e + e / 8];
-  }
-  __syncwarp(mask); /* the room is free for the warp's next tile */
+  const long long b0 = __shfl_sync(w.mask, mine, 0);
+  __syncwarp(w.mask); /* every thread's t[j] is in the room */
+  parray__tile_rows_out<T, P>(t.run, y, b0, w, n);
+  __syncwarp(w.mask); /* the room is free for the warp's next tile */
 }
 
 /* y[mine + j] = v[j] for j < P where mine + j < n, written in rows of
@@ -171,26 +181,24 @@ __device__ void parray_tile_write(const parray_tile<NT, T, P> &t, T *y, long lon
 template <int NT, class T, int P>
 __device__ void parray_tile_store(const T (&v)[P], T *y, long long mine, long long n) {
   const parray__tile_warp w = parray__tile_where<NT>();
-  const unsigned mask = w.n >= 32 ? 0xffffffffu : (1u << w.n) - 1u;
   if (!w.staged) {
     for (int j = 0; j < P; j++)
       if (mine + j < n) y[mine + j] = v[j];
     return;
   }
-  const long long b0 = __shfl_sync(mask, mine, 0);
-  T *room = parray__tile_room<NT, T, P>() + w.warp * (36 * P);
+  const long long b0 = __shfl_sync(w.mask, mine, 0);
+  T *room = parray__tile_warp_room<NT, T, P>(w);
 #pragma unroll
-  for (int j = 0; j < P; j++) {
-    const unsigned e = w.lane * P + j;
-    room[e + e / 8] = v[j];
-  }
-  __syncwarp(mask);
+  for (int j = 0; j < P; j++) parray__tile_at(room, w.lane * P + j) = v[j];
+  __syncwarp(w.mask);
+  /* parray__tile_rows_out's rows, written out: through it nvcc emits this
+   * form's instructions in another order than the one measured */
 #pragma unroll
   for (int r = 0; r < P; r++) {
     const unsigned e = r * w.n + w.lane;
     if (b0 + e < n) y[b0 + e] = room[e + e / 8];
   }
-  __syncwarp(mask);
+  __syncwarp(w.mask);
 }
 
 #endif
