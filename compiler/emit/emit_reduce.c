@@ -292,8 +292,8 @@ static void red_launch_starts(emitter *e, const plan_detour *p, const char *site
 static void scan_scratch(emitter *e, const plan_detour *p, const char *site, sbuf *c) {
   sbuf words;
   sb_init(&words);
-  for (int i = 0; i < p->nreds && !any_of(p, false); i++)
-    sb_printf(&words, "%ssizeof(%s) <= 4", i ? " && " : "", acc_type(e, &p->reds[i]));
+  if (!any_of(p, false)) /* scans only: their states are words when every value fits 4 bytes */
+    for (int i = 0; i < p->nreds; i++) sb_printf(&words, "%ssizeof(%s) <= 4", i ? " && " : "", acc_type(e, &p->reds[i]));
   sb_printf(c, ";\n  unsigned " GEN_SCAN_EPOCH "; char *parray__rs = (char *)" RT_CUDA_SCAN_SCRATCH "(parray__ro%d, %s, &"
             GEN_SCAN_EPOCH ", %s);\n  " RT_SIZE_T " parray__ho0 = 0", p->nreds, words.s ? words.s : "0", site);
   sb_free(&words);
