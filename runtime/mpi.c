@@ -30,6 +30,8 @@ typedef struct array_entry {
   size_t bytes;   /* local block size */
   int64_t nprocs; /* processes 0..nprocs-1 hold a block */
   bool used;
+  MPI_Win win;    /* the shared window of the blocks (MPI_WIN_NULL: ptr is our own allocation) */
+  char **blocks;  /* with a window: every process's block, mapped here */
 } array_entry;
 
 /* Process state. MPI runs with MPI_THREAD_FUNNELED: only the thread that
@@ -49,7 +51,8 @@ static struct {
   int narrays;
   MPI_Comm *comms; /* per process count 1..size: processes 0..n-1 (MPI_COMM_NULL elsewhere) */
   bool *comm_made;
-} st = {.rank = 0, .size = 1, .node_rank = 0, .node_size = 1};
+  size_t shared_min; /* blocks of this many bytes or more live in shared windows (SIZE_MAX: none) */
+} st = {.rank = 0, .size = 1, .node_rank = 0, .node_size = 1, .shared_min = SIZE_MAX};
 
 int rmpi_rank(void) { return st.rank; }
 int rmpi_size(void) { return st.size; }
@@ -59,7 +62,16 @@ int parray_mpi_size(void) { return st.size; }
 int parray_mpi_node_rank(void) { return st.node_rank; }
 int parray_mpi_node_size(void) { return st.node_size; }
 
-/* This process's rank among the processes that share its machine (memory). */
+/* Blocks smaller than this stay private by default: a window costs a
+ * collective call and a mapping, and small copies gain little from it. */
+#define SHARED_MIN ((size_t)1 << 16)
+
+/* This process's rank among the processes that share its machine (memory),
+ * and whether the whole job does: then distributed blocks of at least
+ * SHARED_MIN bytes are mapped by every process, and a #copy between them
+ * moves each element once (mpi_copy_direct.c). Process 0's environment
+ * decides: PARRAY_MPI_SHARED=0 keeps every block private, =1 shares every
+ * block whatever its size. */
 static void find_node_rank(void) {
   MPI_Comm node = MPI_COMM_NULL;
   st.node_rank = st.rank, st.node_size = st.size;
@@ -67,6 +79,11 @@ static void find_node_rank(void) {
   MPI_Comm_rank(node, &st.node_rank);
   MPI_Comm_size(node, &st.node_size);
   MPI_Comm_free(&node);
+  const char *v = getenv("PARRAY_MPI_SHARED");
+  int want = st.size == 1 || (v && !strcmp(v, "0")) ? 0 : v && !strcmp(v, "1") ? 2 : 1, all = 0;
+  if (MPI_Bcast(&want, 1, MPI_INT, 0, st.comm) != MPI_SUCCESS) want = 0;
+  if (MPI_Allreduce(&st.node_size, &all, 1, MPI_INT, MPI_MIN, st.comm) != MPI_SUCCESS || all != st.size) want = 0;
+  st.shared_min = want == 0 ? SIZE_MAX : want == 2 ? 0 : SHARED_MIN;
 }
 
 parray_status rmpi_error(int rc, const char *what) {
@@ -245,11 +262,79 @@ void *parray_mpi_local(int handle) {
   return rmpi_lookup(handle, &p, NULL, NULL) ? p : NULL;
 }
 
+/* Every process: whether ok holds on all; where not, *bad is the lowest
+ * process where it does not (-1 when the agreement itself failed, with the
+ * error text set). */
+static bool agree(int ok, int *bad) {
+  struct {
+    int ok, rank;
+  } in = {ok, st.rank}, out = {0, 0};
+  int rc = MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, st.comm);
+  if (rc != MPI_SUCCESS) {
+    rmpi_error(rc, "#create of a distributed array");
+    *bad = -1;
+    return false;
+  }
+  *bad = out.rank;
+  return out.ok != 0;
+}
+
+#define BLOCK_ALIGN 64 /* as parray_host_alloc's paged blocks */
+
+/* Every process: map this process's block of `mine` bytes in a window shared
+ * by all, and every process's block. False, holding nothing, where no
+ * window could be made (the caller then allocates privately); a window
+ * made on some processes only ends the job. */
+static bool shared_alloc(array_entry *e, size_t mine) {
+  MPI_Info info = MPI_INFO_NULL;
+  void *base = NULL;
+  MPI_Win win = MPI_WIN_NULL;
+  int rc = MPI_Info_create(&info);
+  if (rc == MPI_SUCCESS) rc = MPI_Info_set(info, "alloc_shared_noncontig", "true");
+  /* MPI aligns the blocks less than parray_host_alloc does: each is asked
+   * BLOCK_ALIGN bytes more and starts at the next multiple of BLOCK_ALIGN,
+   * which is the same offset in every process's mapping (mappings start on
+   * page boundaries). */
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Win_allocate_shared((MPI_Aint)(mine ? mine + BLOCK_ALIGN : 0), 1, info, st.comm, &base, &win);
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  char **blocks = rc == MPI_SUCCESS ? calloc((size_t)st.size, sizeof *blocks) : NULL;
+  for (int q = 0; blocks && q < st.size; q++) {
+    MPI_Aint size = 0;
+    int unit = 0;
+    void *at = NULL;
+    if (MPI_Win_shared_query(win, q, &size, &unit, &at) != MPI_SUCCESS) {
+      free(blocks);
+      blocks = NULL;
+    } else {
+      blocks[q] = size ? (char *)at + (BLOCK_ALIGN - (uintptr_t)at % BLOCK_ALIGN) % BLOCK_ALIGN : NULL;
+    }
+  }
+  int bad = 0;
+  if (agree(blocks != NULL, &bad)) {
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    e->win = win, e->blocks = blocks, e->ptr = mine ? blocks[st.rank] : NULL;
+    return true;
+  }
+  free(blocks);
+  int made[2] = {rc == MPI_SUCCESS, -(rc == MPI_SUCCESS)}, both[2] = {0, 0}; /* made everywhere, somewhere */
+  if (bad < 0 || MPI_Allreduce(made, both, 2, MPI_INT, MPI_MIN, st.comm) != MPI_SUCCESS ||
+      (both[1] && !both[0])) {
+    parray_set_error("#create of a distributed array: the shared window of its blocks was made on some processes "
+                     "only (PARRAY_MPI_SHARED=0 keeps blocks private)");
+    rmpi_fatal();
+  }
+  if (both[0]) MPI_Win_free(&win); /* made, but a process could not map the others' blocks */
+  return false;
+}
+
 /* Every process: take the lowest free slot (the same on every process),
- * allocate the local block where this process holds one, and agree on
- * success. Returns the handle, or -1 with the error text set on process 0. */
+ * allocate the local block where this process holds one (in a window
+ * shared by all where the job allows it and the block is large), and agree
+ * on success. Returns the handle, or -1 with the error text set on
+ * process 0. */
 int rmpi_run_create(size_t bytes, int64_t nprocs) {
-  int h = 0;
+  int h = 0, bad = 0;
   while (h < st.narrays && st.arrays[h].used) h++;
   int ok = 1;
   if (h == st.narrays) {
@@ -263,24 +348,25 @@ int rmpi_run_create(size_t bytes, int64_t nprocs) {
       ok = 0;
     }
   }
-  void *p = NULL;
-  if (ok && st.rank < nprocs && !(p = parray_host_alloc(PARRAY_PAGED, bytes))) ok = 0;
-  struct {
-    int ok, rank;
-  } in = {ok, st.rank}, out = {0, 0};
-  int rc = MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, st.comm);
-  if (rc != MPI_SUCCESS) {
-    parray_host_free(PARRAY_PAGED, p, bytes);
-    rmpi_error(rc, "#create of a distributed array");
+  if (!agree(ok, &bad)) {
+    if (bad >= 0) parray_set_error("#create of a distributed array: process %d is out of memory", bad);
     return -1;
   }
-  if (!out.ok) {
-    parray_host_free(PARRAY_PAGED, p, bytes);
-    parray_set_error("#create of a distributed array: process %d cannot allocate its block of %zu bytes", out.rank,
-                     bytes);
+  size_t mine = st.rank < nprocs ? bytes : 0;
+  array_entry e = {NULL, bytes, nprocs, true, MPI_WIN_NULL, NULL};
+  if (bytes >= st.shared_min && shared_alloc(&e, mine)) {
+    st.arrays[h] = e;
+    return h;
+  }
+  if (mine && !(e.ptr = parray_host_alloc(PARRAY_PAGED, bytes))) ok = 0;
+  if (!agree(ok, &bad)) {
+    parray_host_free(PARRAY_PAGED, e.ptr, mine);
+    if (bad >= 0)
+      parray_set_error("#create of a distributed array: process %d cannot allocate its block of %zu bytes", bad,
+                       bytes);
     return -1;
   }
-  st.arrays[h] = (array_entry){p, bytes, nprocs, true};
+  st.arrays[h] = e;
   return h;
 }
 
@@ -303,10 +389,23 @@ int parray_mpi_create(size_t local_bytes, int64_t nprocs) {
   return rmpi_run_create(local_bytes, nprocs);
 }
 
+/* Every process (a window's free is collective: every process destroys
+ * the same arrays in the same order). */
 void rmpi_run_destroy(int64_t h) {
   if (h < 0 || h >= st.narrays || !st.arrays[h].used) return;
-  parray_host_free(PARRAY_PAGED, st.arrays[h].ptr, st.arrays[h].bytes);
-  st.arrays[h] = (array_entry){NULL, 0, 0, false};
+  array_entry *e = &st.arrays[h];
+  if (e->win != MPI_WIN_NULL) {
+    MPI_Win_free(&e->win);
+    free(e->blocks);
+  } else {
+    parray_host_free(PARRAY_PAGED, e->ptr, e->ptr ? e->bytes : 0);
+  }
+  *e = (array_entry){NULL, 0, 0, false, MPI_WIN_NULL, NULL};
+}
+
+char *const *rmpi_blocks(int handle) {
+  if (handle < 0 || handle >= st.narrays || !st.arrays[handle].used) return NULL;
+  return st.arrays[handle].blocks;
 }
 
 void parray_mpi_destroy(int handle) {

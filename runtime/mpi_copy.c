@@ -19,7 +19,9 @@
  * is one contiguous run is not packed at all: MPI reads or writes the
  * array in place. Counts are int64 here; when a count or displacement would
  * not fit MPI's int, the exchange uses point-to-point messages of at most
- * 1 GiB instead (PARRAY_MPI_COPY_P2P=1 forces that path, for tests). */
+ * 1 GiB instead (PARRAY_MPI_COPY_P2P=1 forces that path, for tests).
+ * Where the blocks are shared by every process (one machine), none of this
+ * is needed: the direct engine (mpi_copy_direct.c) moves each element once. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -157,11 +159,11 @@ static parray_status run_collective(const copy_desc *d, plan *pl, MPI_Comm comm)
   return !pl->rzc && pl->rtot ? unpack_all(d, pl) : PARRAY_OK;
 }
 
-/* p2p 2: the pipelined form of the staged engine on host memory (each
- * peer's pack sent at once, each arrival unpacked at once) */
+/* RMPI_MOVE_PIPELINE: the pipelined form of the staged engine on host
+ * memory (each peer's pack sent at once, each arrival unpacked at once) */
 static parray_status plan_run(const copy_desc *d, plan *pl, MPI_Comm comm) {
-  if (d->p2p == 2) return rmpi_copy_staged(d, pl->rbase, NULL, pl->sbase, NULL, P2P_CHUNK);
-  return d->p2p ? run_p2p(d, pl, comm) : run_collective(d, pl, comm);
+  if (d->p2p == RMPI_MOVE_PIPELINE) return rmpi_copy_staged(d, pl->rbase, NULL, pl->sbase, NULL, P2P_CHUNK);
+  return d->p2p == RMPI_MOVE_P2P ? run_p2p(d, pl, comm) : run_collective(d, pl, comm);
 }
 
 /* ---- process 0: checks and the descriptor ---------------------------------- */
@@ -279,6 +281,16 @@ static char *side_base(int64_t h, void *ptr_on_0) {
   return parray_mpi_local((int)h);
 }
 
+/* Process 0: the direct engine where the blocks are shared (mpi.c maps
+ * large blocks when the whole job is on one machine): writing the shared
+ * destination, or reading the shared source into process 0's buffer;
+ * otherwise `other`. */
+static int64_t direct_mode(const copy_desc *d, int64_t other) {
+  if (d->dst_h >= 0 && rmpi_blocks((int)d->dst_h)) return RMPI_MOVE_PUSH;
+  if (d->dst_h < 0 && d->src_h >= 0 && rmpi_blocks((int)d->src_h)) return RMPI_MOVE_PULL;
+  return other;
+}
+
 /* Process 0: check a copy and build its simplified descriptor; *total: its
  * elements (0: nothing to do), *smax / *dmax: the largest local offsets. */
 static parray_status describe(const parray_mpi_side *dst, const parray_mpi_side *src, const int64_t *shape,
@@ -339,10 +351,17 @@ parray_status parray_mpi_copy(const parray_mpi_side *dst, const parray_mpi_side 
   if (!rmpi_can_command("#copy of a distributed array")) return PARRAY_ERR_INVALID;
   /* Counts and packed displacements are at most `total`, in-place
    * displacements at most the largest local offset: MPI's int must hold them. */
-  const char *force = getenv("PARRAY_MPI_COPY_P2P");
-  d.p2p = (force && *force == '1') || total > INT_MAX || smax >= INT_MAX || dmax >= INT_MAX;
-  const char *pipe = getenv("PARRAY_MPI_COPY_PIPELINE");
-  if (pipe && *pipe == '1') d.p2p = 2;
+  const char *force = getenv("PARRAY_MPI_COPY_P2P"), *pipe = getenv("PARRAY_MPI_COPY_PIPELINE");
+  bool p2p = force && *force == '1', pipeline = pipe && *pipe == '1';
+  d.p2p = p2p || total > INT_MAX || smax >= INT_MAX || dmax >= INT_MAX ? RMPI_MOVE_P2P : RMPI_MOVE_COLLECTIVE;
+  if (pipeline) d.p2p = RMPI_MOVE_PIPELINE;
+  else if (!p2p) d.p2p = direct_mode(&d, d.p2p);
+  if (d.p2p == RMPI_MOVE_PUSH || d.p2p == RMPI_MOVE_PULL) {
+    int64_t words[DESC_WORDS];
+    size_t bytes = desc_pack(&d, words);
+    s = rmpi_command(RMPI_CMD_COPY, 0, 0, words, bytes);
+    return s == PARRAY_OK ? rmpi_copy_direct(&d, side_base(d.src_h, src->ptr), side_base(d.dst_h, dst->ptr)) : s;
+  }
 
   plan pl;
   if ((s = plan_make(&d, &pl, side_base(d.src_h, src->ptr), side_base(d.dst_h, dst->ptr))) != PARRAY_OK) return s;
@@ -359,6 +378,8 @@ parray_status rmpi_copy_serve(const void *payload, size_t bytes) {
     parray_set_error("#copy: malformed descriptor from process 0");
     return PARRAY_ERR_INVALID;
   }
+  if (d.p2p == RMPI_MOVE_PUSH || d.p2p == RMPI_MOVE_PULL)
+    return rmpi_copy_direct(&d, side_base(d.src_h, NULL), side_base(d.dst_h, NULL));
   plan pl;
   parray_status s = plan_make(&d, &pl, side_base(d.src_h, NULL), side_base(d.dst_h, NULL));
   if (s != PARRAY_OK) return s;
@@ -380,7 +401,7 @@ parray_status parray_mpi_copy_describe(const parray_mpi_side *dst, const parray_
     *nwords = 0;
     return PARRAY_OK;
   }
-  d.p2p = 1;
+  d.p2p = RMPI_MOVE_P2P;
   *nwords = (int)(desc_pack(&d, words) / sizeof *words);
   return PARRAY_OK;
 }

@@ -14,11 +14,18 @@
 #define DESC_HEAD 8
 #define DESC_WORDS (DESC_HEAD + 5 * RMPI_MAXM)
 
+/* How a copy's elements move: one MPI collective call; point-to-point
+ * messages of at most 1 GiB; the pipelined staged engine; written by the
+ * processes that hold the source straight into the shared destination
+ * blocks, or read by process 0 straight from the shared source blocks
+ * (mpi_copy_direct.c). */
+enum { RMPI_MOVE_COLLECTIVE, RMPI_MOVE_P2P, RMPI_MOVE_PIPELINE, RMPI_MOVE_PUSH, RMPI_MOVE_PULL };
+
 /* A copy after process 0 checked and simplified it. */
 typedef struct copy_desc {
   int64_t n, u;                 /* modes; the first u are process modes */
   int64_t src_h, dst_h;         /* handles; < 0: the process-0 buffer */
-  int64_t es, p2p;              /* element size; exchange point-to-point */
+  int64_t es, p2p;              /* element size; how it moves (RMPI_MOVE_*) */
   int64_t sbase, dbase;         /* where each side starts in every block */
   int64_t shape[RMPI_MAXM];     /* extents */
   int64_t sl[RMPI_MAXM], sp[RMPI_MAXM]; /* source local / process strides */
@@ -56,6 +63,9 @@ RMPI_HIDDEN bool rmpi_combo_next(const copy_desc *d, combo *c);
  * too) and decide where packing is needed; no buffers. */
 RMPI_HIDDEN parray_status rmpi_plan_count(const copy_desc *d, plan *pl, char *sbase, char *rbase, bool self_peer);
 RMPI_HIDDEN void rmpi_plan_free(plan *pl);
+/* The direct engine (mode RMPI_MOVE_PUSH or _PULL): every process's part,
+ * with its own source and destination memory. */
+RMPI_HIDDEN parray_status rmpi_copy_direct(const copy_desc *d, char *sbase, char *rbase);
 /* Host pack buffers kept between copies (which: 0 send, 1 receive). */
 RMPI_HIDDEN void *rmpi_cached(int which, size_t bytes);
 /* Pack what this process sends to q into buf (packed displacements), copy

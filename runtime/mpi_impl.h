@@ -54,6 +54,11 @@ RMPI_HIDDEN MPI_Comm rmpi_comm(void);
 /* A live distributed array: its local block on this process (NULL where it
  * holds none), local size in bytes and process count. */
 RMPI_HIDDEN bool rmpi_lookup(int handle, void **ptr, size_t *bytes, int64_t *nprocs);
+/* Where a distributed array's blocks are shared by every process (one
+ * machine, large blocks; docs/mpi_runtime.md): every process's block as
+ * mapped here, indexed by rank (NULL where it holds none); NULL for
+ * private blocks. */
+RMPI_HIDDEN char *const *rmpi_blocks(int handle);
 /* Set the error text for a failed MPI call and return PARRAY_ERR_MPI. */
 RMPI_HIDDEN parray_status rmpi_error(int rc, const char *what);
 

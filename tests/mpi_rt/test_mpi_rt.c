@@ -35,6 +35,15 @@ static int failures;
 
 #define NP 4 /* the job's size in every test */
 
+/* The runtime's own view of shared blocks (hidden from programs, linked in
+ * here statically): with PARRAY_MPI_SHARED=1 every block must be shared,
+ * with =0 none. */
+char *const *rmpi_blocks(int handle);
+static int shared_env(void) {
+  const char *v = getenv("PARRAY_MPI_SHARED");
+  return v && !strcmp(v, "1") ? 1 : v && !strcmp(v, "0") ? 0 : -1;
+}
+
 /* ---- error reporting: a distributed int array [#P][8] ----------------------- */
 
 static int err_create(void) {
@@ -406,6 +415,17 @@ static void case_arrays(void) {
   /* In detours: which processes hold blocks, alignment, data kept. */
   struct ctx_arrays ca = {err, h2, h3, 0};
   RT(parray_mpi_detour(B_ARRAYS, &ca, sizeof ca, NP));
+  if (shared_env() == 1) { /* every process's block, as process 0 maps it, holds what that process wrote */
+    char *const *b = rmpi_blocks(h3);
+    CHECK(b != NULL && rmpi_blocks(h2) != NULL && rmpi_blocks(h2)[2] == NULL);
+    for (int p = 0; b && p < NP; p++) {
+      int bad = b[p] == NULL || (uintptr_t)b[p] % 64 != 0;
+      for (int k = 0; !bad && k < 5000; k++) bad = (unsigned char)b[p][k] != (unsigned char)(k * 7 + p);
+      CHECK(!bad);
+    }
+  } else if (shared_env() == 0) {
+    CHECK(rmpi_blocks(h3) == NULL);
+  }
   ca.phase = 1;
   RT(parray_mpi_detour(B_ARRAYS, &ca, sizeof ca, NP));
   err_gather(err, out);
