@@ -354,7 +354,7 @@ int rmpi_run_create(size_t bytes, int64_t nprocs) {
   }
   size_t mine = st.rank < nprocs ? bytes : 0;
   array_entry e = {NULL, bytes, nprocs, true, MPI_WIN_NULL, NULL};
-  if (bytes >= st.shared_min && shared_alloc(&e, mine)) {
+  if (bytes > 0 && bytes >= st.shared_min && bytes <= (size_t)INT64_MAX - BLOCK_ALIGN && shared_alloc(&e, mine)) {
     st.arrays[h] = e;
     return h;
   }
