@@ -248,9 +248,14 @@ void parray_mpi_scan_free(void *all) { free(all); }
 
 /* ---- distributed arrays --------------------------------------------------- */
 
+/* The live array of this handle, or NULL. */
+static array_entry *live(int64_t handle) {
+  return handle >= 0 && handle < st.narrays && st.arrays[handle].used ? &st.arrays[handle] : NULL;
+}
+
 bool rmpi_lookup(int handle, void **ptr, size_t *bytes, int64_t *nprocs) {
-  if (handle < 0 || handle >= st.narrays || !st.arrays[handle].used) return false;
-  const array_entry *e = &st.arrays[handle];
+  const array_entry *e = live(handle);
+  if (!e) return false;
   if (ptr) *ptr = e->ptr;
   if (bytes) *bytes = e->bytes;
   if (nprocs) *nprocs = e->nprocs;
@@ -392,20 +397,20 @@ int parray_mpi_create(size_t local_bytes, int64_t nprocs) {
 /* Every process (a window's free is collective: every process destroys
  * the same arrays in the same order). */
 void rmpi_run_destroy(int64_t h) {
-  if (h < 0 || h >= st.narrays || !st.arrays[h].used) return;
-  array_entry *e = &st.arrays[h];
+  array_entry *e = live(h);
+  if (!e) return;
   if (e->win != MPI_WIN_NULL) {
     MPI_Win_free(&e->win);
     free(e->blocks);
   } else {
-    parray_host_free(PARRAY_PAGED, e->ptr, e->ptr ? e->bytes : 0);
+    parray_host_free(PARRAY_PAGED, e->ptr, e->bytes);
   }
   *e = (array_entry){NULL, 0, 0, false, MPI_WIN_NULL, NULL};
 }
 
 char *const *rmpi_blocks(int handle) {
-  if (handle < 0 || handle >= st.narrays || !st.arrays[handle].used) return NULL;
-  return st.arrays[handle].blocks;
+  const array_entry *e = live(handle);
+  return e ? e->blocks : NULL;
 }
 
 void parray_mpi_destroy(int handle) {

@@ -291,6 +291,8 @@ static int64_t direct_mode(const copy_desc *d, int64_t other) {
   return other;
 }
 
+static bool is_direct(const copy_desc *d) { return d->p2p == RMPI_MOVE_PUSH || d->p2p == RMPI_MOVE_PULL; }
+
 /* Process 0: check a copy and build its simplified descriptor; *total: its
  * elements (0: nothing to do), *smax / *dmax: the largest local offsets. */
 static parray_status describe(const parray_mpi_side *dst, const parray_mpi_side *src, const int64_t *shape,
@@ -356,19 +358,15 @@ parray_status parray_mpi_copy(const parray_mpi_side *dst, const parray_mpi_side 
   d.p2p = p2p || total > INT_MAX || smax >= INT_MAX || dmax >= INT_MAX ? RMPI_MOVE_P2P : RMPI_MOVE_COLLECTIVE;
   if (pipeline) d.p2p = RMPI_MOVE_PIPELINE;
   else if (!p2p) d.p2p = direct_mode(&d, d.p2p);
-  if (d.p2p == RMPI_MOVE_PUSH || d.p2p == RMPI_MOVE_PULL) {
-    int64_t words[DESC_WORDS];
-    size_t bytes = desc_pack(&d, words);
-    s = rmpi_command(RMPI_CMD_COPY, 0, 0, words, bytes);
-    return s == PARRAY_OK ? rmpi_copy_direct(&d, side_base(d.src_h, src->ptr), side_base(d.dst_h, dst->ptr)) : s;
-  }
-
+  char *sbase = side_base(d.src_h, src->ptr), *rbase = side_base(d.dst_h, dst->ptr);
+  bool direct = is_direct(&d);
   plan pl;
-  if ((s = plan_make(&d, &pl, side_base(d.src_h, src->ptr), side_base(d.dst_h, dst->ptr))) != PARRAY_OK) return s;
+  if (!direct && (s = plan_make(&d, &pl, sbase, rbase)) != PARRAY_OK) return s;
   int64_t words[DESC_WORDS];
   size_t bytes = desc_pack(&d, words);
-  if ((s = rmpi_command(RMPI_CMD_COPY, 0, 0, words, bytes)) == PARRAY_OK) s = plan_run(&d, &pl, rmpi_comm());
-  rmpi_plan_free(&pl);
+  if ((s = rmpi_command(RMPI_CMD_COPY, 0, 0, words, bytes)) == PARRAY_OK)
+    s = direct ? rmpi_copy_direct(&d, sbase, rbase) : plan_run(&d, &pl, rmpi_comm());
+  if (!direct) rmpi_plan_free(&pl);
   return s;
 }
 
@@ -378,7 +376,7 @@ parray_status rmpi_copy_serve(const void *payload, size_t bytes) {
     parray_set_error("#copy: malformed descriptor from process 0");
     return PARRAY_ERR_INVALID;
   }
-  if (d.p2p == RMPI_MOVE_PUSH || d.p2p == RMPI_MOVE_PULL)
+  if (is_direct(&d))
     return rmpi_copy_direct(&d, side_base(d.src_h, NULL), side_base(d.dst_h, NULL));
   plan pl;
   parray_status s = plan_make(&d, &pl, side_base(d.src_h, NULL), side_base(d.dst_h, NULL));
